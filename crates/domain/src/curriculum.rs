@@ -1,0 +1,305 @@
+//! The deterministic half of curriculum planning: validating a decomposition, seeding it
+//! from a diagnostic, scoping it to a goal, the learning order, re-planning and next-node.
+
+use crate::edit::{self, check_effort, normalize_label, NewNode, MAX_LABEL_CHARS};
+use crate::graph::{recompute_depths, GraphLimits, Prerequisites};
+use crate::lifecycle::{clean_text, require_active};
+use crate::mastery::SKIPPABLE_SCORE;
+use crate::model::{Edge, MapAggregate, Metadata, Node};
+use crate::status::{EdgeType, MapStatus, MasteryStatus};
+use crate::{DomainError, NodeId};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use utoipa::ToSchema;
+
+/// A topic broken into concepts, as a model (or a person) writes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Decomposition {
+    /// Label of the node that stands for the topic itself; everything is reachable from it.
+    pub root: String,
+    pub nodes: Vec<ConceptSpec>,
+    #[serde(default)]
+    pub edges: Vec<EdgeSpec>,
+    /// With a goal: the label of the concept that achieves it. Nodes that are not on its
+    /// prerequisite path are marked optional and ordered after the critical path.
+    #[serde(default)]
+    pub goal_node: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConceptSpec {
+    pub label: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Estimated minutes to learn; a positive whole number.
+    pub effort_minutes: i64,
+}
+
+/// `parent -> child`: the parent is a prerequisite of the child.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeSpec {
+    pub parent: String,
+    pub child: String,
+    #[serde(default)]
+    pub edge_type: EdgeType,
+}
+
+/// What a diagnostic found about one concept, matched to nodes by label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DiagnosticResult {
+    pub node_label: String,
+    /// 0-5; 3 or more seeds the node as `diagnosed`.
+    pub quality: i64,
+}
+
+/// The mastery score a diagnostic quality seeds: conservative, never full mastery.
+pub fn diagnostic_seed_score(quality: u8) -> f64 {
+    (0.9 * f64::from(quality) / 5.0).clamp(0.3, 0.9)
+}
+
+/// Seed nodes from diagnostic results: quality >= 3 gives `diagnosed` with a conservative
+/// score; lower quality leaves the node `unseen` at 0. Unmatched labels are ignored.
+pub fn seed_diagnostics(nodes: &mut [Node], results: &[DiagnosticResult]) -> Result<(), DomainError> {
+    for (i, result) in results.iter().enumerate() {
+        if !(0..=5).contains(&result.quality) {
+            return Err(DomainError::invalid(
+                format!("diagnostic_results[{i}].quality"),
+                format!("{} is out of range; quality is an integer from 0 to 5", result.quality),
+            ));
+        }
+    }
+    for result in results {
+        let wanted = normalize_label(&result.node_label);
+        let Some(node) = nodes.iter_mut().find(|n| normalize_label(&n.label) == wanted) else {
+            continue;
+        };
+        if node.mastery_status != MasteryStatus::Unseen && node.mastery_status != MasteryStatus::Diagnosed {
+            continue;
+        }
+        if result.quality >= 3 {
+            node.mastery_status = MasteryStatus::Diagnosed;
+            node.mastery_score = diagnostic_seed_score(result.quality as u8);
+        } else {
+            node.mastery_status = MasteryStatus::Unseen;
+            node.mastery_score = 0.0;
+        }
+    }
+    Ok(())
+}
+
+/// Turn a validated decomposition into the nodes and edges of a draft, empty map, seed it,
+/// scope it to the goal, order it and make it active. Any broken rule rejects the whole.
+pub fn plan(
+    agg: &mut MapAggregate,
+    decomposition: &Decomposition,
+    goal: Option<&str>,
+    diagnostics: &[DiagnosticResult],
+    mut new_id: impl FnMut() -> NodeId,
+    now: DateTime<Utc>,
+    limits: GraphLimits,
+) -> Result<(), DomainError> {
+    if agg.map.status != MapStatus::Draft || !agg.nodes.is_empty() {
+        return Err(DomainError::Conflict {
+            message: format!(
+                "plan: a decomposition is planned into an empty draft map; this map is {} with {} nodes (use replan to change a plan)",
+                agg.map.status,
+                agg.nodes.len()
+            ),
+        });
+    }
+    if decomposition.nodes.is_empty() {
+        return Err(DomainError::invalid("nodes", "a decomposition needs at least the root node"));
+    }
+    limits.check_node_count(decomposition.nodes.len())?;
+
+    let mut by_label: HashMap<String, NodeId> = HashMap::new();
+    for (i, spec) in decomposition.nodes.iter().enumerate() {
+        let label = clean_text(&format!("nodes[{i}].label"), &spec.label, MAX_LABEL_CHARS)?;
+        let effort = check_effort(&format!("nodes[{i}].effort_minutes"), spec.effort_minutes)?;
+        let id = new_id();
+        if by_label.insert(normalize_label(&label), id).is_some() {
+            return Err(DomainError::DuplicateLabel { label });
+        }
+        let description = spec.description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(String::from);
+        agg.nodes.push(Node::new(id, agg.map.id, label, description, Some(effort), Metadata::new(), now));
+    }
+    let lookup = |field: String, label: &str| {
+        by_label
+            .get(&normalize_label(label))
+            .copied()
+            .ok_or_else(|| DomainError::invalid(field, format!("'{label}' is not the label of a node in this decomposition")))
+    };
+    let root = lookup("root".into(), &decomposition.root)?;
+    agg.map.root_node_id = Some(root);
+
+    let mut pairs = HashSet::new();
+    for (i, spec) in decomposition.edges.iter().enumerate() {
+        let parent = lookup(format!("edges[{i}].parent"), &spec.parent)?;
+        let child = lookup(format!("edges[{i}].child"), &spec.child)?;
+        if parent == child {
+            return Err(DomainError::SelfLoop { label: agg.label_of(parent) });
+        }
+        if !pairs.insert((parent, child)) {
+            return Err(DomainError::DuplicateEdge { parent: agg.label_of(parent), child: agg.label_of(child) });
+        }
+        agg.edges.push(Edge { mind_map_id: agg.map.id, parent_node_id: parent, child_node_id: child, edge_type: spec.edge_type, created_at: now });
+    }
+    if let Some(cycle) = Prerequisites::of(agg).find_cycle() {
+        return Err(DomainError::Cycle { path: cycle.iter().map(|&i| agg.nodes[i].label.clone()).collect() });
+    }
+    recompute_depths(agg, limits)?;
+
+    match (goal.map(str::trim).filter(|g| !g.is_empty()), &decomposition.goal_node) {
+        (Some(goal), Some(goal_label)) => {
+            let goal_node = lookup("goal_node".into(), goal_label)?;
+            agg.map.metadata.insert("goal".into(), Value::String(goal.to_string()));
+            mark_off_path_optional(agg, goal_node);
+        }
+        (Some(_), None) => {
+            return Err(DomainError::invalid(
+                "goal_node",
+                "with a goal, the decomposition must name the concept that achieves it (goal_node), so that off-path nodes can be marked optional",
+            ))
+        }
+        (None, Some(_)) => return Err(DomainError::invalid("goal", "goal_node was given without a goal")),
+        (None, None) => {}
+    }
+    seed_diagnostics(&mut agg.nodes, diagnostics)?;
+    agg.map.status = MapStatus::Active;
+    agg.map.updated_at = now;
+    assign_sequence(agg);
+    Ok(())
+}
+
+/// Nodes that are not the goal or one of its prerequisites (transitively) become optional.
+fn mark_off_path_optional(agg: &mut MapAggregate, goal: NodeId) {
+    let graph = Prerequisites::of(agg);
+    let mut on_path = vec![false; graph.len()];
+    let mut stack = vec![graph.position(goal).expect("goal node is in the map")];
+    while let Some(i) = stack.pop() {
+        if !std::mem::replace(&mut on_path[i], true) {
+            stack.extend_from_slice(graph.parents(i));
+        }
+    }
+    for (node, critical) in agg.nodes.iter_mut().zip(on_path) {
+        if !critical {
+            node.metadata.insert("optional".into(), Value::Bool(true));
+        }
+    }
+}
+
+/// The learning order of a map's nodes.
+///
+/// Nodes still to learn come first, numbered from the next one to learn. They are ordered
+/// by topological level over the unmastered subgraph (a node whose prerequisites are all
+/// mastered is level 0), so the prerequisite constraint outranks every tie-break; within a
+/// level, critical-path nodes precede optional ones, then shallower depth, lower effort,
+/// partially-known (diagnosed, learning) before unseen, then label. Mastered nodes follow
+/// in their previous order: they are done, not re-ordered to the front.
+pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
+    let graph = Prerequisites::of(agg);
+    let order = graph.topological_order().unwrap_or_else(|| (0..graph.len()).collect());
+    let mastered = |i: usize| agg.nodes[i].mastery_status == MasteryStatus::Mastered;
+    let mut level = vec![0u32; graph.len()];
+    for &i in &order {
+        if mastered(i) {
+            continue;
+        }
+        level[i] = graph
+            .parents(i)
+            .iter()
+            .filter(|&&p| !mastered(p))
+            .map(|&p| level[p] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    let mut open: Vec<usize> = (0..graph.len()).filter(|&i| !mastered(i)).collect();
+    open.sort_by(|&a, &b| {
+        let key = |i: usize| {
+            let n = &agg.nodes[i];
+            (n.is_optional(), level[i], n.depth, n.effort_minutes.unwrap_or(i32::MAX), !n.mastery_status.is_partially_known())
+        };
+        key(a).cmp(&key(b)).then_with(|| by_label(&agg.nodes[a], &agg.nodes[b]))
+    });
+    let mut done: Vec<usize> = (0..graph.len()).filter(|&i| mastered(i)).collect();
+    done.sort_by(|&a, &b| {
+        let (x, y) = (&agg.nodes[a], &agg.nodes[b]);
+        (x.sequence.is_none(), x.sequence).cmp(&(y.sequence.is_none(), y.sequence)).then_with(|| by_label(x, y))
+    });
+    open.into_iter().chain(done).map(|i| agg.nodes[i].id).collect()
+}
+
+fn by_label(a: &Node, b: &Node) -> std::cmp::Ordering {
+    normalize_label(&a.label).cmp(&normalize_label(&b.label)).then_with(|| a.label.cmp(&b.label)).then_with(|| a.id.cmp(&b.id))
+}
+
+/// Write the learning order onto the nodes as `sequence` 1..N.
+pub fn assign_sequence(agg: &mut MapAggregate) {
+    let position: HashMap<NodeId, i32> =
+        learning_order(agg).into_iter().enumerate().map(|(i, id)| (id, i as i32 + 1)).collect();
+    for node in &mut agg.nodes {
+        node.sequence = position.get(&node.id).copied();
+    }
+}
+
+/// A concept a re-plan adds, typically a missing prerequisite of struggling nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddedConcept {
+    pub node: NewNode,
+    /// Existing nodes that need the new concept first.
+    pub prerequisite_of: Vec<NodeId>,
+}
+
+/// Re-plan an active map: add concepts if asked, mark mastered nodes with a score of at
+/// least 0.9 skippable, and recompute the sequence. The existing structure stays; on a
+/// stable map nothing changes.
+pub fn replan(agg: &mut MapAggregate, added: Vec<AddedConcept>, now: DateTime<Utc>, limits: GraphLimits) -> Result<(), DomainError> {
+    require_active(&agg.map, "curriculum_replan")?;
+    for concept in added {
+        let id = concept.node.id;
+        let mut node = concept.node;
+        if node.prerequisite_ids.is_empty() {
+            // A concept with no stated prerequisite hangs from the topic itself.
+            node.prerequisite_ids.extend(agg.map.root_node_id);
+        }
+        edit::add_node(agg, node, now, limits)?;
+        for child in concept.prerequisite_of {
+            edit::add_edge(agg, id, child, EdgeType::Prerequisite, now, limits)?;
+        }
+    }
+    for node in &mut agg.nodes {
+        if node.mastery_status == MasteryStatus::Mastered && node.mastery_score >= SKIPPABLE_SCORE && !node.is_skippable() {
+            node.metadata.insert("skippable".into(), Value::Bool(true));
+        }
+    }
+    assign_sequence(agg);
+    Ok(())
+}
+
+/// The concept to study next: the frontier node with the lowest sequence, if the map is active.
+pub fn next_node(agg: &MapAggregate) -> Option<&Node> {
+    if agg.map.status != MapStatus::Active {
+        return None;
+    }
+    crate::graph::frontier(agg).into_iter().next()
+}
+
+/// Stamp `updated_at` on whatever an operation changed, and nothing else.
+pub fn touch_changed(before: &MapAggregate, after: &mut MapAggregate, now: DateTime<Utc>) {
+    let old: HashMap<NodeId, &Node> = before.nodes.iter().map(|n| (n.id, n)).collect();
+    for node in &mut after.nodes {
+        if let Some(previous) = old.get(&node.id) {
+            if *previous != node {
+                node.updated_at = now;
+            }
+        }
+    }
+    if before.map != after.map {
+        after.map.updated_at = now;
+    }
+}

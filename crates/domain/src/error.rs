@@ -1,0 +1,142 @@
+//! Why a rule refused an operation, in words a caller can fix their request from.
+
+use crate::status::MapStatus;
+use serde_json::{json, Value};
+
+/// How a refusal should be classified by a front door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The request is well-formed but breaks a rule about its content (HTTP 422).
+    Invalid,
+    /// The request conflicts with the current state of the data (HTTP 409).
+    Conflict,
+    /// Something the request names does not exist (HTTP 404).
+    NotFound,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DomainError {
+    #[error("{field}: {message}")]
+    Invalid { field: String, message: String },
+
+    #[error("self-loop: '{label}' cannot be its own prerequisite")]
+    SelfLoop { label: String },
+
+    #[error("cycle: {}", path.join(" -> "))]
+    Cycle { path: Vec<String> },
+
+    #[error("depth: '{label}' would be at depth {depth}, and the deepest allowed is {max} (the root is depth 0)")]
+    DepthExceeded { label: String, depth: u32, max: u32 },
+
+    #[error("node_count: a single-topic map holds at most {max} nodes; this would make {count}")]
+    TooManyNodes { count: usize, max: usize },
+
+    #[error("{field}: node {node} is not in mind map {map}; edges and prerequisites connect nodes of one map")]
+    CrossMap { field: &'static str, map: String, node: String },
+
+    #[error("label: the map already has a node labelled '{label}'")]
+    DuplicateLabel { label: String },
+
+    #[error("edge: '{parent}' -> '{child}' already exists")]
+    DuplicateEdge { parent: String, child: String },
+
+    #[error("reachability: '{label}' would no longer be reachable from the root through prerequisite edges")]
+    Unreachable { label: String },
+
+    #[error("{field}: cannot go from '{from}' to '{to}'; from '{from}' the allowed values are: {allowed}")]
+    InvalidTransition {
+        field: &'static str,
+        from: String,
+        to: String,
+        allowed: String,
+    },
+
+    #[error("status: mind map is {status}; {operation} needs a map that is {needs}")]
+    MapNotOpen {
+        status: MapStatus,
+        operation: &'static str,
+        needs: &'static str,
+    },
+
+    #[error("{message}")]
+    Conflict { message: String },
+
+    #[error("{what} not found")]
+    NotFound { what: String },
+}
+
+impl DomainError {
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        DomainError::Invalid {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            DomainError::Invalid { .. }
+            | DomainError::SelfLoop { .. }
+            | DomainError::Cycle { .. }
+            | DomainError::DepthExceeded { .. }
+            | DomainError::TooManyNodes { .. }
+            | DomainError::CrossMap { .. } => ErrorKind::Invalid,
+            DomainError::DuplicateLabel { .. }
+            | DomainError::DuplicateEdge { .. }
+            | DomainError::Unreachable { .. }
+            | DomainError::InvalidTransition { .. }
+            | DomainError::MapNotOpen { .. }
+            | DomainError::Conflict { .. } => ErrorKind::Conflict,
+            DomainError::NotFound { .. } => ErrorKind::NotFound,
+        }
+    }
+
+    /// A stable machine-readable code for the rule that refused.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DomainError::Invalid { .. } => "invalid",
+            DomainError::SelfLoop { .. } => "self_loop",
+            DomainError::Cycle { .. } => "cycle",
+            DomainError::DepthExceeded { .. } => "max_depth",
+            DomainError::TooManyNodes { .. } => "max_nodes",
+            DomainError::CrossMap { .. } => "cross_map_edge",
+            DomainError::DuplicateLabel { .. } => "duplicate_label",
+            DomainError::DuplicateEdge { .. } => "duplicate_edge",
+            DomainError::Unreachable { .. } => "unreachable",
+            DomainError::InvalidTransition { .. } => "invalid_transition",
+            DomainError::MapNotOpen { .. } => "map_not_open",
+            DomainError::Conflict { .. } => "conflict",
+            DomainError::NotFound { .. } => "not_found",
+        }
+    }
+
+    /// Structured facts about the refusal, for clients that act on them.
+    pub fn details(&self) -> Value {
+        match self {
+            DomainError::Invalid { field, .. } => json!({ "field": field }),
+            DomainError::SelfLoop { label } => json!({ "field": "child_node_id", "label": label }),
+            DomainError::Cycle { path } => json!({ "field": "child_node_id", "cycle": path }),
+            DomainError::DepthExceeded { label, depth, max } => {
+                json!({ "field": "depth", "label": label, "depth": depth, "max_depth": max })
+            }
+            DomainError::TooManyNodes { count, max } => {
+                json!({ "field": "nodes", "count": count, "max_nodes": max })
+            }
+            DomainError::CrossMap { field, map, node } => {
+                json!({ "field": field, "mind_map_id": map, "node_id": node })
+            }
+            DomainError::DuplicateLabel { label } => json!({ "field": "label", "label": label }),
+            DomainError::DuplicateEdge { parent, child } => {
+                json!({ "field": "edge", "parent": parent, "child": child })
+            }
+            DomainError::Unreachable { label } => json!({ "label": label }),
+            DomainError::InvalidTransition { field, from, to, allowed } => {
+                json!({ "field": field, "from": from, "to": to, "allowed": allowed })
+            }
+            DomainError::MapNotOpen { status, .. } => {
+                json!({ "field": "status", "status": status.as_str() })
+            }
+            DomainError::Conflict { .. } | DomainError::NotFound { .. } => Value::Null,
+        }
+    }
+}

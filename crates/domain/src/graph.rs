@@ -1,0 +1,280 @@
+//! Prerequisite-graph algorithms: paths, cycles, depths, frontier and subtrees.
+//!
+//! Only `prerequisite` edges take part; `related` edges never gate and are never checked
+//! for cycles.
+
+use crate::ids::NodeId;
+use crate::model::{Edge, MapAggregate, Node};
+use crate::status::{EdgeType, MasteryStatus};
+use crate::DomainError;
+use std::collections::{HashMap, VecDeque};
+
+/// Structural limits a map's graph must respect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphLimits {
+    pub max_nodes: Option<usize>,
+    pub max_depth: Option<u32>,
+}
+
+impl GraphLimits {
+    /// A map for one topic: at most 30 nodes, and no node deeper than 5 (root = 0).
+    pub const SINGLE_TOPIC: GraphLimits = GraphLimits {
+        max_nodes: Some(30),
+        max_depth: Some(5),
+    };
+
+    pub fn check_node_count(&self, count: usize) -> Result<(), DomainError> {
+        match self.max_nodes {
+            Some(max) if count > max => Err(DomainError::TooManyNodes { count, max }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Prerequisite adjacency over a list of nodes, by position in that list.
+#[derive(Debug, Clone)]
+pub struct Prerequisites {
+    index: HashMap<NodeId, usize>,
+    parents: Vec<Vec<usize>>,
+    children: Vec<Vec<usize>>,
+}
+
+impl Prerequisites {
+    pub fn new<'a>(ids: impl IntoIterator<Item = NodeId>, edges: impl IntoIterator<Item = &'a Edge>) -> Self {
+        let index: HashMap<NodeId, usize> = ids.into_iter().enumerate().map(|(i, id)| (id, i)).collect();
+        let mut parents = vec![Vec::new(); index.len()];
+        let mut children = vec![Vec::new(); index.len()];
+        for edge in edges {
+            if edge.edge_type != EdgeType::Prerequisite {
+                continue;
+            }
+            if let (Some(&p), Some(&c)) = (index.get(&edge.parent_node_id), index.get(&edge.child_node_id)) {
+                parents[c].push(p);
+                children[p].push(c);
+            }
+        }
+        Prerequisites { index, parents, children }
+    }
+
+    pub fn of(agg: &MapAggregate) -> Self {
+        Self::new(agg.nodes.iter().map(|n| n.id), &agg.edges)
+    }
+
+    pub fn len(&self) -> usize {
+        self.parents.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parents.is_empty()
+    }
+
+    pub fn position(&self, id: NodeId) -> Option<usize> {
+        self.index.get(&id).copied()
+    }
+
+    pub fn parents(&self, i: usize) -> &[usize] {
+        &self.parents[i]
+    }
+
+    pub fn children(&self, i: usize) -> &[usize] {
+        &self.children[i]
+    }
+
+    /// A shortest path `from ->...-> to` following prerequisite edges, if any.
+    pub fn path(&self, from: usize, to: usize) -> Option<Vec<usize>> {
+        let mut previous = vec![usize::MAX; self.len()];
+        let mut queue = VecDeque::from([from]);
+        previous[from] = from;
+        while let Some(current) = queue.pop_front() {
+            if current == to {
+                let mut path = vec![to];
+                let mut at = to;
+                while at != from {
+                    at = previous[at];
+                    path.push(at);
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for &next in &self.children[current] {
+                if previous[next] == usize::MAX {
+                    previous[next] = current;
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+
+    /// Some cycle, as a closed path `a -> b -> ... -> a`, if the graph has one.
+    pub fn find_cycle(&self) -> Option<Vec<usize>> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            OnStack,
+            Done,
+        }
+        let mut mark = vec![Mark::New; self.len()];
+        for start in 0..self.len() {
+            if mark[start] != Mark::New {
+                continue;
+            }
+            // Iterative depth-first search; `stack` holds (node, next child to visit).
+            let mut stack = vec![(start, 0usize)];
+            mark[start] = Mark::OnStack;
+            while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+                if let Some(&child) = self.children[node].get(*next) {
+                    *next += 1;
+                    match mark[child] {
+                        Mark::New => {
+                            mark[child] = Mark::OnStack;
+                            stack.push((child, 0));
+                        }
+                        Mark::OnStack => {
+                            let from = stack.iter().position(|&(n, _)| n == child).unwrap_or(0);
+                            let mut cycle: Vec<usize> = stack[from..].iter().map(|&(n, _)| n).collect();
+                            cycle.push(child);
+                            return Some(cycle);
+                        }
+                        Mark::Done => {}
+                    }
+                } else {
+                    mark[node] = Mark::Done;
+                    stack.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// Kahn's order of all nodes, or `None` when the graph has a cycle.
+    pub fn topological_order(&self) -> Option<Vec<usize>> {
+        let mut missing: Vec<usize> = self.parents.iter().map(Vec::len).collect();
+        let mut ready: VecDeque<usize> = (0..self.len()).filter(|&i| missing[i] == 0).collect();
+        let mut order = Vec::with_capacity(self.len());
+        while let Some(node) = ready.pop_front() {
+            order.push(node);
+            for &child in &self.children[node] {
+                missing[child] -= 1;
+                if missing[child] == 0 {
+                    ready.push_back(child);
+                }
+            }
+        }
+        (order.len() == self.len()).then_some(order)
+    }
+
+    /// Longest prerequisite-path distance from `root` to every node it reaches.
+    /// `None` for nodes the root does not reach; `Err` with a cycle if there is one.
+    pub fn longest_depths(&self, root: usize) -> Result<Vec<Option<u32>>, Vec<usize>> {
+        let order = match self.topological_order() {
+            Some(order) => order,
+            None => return Err(self.find_cycle().unwrap_or_default()),
+        };
+        let mut depth: Vec<Option<u32>> = vec![None; self.len()];
+        depth[root] = Some(0);
+        for node in order {
+            if let Some(d) = depth[node] {
+                for &child in &self.children[node] {
+                    if depth[child].is_none_or(|c| c < d + 1) {
+                        depth[child] = Some(d + 1);
+                    }
+                }
+            }
+        }
+        Ok(depth)
+    }
+
+    /// `start` and every node that depends on it, directly or not, in breadth-first order.
+    pub fn descendants(&self, start: usize) -> Vec<usize> {
+        let mut seen = vec![false; self.len()];
+        let mut order = vec![start];
+        seen[start] = true;
+        let mut cursor = 0;
+        while cursor < order.len() {
+            let node = order[cursor];
+            cursor += 1;
+            for &child in &self.children[node] {
+                if !seen[child] {
+                    seen[child] = true;
+                    order.push(child);
+                }
+            }
+        }
+        order
+    }
+}
+
+/// Recompute every node's depth from the root and enforce reachability and the depth limit.
+pub fn recompute_depths(agg: &mut MapAggregate, limits: GraphLimits) -> Result<(), DomainError> {
+    let Some(root_id) = agg.map.root_node_id else {
+        for node in &mut agg.nodes {
+            node.depth = 0;
+        }
+        return Ok(());
+    };
+    let graph = Prerequisites::of(agg);
+    let root = graph
+        .position(root_id)
+        .ok_or_else(|| DomainError::Conflict { message: "root node is missing from the map".into() })?;
+    let depths = graph.longest_depths(root).map_err(|cycle| DomainError::Cycle {
+        path: cycle.iter().map(|&i| agg.nodes[i].label.clone()).collect(),
+    })?;
+    let mut deepest: Option<(usize, u32)> = None;
+    for (i, depth) in depths.iter().enumerate() {
+        match depth {
+            None => return Err(DomainError::Unreachable { label: agg.nodes[i].label.clone() }),
+            Some(d) if deepest.is_none_or(|(_, best)| *d > best) => deepest = Some((i, *d)),
+            Some(_) => {}
+        }
+    }
+    if let (Some(max), Some((i, depth))) = (limits.max_depth, deepest) {
+        if depth > max {
+            return Err(DomainError::DepthExceeded { label: agg.nodes[i].label.clone(), depth, max });
+        }
+    }
+    for (node, depth) in agg.nodes.iter_mut().zip(depths) {
+        node.depth = depth.unwrap_or(0) as i32;
+    }
+    Ok(())
+}
+
+/// Nodes still to learn whose every prerequisite is mastered, in learning order.
+pub fn frontier(agg: &MapAggregate) -> Vec<&Node> {
+    let graph = Prerequisites::of(agg);
+    let mut open: Vec<&Node> = agg
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, node)| {
+            node.mastery_status.is_open()
+                && graph
+                    .parents(*i)
+                    .iter()
+                    .all(|&p| agg.nodes[p].mastery_status == MasteryStatus::Mastered)
+        })
+        .map(|(_, node)| node)
+        .collect();
+    open.sort_by(|a, b| {
+        (a.sequence.is_none(), a.sequence, a.depth, a.effort_minutes.is_none(), a.effort_minutes)
+            .cmp(&(b.sequence.is_none(), b.sequence, b.depth, b.effort_minutes.is_none(), b.effort_minutes))
+            .then_with(|| a.label.cmp(&b.label))
+    });
+    open
+}
+
+/// A node and every node that depends on it, with the edges among them.
+pub fn subtree(agg: &MapAggregate, start: NodeId) -> Option<(Vec<Node>, Vec<Edge>)> {
+    let graph = Prerequisites::of(agg);
+    let start = graph.position(start)?;
+    let members = graph.descendants(start);
+    let ids: std::collections::HashSet<NodeId> = members.iter().map(|&i| agg.nodes[i].id).collect();
+    let nodes = members.iter().map(|&i| agg.nodes[i].clone()).collect();
+    let edges = agg
+        .edges
+        .iter()
+        .filter(|e| ids.contains(&e.parent_node_id) && ids.contains(&e.child_node_id))
+        .cloned()
+        .collect();
+    Some((nodes, edges))
+}

@@ -1,0 +1,53 @@
+//! Identifier newtypes, so a node id can never be passed where a map id is expected.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use uuid::Uuid;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+            utoipa::ToSchema,
+        )]
+        #[serde(transparent)]
+        #[schema(value_type = String, format = Uuid)]
+        pub struct $name(pub Uuid);
+
+        impl $name {
+            pub fn as_uuid(&self) -> Uuid {
+                self.0
+            }
+        }
+
+        impl From<Uuid> for $name {
+            fn from(value: Uuid) -> Self {
+                Self(value)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A learner: the owner of mind maps, responses and API tokens.
+    LearnerId
+);
+id_type!(
+    /// A learner's concept graph for one topic.
+    MindMapId
+);
+id_type!(
+    /// A concept node within a mind map.
+    NodeId
+);
+id_type!(
+    /// One recorded quiz response.
+    ResponseId
+);

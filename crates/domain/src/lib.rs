@@ -1,0 +1,21 @@
+//! The pure rules of Pathwise.
+//!
+//! Nothing in this crate performs I/O, reads the clock or draws random numbers: the time
+//! and any identifiers a rule needs are passed in. Every decision the specifications make
+//! about graphs, learning order, mastery and spaced repetition is made here exactly once;
+//! stores persist the outcome and front doors present it.
+
+pub mod curriculum;
+pub mod edit;
+pub mod error;
+pub mod graph;
+pub mod ids;
+pub mod lifecycle;
+pub mod mastery;
+pub mod model;
+pub mod srs;
+pub mod status;
+
+pub use error::DomainError;
+pub use ids::{LearnerId, MindMapId, NodeId, ResponseId};
+pub use status::{EdgeType, MapStatus, MasteryStatus, ResponseType};

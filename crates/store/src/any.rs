@@ -1,0 +1,127 @@
+//! Either store behind one type, chosen at start-up from the configuration.
+
+use crate::{Learner, NewResponse, Page, PgStore, ResponseContext, ResponseDecision, ResponseFilter, SqliteStore, Store, StoreResult};
+use chrono::{DateTime, Utc};
+use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
+use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
+use std::collections::HashMap;
+use std::path::Path;
+
+#[derive(Clone, Debug)]
+pub enum AnyStore {
+    Sqlite(SqliteStore),
+    Postgres(PgStore),
+}
+
+impl AnyStore {
+    /// PostgreSQL when `database_url` is a `postgres://` URL; otherwise SQLite, at the
+    /// `sqlite://` path given or at `pathwise.db` in `data_dir`.
+    pub async fn open(database_url: Option<&str>, data_dir: &Path, max_connections: u32) -> StoreResult<Self> {
+        match database_url.map(str::trim).filter(|u| !u.is_empty()) {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(AnyStore::Postgres(PgStore::connect(url, max_connections).await?))
+            }
+            Some(url) if url.starts_with("sqlite://") => {
+                Ok(AnyStore::Sqlite(SqliteStore::open(Path::new(url.trim_start_matches("sqlite://"))).await?))
+            }
+            Some(url) => Err(crate::StoreError::Config(format!(
+                "database URL '{}' is not supported; use postgres://… or sqlite://PATH, or leave it unset for SQLite in the data directory",
+                url.split('@').next_back().unwrap_or(url)
+            ))),
+            None => Ok(AnyStore::Sqlite(SqliteStore::open(&data_dir.join("pathwise.db")).await?)),
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self {
+            AnyStore::Sqlite(store) => store.$method($($arg),*).await,
+            AnyStore::Postgres(store) => store.$method($($arg),*).await,
+        }
+    };
+}
+
+impl Store for AnyStore {
+    fn engine(&self) -> &'static str {
+        match self {
+            AnyStore::Sqlite(store) => store.engine(),
+            AnyStore::Postgres(store) => store.engine(),
+        }
+    }
+
+    async fn create_learner(&self, learner: &Learner, token_hash: &str) -> StoreResult<()> {
+        delegate!(self.create_learner(learner, token_hash))
+    }
+
+    async fn add_token(&self, learner: LearnerId, token_hash: &str, now: DateTime<Utc>) -> StoreResult<()> {
+        delegate!(self.add_token(learner, token_hash, now))
+    }
+
+    async fn learner_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<Learner>> {
+        delegate!(self.learner_by_token_hash(token_hash))
+    }
+
+    async fn local_learner(&self) -> StoreResult<Option<Learner>> {
+        delegate!(self.local_learner())
+    }
+
+    async fn get_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<Option<MindMap>> {
+        delegate!(self.get_map(learner, id))
+    }
+
+    async fn load_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<Option<MapAggregate>> {
+        delegate!(self.load_map(learner, id))
+    }
+
+    async fn list_maps(&self, learner: LearnerId, status: Option<MapStatus>, offset: i64, limit: i64) -> StoreResult<Page<MindMap>> {
+        delegate!(self.list_maps(learner, status, offset, limit))
+    }
+
+    async fn delete_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<bool> {
+        delegate!(self.delete_map(learner, id))
+    }
+
+    async fn insert_map(&self, map: &MindMap, changes: &MapChanges) -> StoreResult<()> {
+        delegate!(self.insert_map(map, changes))
+    }
+
+    async fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static,
+    {
+        delegate!(self.update_map(learner, id, decide))
+    }
+
+    async fn get_node(&self, learner: LearnerId, id: NodeId) -> StoreResult<Option<Node>> {
+        delegate!(self.get_node(learner, id))
+    }
+
+    async fn record_response<F>(&self, learner: LearnerId, response: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
+    where
+        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
+    {
+        delegate!(self.record_response(learner, response, decide))
+    }
+
+    async fn node_history(&self, learner: LearnerId, node: NodeId, limit: Option<i64>) -> StoreResult<Option<Vec<QuizResponse>>> {
+        delegate!(self.node_history(learner, node, limit))
+    }
+
+    async fn list_responses(&self, learner: LearnerId, filter: &ResponseFilter, offset: i64, limit: i64) -> StoreResult<Page<QuizResponse>> {
+        delegate!(self.list_responses(learner, filter, offset, limit))
+    }
+
+    async fn recent_qualities(&self, learner: LearnerId, map: MindMapId, per_node: i64) -> StoreResult<HashMap<NodeId, Vec<u8>>> {
+        delegate!(self.recent_qualities(learner, map, per_node))
+    }
+
+    async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, until: DateTime<Utc>) -> StoreResult<Vec<Node>> {
+        delegate!(self.pending_reviews(learner, map, until))
+    }
+
+    async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+        delegate!(self.table_counts())
+    }
+}

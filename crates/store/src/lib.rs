@@ -1,0 +1,167 @@
+//! Persistence for the learner model.
+//!
+//! One [`Store`] trait, two implementations with their own migrations: [`SqliteStore`]
+//! (embedded, the default) and [`PgStore`] (production and scale-out). Both run the same
+//! conformance suite. Stores decide nothing: every rule comes from `pathwise-domain`,
+//! applied inside the store's transaction through the closures the application passes.
+
+mod any;
+mod error;
+mod postgres;
+mod sql;
+mod sqlite;
+mod ts;
+
+pub use any::AnyStore;
+pub use error::{StoreError, StoreResult};
+pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
+
+use chrono::{DateTime, Utc};
+use pathwise_domain::mastery::RecentHistory;
+use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
+use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseId, ResponseType};
+use std::collections::HashMap;
+use std::future::Future;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Learner {
+    pub id: LearnerId,
+    pub name: String,
+    /// The learner `pathwise serve` creates for itself on a loopback address.
+    pub is_local: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A response to record, as the caller gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewResponse {
+    pub id: ResponseId,
+    pub node_id: NodeId,
+    pub mind_map_id: MindMapId,
+    pub question_text: String,
+    pub user_answer: Option<String>,
+    pub quality: u8,
+    pub response_type: ResponseType,
+    pub session_id: Option<Uuid>,
+    pub responded_at: DateTime<Utc>,
+}
+
+/// What the mastery rules read before a response is recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseContext {
+    pub map_status: MapStatus,
+    pub node: Node,
+    pub history: RecentHistory,
+}
+
+/// What the mastery rules decided: the node as it must be after the response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseDecision {
+    pub node: Node,
+    /// The node became mastered; the map completes if no other node is left unmastered.
+    pub became_mastered: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResponseFilter {
+    pub mind_map_id: Option<MindMapId>,
+    pub node_id: Option<NodeId>,
+    pub response_type: Option<ResponseType>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+}
+
+/// How many of a node's latest responses (of any type, and of type `review`) the response
+/// path reads: the score needs four earlier ones, graduation two earlier reviews.
+pub const HISTORY_ANY: i64 = (pathwise_domain::mastery::SCORE_WINDOW - 1) as i64;
+pub const HISTORY_REVIEWS: i64 = (pathwise_domain::mastery::GRADUATION_REVIEWS - 1) as i64;
+
+/// Everything Pathwise keeps. Every read and write is scoped to one learner: another
+/// learner's records are simply not found.
+pub trait Store: Clone + Send + Sync + 'static {
+    /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
+    fn engine(&self) -> &'static str;
+
+    fn create_learner(&self, learner: &Learner, token_hash: &str) -> impl Future<Output = StoreResult<()>> + Send;
+    fn add_token(&self, learner: LearnerId, token_hash: &str, now: DateTime<Utc>) -> impl Future<Output = StoreResult<()>> + Send;
+    fn learner_by_token_hash(&self, token_hash: &str) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
+    fn local_learner(&self) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
+
+    fn get_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<Option<MindMap>>> + Send;
+    /// A map with all its nodes (in sequence order) and edges.
+    fn load_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<Option<MapAggregate>>> + Send;
+    fn list_maps(
+        &self,
+        learner: LearnerId,
+        status: Option<MapStatus>,
+        offset: i64,
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Page<MindMap>>> + Send;
+    /// Delete a map with everything in it; false if there was no such map.
+    fn delete_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<bool>> + Send;
+
+    /// Create a map and write `changes` to it, in one transaction.
+    fn insert_map(&self, map: &MindMap, changes: &MapChanges) -> impl Future<Output = StoreResult<()>> + Send;
+
+    /// Load a map under a write lock, let `decide` compute the changes from it, and write
+    /// them in the same transaction. If `decide` refuses, nothing is written.
+    fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> impl Future<Output = StoreResult<T>> + Send
+    where
+        T: Send + 'static,
+        F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static;
+
+    fn get_node(&self, learner: LearnerId, id: NodeId) -> impl Future<Output = StoreResult<Option<Node>>> + Send;
+
+    /// The single write path for responses: read the node and its recent history, let
+    /// `decide` apply the mastery rules, then insert the response and update the node (and
+    /// complete the map when its last node is mastered) atomically.
+    fn record_response<F>(
+        &self,
+        learner: LearnerId,
+        response: NewResponse,
+        decide: F,
+    ) -> impl Future<Output = StoreResult<(QuizResponse, Node)>> + Send
+    where
+        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static;
+
+    /// A node's responses, newest first; `None` if the node is not the learner's.
+    fn node_history(
+        &self,
+        learner: LearnerId,
+        node: NodeId,
+        limit: Option<i64>,
+    ) -> impl Future<Output = StoreResult<Option<Vec<QuizResponse>>>> + Send;
+
+    fn list_responses(
+        &self,
+        learner: LearnerId,
+        filter: &ResponseFilter,
+        offset: i64,
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Page<QuizResponse>>> + Send;
+
+    /// For every node of a map with responses: the latest `per_node` qualities, newest first.
+    fn recent_qualities(
+        &self,
+        learner: LearnerId,
+        map: MindMapId,
+        per_node: i64,
+    ) -> impl Future<Output = StoreResult<HashMap<NodeId, Vec<u8>>>> + Send;
+
+    /// Nodes of the learner's active maps due for review by `until`, soonest first.
+    fn pending_reviews(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        until: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<Vec<Node>>> + Send;
+
+    /// Row counts of every table, for tests that prove a refused request wrote nothing.
+    fn table_counts(&self) -> impl Future<Output = StoreResult<Vec<(String, i64)>>> + Send;
+}

@@ -1,0 +1,148 @@
+//! The production store: PostgreSQL, shared safely by several server processes.
+
+use crate::sql::shared_store;
+use pathwise_domain::mastery::RecentHistory;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{Postgres, Transaction};
+use std::sync::LazyLock;
+
+shared_store!(PgStore, sqlx::Postgres, "FOR UPDATE");
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The node, its map's status, its version and its recent history in one round trip.
+static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {NODE_COLUMNS}, m.status, n.version, \
+           ARRAY(SELECT r.quality FROM quiz_responses r WHERE r.node_id = n.id \
+                 ORDER BY r.responded_at DESC, r.seq DESC LIMIT {any}) AS recent, \
+           ARRAY(SELECT r.quality FROM quiz_responses r WHERE r.node_id = n.id AND r.response_type = 'review' \
+                 ORDER BY r.responded_at DESC, r.seq DESC LIMIT {reviews}) AS recent_reviews \
+         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
+        any = crate::HISTORY_ANY,
+        reviews = crate::HISTORY_REVIEWS,
+    )
+});
+
+/// The node update and the response insert as one statement: atomic without an explicit
+/// transaction, and the insert happens only if the node is still at the version read.
+const WRITE_SQL: &str = "WITH updated AS ( \
+       UPDATE mind_map_nodes SET mastery_score = $3, mastery_status = $4, ease_factor = $5, repetitions = $6, \
+         interval_days = $7, next_review_at = $8, last_reviewed_at = $9, updated_at = $10, version = version + 1 \
+       WHERE id = $1 AND version = $2 RETURNING id, mind_map_id) \
+     INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
+       session_id, responded_at) \
+     SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17 FROM updated";
+
+/// How often a response is retried when another write to the same node got there first.
+const MAX_ATTEMPTS: usize = 8;
+
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    pub(crate) const ENGINE: &'static str = "postgres";
+
+    /// Connect and bring the schema up to date.
+    pub async fn connect(url: &str, max_connections: u32) -> StoreResult<Self> {
+        let options: PgConnectOptions = url
+            .parse()
+            .map_err(|e| StoreError::Config(format!("database URL is not a valid PostgreSQL URL: {e}")))?;
+        Self::connect_with(options, max_connections).await
+    }
+
+    pub async fn connect_with(options: PgConnectOptions, max_connections: u32) -> StoreResult<Self> {
+        let pool = PgPoolOptions::new().max_connections(max_connections).connect_with(options).await?;
+        MIGRATOR.run(&pool).await?;
+        Ok(PgStore { pool })
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    fn reader(&self) -> &PgPool {
+        &self.pool
+    }
+
+    fn writer(&self) -> &PgPool {
+        &self.pool
+    }
+
+    async fn begin_write(&self) -> StoreResult<Transaction<'static, Postgres>> {
+        Ok(self.pool.begin().await?)
+    }
+
+    async fn record_response_impl<F>(&self, learner: LearnerId, new: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
+    where
+        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError>,
+    {
+        for _ in 0..MAX_ATTEMPTS {
+            let row = sqlx::query(&CONTEXT_SQL)
+                .bind(new.node_id.0)
+                .bind(learner.0)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or(StoreError::NotFound("node"))?;
+            let node = node_from_row(&row)?;
+            check_response_target(&new, &node)?;
+            let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
+            let version: i64 = row.try_get(18)?;
+            let history = RecentHistory {
+                qualities: qualities(row.try_get(19)?)?,
+                review_qualities: qualities(row.try_get(20)?)?,
+            };
+            let decision = decide(&ResponseContext { map_status, node, history })?;
+            let written = if decision.became_mastered {
+                // Rare: lock the map so that two nodes mastered at once still complete it.
+                let mut tx = self.pool.begin().await?;
+                sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR UPDATE").bind(new.mind_map_id.0).execute(&mut *tx).await?;
+                let written = write(&mut tx, &new, &decision.node, version).await?;
+                if written {
+                    complete_map_if_all_mastered(&mut tx, new.mind_map_id, new.responded_at).await?;
+                    tx.commit().await?;
+                }
+                written
+            } else {
+                let mut conn = self.pool.acquire().await?;
+                write(&mut conn, &new, &decision.node, version).await?
+            };
+            if written {
+                return Ok((response_of(&new), decision.node));
+            }
+        }
+        Err(StoreError::Rejected(DomainError::Conflict {
+            message: "node: too many simultaneous responses for this node; try again".into(),
+        }))
+    }
+}
+
+async fn write(conn: &mut Conn, new: &NewResponse, node: &Node, version: i64) -> StoreResult<bool> {
+    let done = sqlx::query(WRITE_SQL)
+        .bind(node.id.0)
+        .bind(version)
+        .bind(node.mastery_score)
+        .bind(node.mastery_status.as_str())
+        .bind(node.ease_factor)
+        .bind(node.repetitions)
+        .bind(node.interval_days)
+        .bind(node.next_review_at.map(Ts))
+        .bind(node.last_reviewed_at.map(Ts))
+        .bind(Ts(node.updated_at))
+        .bind(new.id.0)
+        .bind(&new.question_text)
+        .bind(&new.user_answer)
+        .bind(i32::from(new.quality))
+        .bind(new.response_type.as_str())
+        .bind(new.session_id)
+        .bind(Ts(new.responded_at))
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+fn qualities(values: Vec<i32>) -> StoreResult<Vec<u8>> {
+    values.into_iter().map(|q| u8::try_from(q).map_err(StoreError::corrupt)).collect()
+}

@@ -1,0 +1,533 @@
+//! The SQL both stores share. SQLite and PostgreSQL accept the same statements here, so
+//! they are written once and stamped out for each backend's concrete types by
+//! [`shared_store!`]; each backend supplies its pools, how it opens a write transaction, its
+//! row-lock clause and its hot response path.
+
+/// Column lists, in the order the row readers expect.
+pub(crate) const MAP_COLUMNS: &str = "m.id, m.learner_id, m.title, m.root_node_id, m.status, m.metadata, m.created_at, m.updated_at";
+pub(crate) const NODE_COLUMNS: &str = "n.id, n.mind_map_id, n.label, n.description, n.depth, n.effort_minutes, n.sequence, \
+     n.mastery_score, n.mastery_status, n.ease_factor, n.repetitions, n.interval_days, n.next_review_at, \
+     n.last_reviewed_at, n.metadata, n.created_at, n.updated_at";
+pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
+     r.response_type, r.session_id, r.responded_at";
+
+pub(crate) const TABLES: &[&str] = &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses"];
+
+pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse().map_err(crate::StoreError::corrupt)
+}
+
+macro_rules! shared_store {
+    ($store:ty, $db:ty, $for_update:literal) => {
+        use crate::sql::{parse, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
+        use crate::ts::Ts;
+        use crate::{Learner, NewResponse, Page, ResponseContext, ResponseDecision, ResponseFilter, Store, StoreError, StoreResult};
+        use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
+        use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseId};
+        use sqlx::types::Json;
+        use sqlx::{Row, QueryBuilder};
+        use chrono::{DateTime, Utc};
+        use std::collections::HashMap;
+
+        type DbRow = <$db as sqlx::Database>::Row;
+        type Conn = <$db as sqlx::Database>::Connection;
+
+        fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
+            Ok(MindMap {
+                id: MindMapId(row.try_get(0)?),
+                learner_id: LearnerId(row.try_get(1)?),
+                title: row.try_get(2)?,
+                root_node_id: row.try_get::<Option<uuid::Uuid>, _>(3)?.map(NodeId),
+                status: parse(&row.try_get::<String, _>(4)?)?,
+                metadata: row.try_get::<Json<Metadata>, _>(5)?.0,
+                created_at: row.try_get::<Ts, _>(6)?.0,
+                updated_at: row.try_get::<Ts, _>(7)?.0,
+            })
+        }
+
+        fn node_from_row(row: &DbRow) -> StoreResult<Node> {
+            Ok(Node {
+                id: NodeId(row.try_get(0)?),
+                mind_map_id: MindMapId(row.try_get(1)?),
+                label: row.try_get(2)?,
+                description: row.try_get(3)?,
+                depth: row.try_get(4)?,
+                effort_minutes: row.try_get(5)?,
+                sequence: row.try_get(6)?,
+                mastery_score: row.try_get(7)?,
+                mastery_status: parse(&row.try_get::<String, _>(8)?)?,
+                ease_factor: row.try_get(9)?,
+                repetitions: row.try_get(10)?,
+                interval_days: row.try_get(11)?,
+                next_review_at: row.try_get::<Option<Ts>, _>(12)?.map(|t| t.0),
+                last_reviewed_at: row.try_get::<Option<Ts>, _>(13)?.map(|t| t.0),
+                metadata: row.try_get::<Json<Metadata>, _>(14)?.0,
+                created_at: row.try_get::<Ts, _>(15)?.0,
+                updated_at: row.try_get::<Ts, _>(16)?.0,
+            })
+        }
+
+        fn edge_from_row(row: &DbRow) -> StoreResult<Edge> {
+            Ok(Edge {
+                mind_map_id: MindMapId(row.try_get(0)?),
+                parent_node_id: NodeId(row.try_get(1)?),
+                child_node_id: NodeId(row.try_get(2)?),
+                edge_type: parse(&row.try_get::<String, _>(3)?)?,
+                created_at: row.try_get::<Ts, _>(4)?.0,
+            })
+        }
+
+        fn response_from_row(row: &DbRow) -> StoreResult<QuizResponse> {
+            let quality: i32 = row.try_get(5)?;
+            Ok(QuizResponse {
+                id: ResponseId(row.try_get(0)?),
+                node_id: NodeId(row.try_get(1)?),
+                mind_map_id: MindMapId(row.try_get(2)?),
+                question_text: row.try_get(3)?,
+                user_answer: row.try_get(4)?,
+                quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
+                response_type: parse(&row.try_get::<String, _>(6)?)?,
+                session_id: row.try_get(7)?,
+                responded_at: row.try_get::<Ts, _>(8)?.0,
+            })
+        }
+
+        fn learner_from_row(row: &DbRow) -> StoreResult<Learner> {
+            Ok(Learner {
+                id: LearnerId(row.try_get(0)?),
+                name: row.try_get(1)?,
+                is_local: row.try_get(2)?,
+                created_at: row.try_get::<Ts, _>(3)?.0,
+            })
+        }
+
+        fn response_of(new: &NewResponse) -> QuizResponse {
+            QuizResponse {
+                id: new.id,
+                node_id: new.node_id,
+                mind_map_id: new.mind_map_id,
+                question_text: new.question_text.clone(),
+                user_answer: new.user_answer.clone(),
+                quality: new.quality,
+                response_type: new.response_type,
+                session_id: new.session_id,
+                responded_at: new.responded_at,
+            }
+        }
+
+        async fn load_aggregate(conn: &mut Conn, learner: LearnerId, id: MindMapId, lock: bool) -> StoreResult<Option<MapAggregate>> {
+            let sql = format!(
+                "SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.id = $1 AND m.learner_id = $2 {}",
+                if lock { $for_update } else { "" }
+            );
+            let Some(row) = sqlx::query(&sql).bind(id.0).bind(learner.0).fetch_optional(&mut *conn).await? else {
+                return Ok(None);
+            };
+            let map = map_from_row(&row)?;
+            let sql = format!(
+                "SELECT {NODE_COLUMNS} FROM mind_map_nodes n WHERE n.mind_map_id = $1 \
+                 ORDER BY n.sequence IS NULL, n.sequence, n.depth, n.label, n.id"
+            );
+            let nodes = sqlx::query(&sql)
+                .bind(id.0)
+                .fetch_all(&mut *conn)
+                .await?
+                .iter()
+                .map(node_from_row)
+                .collect::<StoreResult<Vec<_>>>()?;
+            let edges = sqlx::query(
+                "SELECT mind_map_id, parent_node_id, child_node_id, edge_type, created_at FROM mind_map_edges \
+                 WHERE mind_map_id = $1 ORDER BY created_at, parent_node_id, child_node_id",
+            )
+            .bind(id.0)
+            .fetch_all(&mut *conn)
+            .await?
+            .iter()
+            .map(edge_from_row)
+            .collect::<StoreResult<Vec<_>>>()?;
+            Ok(Some(MapAggregate { map, nodes, edges }))
+        }
+
+        async fn insert_map_row(conn: &mut Conn, map: &MindMap) -> StoreResult<()> {
+            sqlx::query(
+                "INSERT INTO mind_maps (id, learner_id, title, root_node_id, status, metadata, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(map.id.0)
+            .bind(map.learner_id.0)
+            .bind(&map.title)
+            .bind(map.root_node_id.map(|n| n.0))
+            .bind(map.status.as_str())
+            .bind(Json(&map.metadata))
+            .bind(Ts(map.created_at))
+            .bind(Ts(map.updated_at))
+            .execute(&mut *conn)
+            .await?;
+            Ok(())
+        }
+
+        async fn apply_changes(conn: &mut Conn, changes: &MapChanges) -> StoreResult<()> {
+            for (parent, child) in &changes.delete_edges {
+                sqlx::query("DELETE FROM mind_map_edges WHERE parent_node_id = $1 AND child_node_id = $2")
+                    .bind(parent.0)
+                    .bind(child.0)
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            for id in &changes.delete_nodes {
+                sqlx::query("DELETE FROM mind_map_nodes WHERE id = $1").bind(id.0).execute(&mut *conn).await?;
+            }
+            for node in &changes.insert_nodes {
+                sqlx::query(
+                    "INSERT INTO mind_map_nodes (id, mind_map_id, label, description, depth, effort_minutes, sequence, \
+                     mastery_score, mastery_status, ease_factor, repetitions, interval_days, next_review_at, \
+                     last_reviewed_at, metadata, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+                )
+                .bind(node.id.0)
+                .bind(node.mind_map_id.0)
+                .bind(&node.label)
+                .bind(&node.description)
+                .bind(node.depth)
+                .bind(node.effort_minutes)
+                .bind(node.sequence)
+                .bind(node.mastery_score)
+                .bind(node.mastery_status.as_str())
+                .bind(node.ease_factor)
+                .bind(node.repetitions)
+                .bind(node.interval_days)
+                .bind(node.next_review_at.map(Ts))
+                .bind(node.last_reviewed_at.map(Ts))
+                .bind(Json(&node.metadata))
+                .bind(Ts(node.created_at))
+                .bind(Ts(node.updated_at))
+                .execute(&mut *conn)
+                .await?;
+            }
+            for node in &changes.update_nodes {
+                sqlx::query(
+                    "UPDATE mind_map_nodes SET label = $2, description = $3, depth = $4, effort_minutes = $5, \
+                     sequence = $6, mastery_score = $7, mastery_status = $8, ease_factor = $9, repetitions = $10, \
+                     interval_days = $11, next_review_at = $12, last_reviewed_at = $13, metadata = $14, \
+                     updated_at = $15, version = version + 1 WHERE id = $1",
+                )
+                .bind(node.id.0)
+                .bind(&node.label)
+                .bind(&node.description)
+                .bind(node.depth)
+                .bind(node.effort_minutes)
+                .bind(node.sequence)
+                .bind(node.mastery_score)
+                .bind(node.mastery_status.as_str())
+                .bind(node.ease_factor)
+                .bind(node.repetitions)
+                .bind(node.interval_days)
+                .bind(node.next_review_at.map(Ts))
+                .bind(node.last_reviewed_at.map(Ts))
+                .bind(Json(&node.metadata))
+                .bind(Ts(node.updated_at))
+                .execute(&mut *conn)
+                .await?;
+            }
+            for edge in &changes.insert_edges {
+                sqlx::query(
+                    "INSERT INTO mind_map_edges (mind_map_id, parent_node_id, child_node_id, edge_type, created_at) \
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(edge.mind_map_id.0)
+                .bind(edge.parent_node_id.0)
+                .bind(edge.child_node_id.0)
+                .bind(edge.edge_type.as_str())
+                .bind(Ts(edge.created_at))
+                .execute(&mut *conn)
+                .await?;
+            }
+            if let Some(map) = &changes.map {
+                sqlx::query(
+                    "UPDATE mind_maps SET title = $2, root_node_id = $3, status = $4, metadata = $5, updated_at = $6 \
+                     WHERE id = $1",
+                )
+                .bind(map.id.0)
+                .bind(&map.title)
+                .bind(map.root_node_id.map(|n| n.0))
+                .bind(map.status.as_str())
+                .bind(Json(&map.metadata))
+                .bind(Ts(map.updated_at))
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok(())
+        }
+
+        /// Complete an active map once none of its nodes is left unmastered. This is
+        /// `lifecycle::complete_if_all_mastered` expressed as one statement, so that it runs
+        /// inside the response's transaction without loading the whole map.
+        async fn complete_map_if_all_mastered(conn: &mut Conn, map: MindMapId, now: DateTime<Utc>) -> StoreResult<()> {
+            sqlx::query(
+                "UPDATE mind_maps SET status = 'completed', updated_at = $2 WHERE id = $1 AND status = 'active' \
+                 AND NOT EXISTS (SELECT 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND mastery_status <> 'mastered')",
+            )
+            .bind(map.0)
+            .bind(Ts(now))
+            .execute(&mut *conn)
+            .await?;
+            Ok(())
+        }
+
+        /// The node a response is for, checked against the learner and the map it names.
+        fn check_response_target(new: &NewResponse, node: &Node) -> StoreResult<()> {
+            if node.mind_map_id != new.mind_map_id {
+                return Err(StoreError::Rejected(DomainError::CrossMap {
+                    field: "node_id",
+                    map: new.mind_map_id.to_string(),
+                    node: new.node_id.to_string(),
+                }));
+            }
+            Ok(())
+        }
+
+        impl Store for $store {
+            fn engine(&self) -> &'static str {
+                Self::ENGINE
+            }
+
+            async fn create_learner(&self, learner: &Learner, token_hash: &str) -> StoreResult<()> {
+                let mut tx = self.begin_write().await?;
+                sqlx::query("INSERT INTO learners (id, name, is_local, created_at) VALUES ($1, $2, $3, $4)")
+                    .bind(learner.id.0)
+                    .bind(&learner.name)
+                    .bind(learner.is_local)
+                    .bind(Ts(learner.created_at))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("INSERT INTO api_tokens (token_hash, learner_id, created_at) VALUES ($1, $2, $3)")
+                    .bind(token_hash)
+                    .bind(learner.id.0)
+                    .bind(Ts(learner.created_at))
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn add_token(&self, learner: LearnerId, token_hash: &str, now: DateTime<Utc>) -> StoreResult<()> {
+                sqlx::query("INSERT INTO api_tokens (token_hash, learner_id, created_at) VALUES ($1, $2, $3)")
+                    .bind(token_hash)
+                    .bind(learner.0)
+                    .bind(Ts(now))
+                    .execute(self.writer())
+                    .await?;
+                Ok(())
+            }
+
+            async fn learner_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<Learner>> {
+                sqlx::query(
+                    "SELECT l.id, l.name, l.is_local, l.created_at FROM api_tokens t \
+                     JOIN learners l ON l.id = t.learner_id WHERE t.token_hash = $1",
+                )
+                .bind(token_hash)
+                .fetch_optional(self.reader())
+                .await?
+                .as_ref()
+                .map(learner_from_row)
+                .transpose()
+            }
+
+            async fn local_learner(&self) -> StoreResult<Option<Learner>> {
+                sqlx::query("SELECT id, name, is_local, created_at FROM learners WHERE is_local = $1")
+                    .bind(true)
+                    .fetch_optional(self.reader())
+                    .await?
+                    .as_ref()
+                    .map(learner_from_row)
+                    .transpose()
+            }
+
+            async fn get_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<Option<MindMap>> {
+                let sql = format!("SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.id = $1 AND m.learner_id = $2");
+                sqlx::query(&sql)
+                    .bind(id.0)
+                    .bind(learner.0)
+                    .fetch_optional(self.reader())
+                    .await?
+                    .as_ref()
+                    .map(map_from_row)
+                    .transpose()
+            }
+
+            async fn load_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<Option<MapAggregate>> {
+                let mut conn = self.reader().acquire().await?;
+                load_aggregate(&mut conn, learner, id, false).await
+            }
+
+            async fn list_maps(&self, learner: LearnerId, status: Option<MapStatus>, offset: i64, limit: i64) -> StoreResult<Page<MindMap>> {
+                let filter = if status.is_some() { " AND m.status = $2" } else { "" };
+                let count_sql = format!("SELECT COUNT(*) FROM mind_maps m WHERE m.learner_id = $1{filter}");
+                let page_sql = format!(
+                    "SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.learner_id = $1{filter} \
+                     ORDER BY m.created_at DESC, m.id LIMIT {limit} OFFSET {offset}"
+                );
+                let mut count = sqlx::query_scalar::<_, i64>(&count_sql).bind(learner.0);
+                let mut page = sqlx::query(&page_sql).bind(learner.0);
+                if let Some(status) = status {
+                    count = count.bind(status.as_str());
+                    page = page.bind(status.as_str());
+                }
+                let total = count.fetch_one(self.reader()).await?;
+                let items = page.fetch_all(self.reader()).await?.iter().map(map_from_row).collect::<StoreResult<_>>()?;
+                Ok(Page { items, total: total as u64 })
+            }
+
+            async fn delete_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<bool> {
+                let done = sqlx::query("DELETE FROM mind_maps WHERE id = $1 AND learner_id = $2")
+                    .bind(id.0)
+                    .bind(learner.0)
+                    .execute(self.writer())
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn insert_map(&self, map: &MindMap, changes: &MapChanges) -> StoreResult<()> {
+                let mut tx = self.begin_write().await?;
+                insert_map_row(&mut tx, map).await?;
+                apply_changes(&mut tx, changes).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> StoreResult<T>
+            where
+                T: Send + 'static,
+                F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static,
+            {
+                let mut tx = self.begin_write().await?;
+                let aggregate = load_aggregate(&mut tx, learner, id, true).await?.ok_or(StoreError::NotFound("mind map"))?;
+                let (changes, out) = decide(&aggregate)?;
+                if !changes.is_empty() {
+                    apply_changes(&mut tx, &changes).await?;
+                }
+                tx.commit().await?;
+                Ok(out)
+            }
+
+            async fn get_node(&self, learner: LearnerId, id: NodeId) -> StoreResult<Option<Node>> {
+                let sql = format!(
+                    "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
+                     WHERE n.id = $1 AND m.learner_id = $2"
+                );
+                sqlx::query(&sql)
+                    .bind(id.0)
+                    .bind(learner.0)
+                    .fetch_optional(self.reader())
+                    .await?
+                    .as_ref()
+                    .map(node_from_row)
+                    .transpose()
+            }
+
+            async fn record_response<F>(&self, learner: LearnerId, response: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
+            where
+                F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
+            {
+                self.record_response_impl(learner, response, decide).await
+            }
+
+            async fn node_history(&self, learner: LearnerId, node: NodeId, limit: Option<i64>) -> StoreResult<Option<Vec<QuizResponse>>> {
+                let owned: Option<i64> = sqlx::query_scalar(
+                    "SELECT 1 FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
+                )
+                .bind(node.0)
+                .bind(learner.0)
+                .fetch_optional(self.reader())
+                .await?;
+                if owned.is_none() {
+                    return Ok(None);
+                }
+                let sql = format!(
+                    "SELECT {RESPONSE_COLUMNS} FROM quiz_responses r WHERE r.node_id = $1 \
+                     ORDER BY r.responded_at DESC, r.seq DESC LIMIT $2"
+                );
+                let rows = sqlx::query(&sql)
+                    .bind(node.0)
+                    .bind(limit.unwrap_or(i64::MAX))
+                    .fetch_all(self.reader())
+                    .await?;
+                rows.iter().map(response_from_row).collect::<StoreResult<Vec<_>>>().map(Some)
+            }
+
+            async fn list_responses(&self, learner: LearnerId, filter: &ResponseFilter, offset: i64, limit: i64) -> StoreResult<Page<QuizResponse>> {
+                fn scoped<'a>(select: &str, learner: LearnerId, filter: &'a ResponseFilter) -> QueryBuilder<'a, $db> {
+                    let mut query = QueryBuilder::new(select);
+                    query.push(" FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id WHERE m.learner_id = ");
+                    query.push_bind(learner.0);
+                    if let Some(map) = filter.mind_map_id {
+                        query.push(" AND r.mind_map_id = ").push_bind(map.0);
+                    }
+                    if let Some(node) = filter.node_id {
+                        query.push(" AND r.node_id = ").push_bind(node.0);
+                    }
+                    if let Some(kind) = filter.response_type {
+                        query.push(" AND r.response_type = ").push_bind(kind.as_str());
+                    }
+                    query
+                }
+                let total: i64 = scoped("SELECT COUNT(*)", learner, filter).build_query_scalar().fetch_one(self.reader()).await?;
+                let mut page = scoped(&format!("SELECT {RESPONSE_COLUMNS}"), learner, filter);
+                page.push(" ORDER BY r.responded_at DESC, r.seq DESC LIMIT ").push_bind(limit);
+                page.push(" OFFSET ").push_bind(offset);
+                let items = page.build().fetch_all(self.reader()).await?.iter().map(response_from_row).collect::<StoreResult<_>>()?;
+                Ok(Page { items, total: total as u64 })
+            }
+
+            async fn recent_qualities(&self, learner: LearnerId, map: MindMapId, per_node: i64) -> StoreResult<HashMap<NodeId, Vec<u8>>> {
+                let rows = sqlx::query(
+                    "SELECT node_id, quality FROM ( \
+                       SELECT r.node_id, r.quality, ROW_NUMBER() OVER ( \
+                         PARTITION BY r.node_id ORDER BY r.responded_at DESC, r.seq DESC) AS rn \
+                       FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
+                       WHERE r.mind_map_id = $1 AND m.learner_id = $2) ranked \
+                     WHERE rn <= $3 ORDER BY node_id, rn",
+                )
+                .bind(map.0)
+                .bind(learner.0)
+                .bind(per_node)
+                .fetch_all(self.reader())
+                .await?;
+                let mut out: HashMap<NodeId, Vec<u8>> = HashMap::new();
+                for row in rows {
+                    let quality: i32 = row.try_get(1)?;
+                    out.entry(NodeId(row.try_get(0)?)).or_default().push(u8::try_from(quality).map_err(StoreError::corrupt)?);
+                }
+                Ok(out)
+            }
+
+            async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, until: DateTime<Utc>) -> StoreResult<Vec<Node>> {
+                let filter = if map.is_some() { " AND n.mind_map_id = $3" } else { "" };
+                let sql = format!(
+                    "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
+                     WHERE m.learner_id = $1 AND m.status = 'active' AND n.next_review_at IS NOT NULL \
+                     AND n.next_review_at <= $2{filter} ORDER BY n.next_review_at, n.id"
+                );
+                let mut query = sqlx::query(&sql).bind(learner.0).bind(Ts(until));
+                if let Some(map) = map {
+                    query = query.bind(map.0);
+                }
+                query.fetch_all(self.reader()).await?.iter().map(node_from_row).collect()
+            }
+
+            async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+                let mut counts = Vec::new();
+                for table in TABLES {
+                    let count: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(self.reader()).await?;
+                    counts.push((table.to_string(), count));
+                }
+                Ok(counts)
+            }
+        }
+    };
+}
+
+pub(crate) use shared_store;
