@@ -1,1 +1,56 @@
+//! Pathwise's use cases. Each public method of [`App`] is one operation of the
+//! specifications (`mastery_record_response`, `curriculum_replan`, ...), scoped to one
+//! learner. Front doors (HTTP, MCP, CLI) call these and nothing else; rules come from
+//! `pathwise-domain`, persistence from `pathwise-store`.
 
+pub mod clock;
+pub mod curriculum;
+pub mod error;
+pub mod learners;
+pub mod maps;
+pub mod mastery;
+pub mod paging;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{AppError, AppResult, ErrorKind};
+pub use pathwise_store::{AnyStore, Learner, Store};
+
+use pathwise_domain::graph::GraphLimits;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// The application: a store, a clock, and the limits maps are held to.
+#[derive(Clone)]
+pub struct App<S: Store = AnyStore> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    limits: GraphLimits,
+}
+
+impl<S: Store> App<S> {
+    pub fn new(store: S) -> Self {
+        Self::with_clock(store, Arc::new(SystemClock))
+    }
+
+    pub fn with_clock(store: S, clock: Arc<dyn Clock>) -> Self {
+        App { store, clock, limits: GraphLimits::SINGLE_TOPIC }
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
+    /// Identifiers are UUIDv7: unique without coordination, and in creation order, which
+    /// keeps index inserts local.
+    fn new_id() -> Uuid {
+        Uuid::now_v7()
+    }
+}

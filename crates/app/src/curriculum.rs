@@ -1,0 +1,211 @@
+//! Planning a map from a decomposition, re-planning it, and choosing the next concept.
+
+use crate::{App, AppError, AppResult, Store};
+use pathwise_domain::curriculum::{self, AddedConcept, Decomposition, DiagnosticResult};
+use pathwise_domain::edit::NewNode;
+use pathwise_domain::lifecycle;
+use pathwise_domain::model::{MapAggregate, MapChanges, Metadata, Node};
+use pathwise_domain::{LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
+use serde::{Deserialize, Deserializer, Serialize};
+use utoipa::ToSchema;
+
+/// Plan an empty draft map from a decomposition.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlanInput {
+    pub decomposition: Decomposition,
+    /// What the learner wants to be able to do; scopes the plan to the goal's critical path.
+    #[serde(default)]
+    pub goal: Option<String>,
+    /// Diagnostic findings by node label: one object or a list.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub diagnostic_results: Vec<DiagnosticResult>,
+}
+
+/// Create a map for a topic and plan it from a decomposition, in one transaction.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateInput {
+    pub topic: String,
+    #[serde(default)]
+    pub goal: Option<String>,
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub diagnostic_results: Vec<DiagnosticResult>,
+    pub decomposition: Decomposition,
+}
+
+/// What a planned map holds.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PlanSummary {
+    pub mind_map_id: MindMapId,
+    pub node_count: usize,
+    pub edge_count: usize,
+    pub status: MapStatus,
+    pub root_node_id: Option<NodeId>,
+}
+
+impl PlanSummary {
+    fn of(agg: &MapAggregate) -> Self {
+        PlanSummary {
+            mind_map_id: agg.map.id,
+            node_count: agg.nodes.len(),
+            edge_count: agg.edges.len(),
+            status: agg.map.status,
+            root_node_id: agg.map.root_node_id,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplanInput {
+    /// Why the plan is revisited (for example "struggling with recursion").
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Missing prerequisite concepts to add before the sequence is recomputed.
+    #[serde(default)]
+    pub add_nodes: Vec<AddConceptInput>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddConceptInput {
+    pub label: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub effort_minutes: i64,
+    /// What the new concept needs first; the root when empty.
+    #[serde(default)]
+    pub prerequisite_ids: Vec<NodeId>,
+    /// Existing nodes that need the new concept first.
+    #[serde(default)]
+    pub prerequisite_of: Vec<NodeId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ReplanResult {
+    #[serde(flatten)]
+    pub summary: PlanSummary,
+    pub added_node_ids: Vec<NodeId>,
+    pub skippable_node_ids: Vec<NodeId>,
+    /// The nodes in learning order.
+    pub sequence: Vec<SequencedNode>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SequencedNode {
+    pub id: NodeId,
+    pub label: String,
+    pub sequence: Option<i32>,
+    pub mastery_status: MasteryStatus,
+}
+
+fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<DiagnosticResult>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(DiagnosticResult),
+        Many(Vec<DiagnosticResult>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(deserializer)? {
+        None => Vec::new(),
+        Some(OneOrMany::One(result)) => vec![result],
+        Some(OneOrMany::Many(results)) => results,
+    })
+}
+
+impl<S: Store> App<S> {
+    /// Plan an existing empty draft map from a decomposition: validated as a whole and
+    /// stored in one transaction, or not at all.
+    pub async fn plan_map(&self, learner: LearnerId, map: MindMapId, input: PlanInput) -> AppResult<PlanSummary> {
+        let limits = self.limits;
+        self.edit_map(
+            learner,
+            map,
+            move |agg, now| {
+                curriculum::plan(agg, &input.decomposition, input.goal.as_deref(), &input.diagnostic_results, || NodeId(Self::new_id()), now, limits)
+            },
+            PlanSummary::of,
+        )
+        .await
+    }
+
+    /// `curriculum_generate` with the decomposition supplied by the caller: a new map for
+    /// the topic, planned and active, or nothing at all.
+    pub async fn generate_from_decomposition(&self, learner: LearnerId, input: GenerateInput) -> AppResult<PlanSummary> {
+        let now = self.now();
+        let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, &input.topic, Metadata::new(), now)?;
+        let empty = MapAggregate { map, nodes: Vec::new(), edges: Vec::new() };
+        let mut planned = empty.clone();
+        curriculum::plan(
+            &mut planned,
+            &input.decomposition,
+            input.goal.as_deref(),
+            &input.diagnostic_results,
+            || NodeId(Self::new_id()),
+            now,
+            self.limits,
+        )?;
+        let mut changes = MapChanges::between(&empty, &planned);
+        changes.map = None;
+        self.store.insert_map(&planned.map, &changes).await?;
+        Ok(PlanSummary::of(&planned))
+    }
+
+    /// `curriculum_replan`: add concepts if asked, mark mastered nodes skippable, and
+    /// recompute the sequence. Refuses maps that are not active.
+    pub async fn replan(&self, learner: LearnerId, map: MindMapId, input: ReplanInput) -> AppResult<ReplanResult> {
+        if let Some(reason) = input.reason.as_deref() {
+            tracing::info!(%map, reason, "re-planning");
+        }
+        let limits = self.limits;
+        let added: Vec<AddedConcept> = input
+            .add_nodes
+            .into_iter()
+            .map(|c| AddedConcept {
+                node: NewNode {
+                    id: NodeId(Self::new_id()),
+                    label: c.label,
+                    description: c.description,
+                    effort_minutes: Some(c.effort_minutes),
+                    prerequisite_ids: c.prerequisite_ids,
+                    metadata: Metadata::new(),
+                },
+                prerequisite_of: c.prerequisite_of,
+            })
+            .collect();
+        let added_ids: Vec<NodeId> = added.iter().map(|c| c.node.id).collect();
+        self.edit_map(learner, map, move |agg, now| curriculum::replan(agg, added, now, limits), move |agg| {
+            let mut ordered: Vec<&Node> = agg.nodes.iter().collect();
+            ordered.sort_by_key(|n| n.sequence);
+            ReplanResult {
+                summary: PlanSummary::of(agg),
+                added_node_ids: added_ids,
+                skippable_node_ids: agg.nodes.iter().filter(|n| n.is_skippable()).map(|n| n.id).collect(),
+                sequence: ordered
+                    .into_iter()
+                    .map(|n| SequencedNode { id: n.id, label: n.label.clone(), sequence: n.sequence, mastery_status: n.mastery_status })
+                    .collect(),
+            }
+        })
+        .await
+    }
+
+    /// `curriculum_next_node`: the frontier node with the lowest sequence, or none.
+    pub async fn next_node(&self, learner: LearnerId, map: MindMapId) -> AppResult<Option<Node>> {
+        let agg = self.get_map(learner, map).await?;
+        Ok(curriculum::next_node(&agg).cloned())
+    }
+}
+
+/// Parse a decomposition file or body, naming the path of whatever is wrong in it.
+pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let field = if path == "." { "body".to_string() } else { path };
+        AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
+            .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() }))
+    })
+}
