@@ -32,6 +32,27 @@ pub struct RecordResponse {
     pub session_id: Option<Uuid>,
 }
 
+impl RecordResponse {
+    pub fn new(
+        node_id: NodeId,
+        mind_map_id: MindMapId,
+        question_text: impl Into<String>,
+        user_answer: Option<&str>,
+        quality: i64,
+        response_type: Option<ResponseType>,
+    ) -> Self {
+        RecordResponse {
+            node_id,
+            mind_map_id,
+            question_text: question_text.into(),
+            user_answer: user_answer.map(String::from),
+            quality,
+            response_type,
+            session_id: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RecordedResponse {
     pub id: ResponseId,

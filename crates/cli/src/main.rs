@@ -1,1 +1,102 @@
-fn main() {}
+//! `pathwise`: the adaptive tutoring engine's one binary.
+
+mod bench;
+mod config;
+mod serve;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use config::{Settings, StoreFlags};
+use pathwise_app::{AnyStore, App};
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "pathwise", version, about = "Pathwise: a self-hosted adaptive tutoring engine")]
+struct Cli {
+    /// Config file (TOML); ./pathwise.toml is read when present. PATHWISE_CONFIG works too.
+    #[arg(long, global = true, env = "PATHWISE_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    store: StoreFlags,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server (default http://127.0.0.1:8080, SQLite in ./data).
+    Serve(serve::ServeFlags),
+    /// Create or upgrade the database schema, then exit.
+    Migrate,
+    /// Plan a new mind map from a decomposition file (JSON: topic, goal?, diagnostic_results?, decomposition).
+    ImportMap {
+        /// The JSON file to import.
+        file: PathBuf,
+        /// Import for the learner with this API token instead of the local learner.
+        #[arg(long, env = "PATHWISE_TOKEN")]
+        token: Option<String>,
+    },
+    /// Create a learner and print their API token.
+    CreateLearner {
+        name: String,
+    },
+    /// Measure throughput and latency; prints one JSON object per line.
+    Bench(bench::BenchFlags),
+}
+
+#[derive(Serialize)]
+struct StoreOverrides<'a>(&'a StoreFlags);
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PATHWISE_LOG").unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,info".into());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    if let Err(error) = run(cli).await {
+        eprintln!("error: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Serve(flags) => {
+            let settings = config::load(cli.config.as_deref(), &serve::Overrides { store: &cli.store, serve: &flags })?;
+            serve::run(settings).await
+        }
+        Command::Migrate => {
+            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
+            let store = open_store(&settings).await?;
+            println!("the {} database is up to date", pathwise_app::Store::engine(&store));
+            Ok(())
+        }
+        Command::ImportMap { file, token } => {
+            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
+            let app = App::new(open_store(&settings).await?);
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let learner = match token {
+                Some(token) => app.authenticate(&token).await?,
+                None => serve::local_learner(&app, &settings).await?.learner,
+            };
+            let input = pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let summary = app.generate_from_decomposition(learner.id, input).await.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+            Ok(())
+        }
+        Command::CreateLearner { name } => {
+            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
+            let app = App::new(open_store(&settings).await?);
+            let created = app.create_learner(&name).await?;
+            println!("{}", serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token }));
+            Ok(())
+        }
+        Command::Bench(flags) => bench::run(flags).await,
+    }
+}
+
+pub async fn open_store(settings: &Settings) -> Result<AnyStore> {
+    AnyStore::open(settings.database_url.as_deref(), &settings.data_dir, settings.max_connections)
+        .await
+        .context("cannot open the database")
+}

@@ -1,1 +1,103 @@
+//! The HTTP front door: a thin axum layer over `pathwise-app`. Handlers parse, call one
+//! application operation, and serialize; they decide nothing.
 
+pub mod error;
+pub mod extract;
+pub mod routes;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use pathwise_app::App;
+use routes::{curriculum, docs, learners, mastery, maps, nodes};
+use serde_json::json;
+use std::sync::Arc;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::trace::TraceLayer;
+
+/// The largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub app: App,
+    /// SHA-256 of the operator token, when one is configured.
+    pub operator_token_hash: Option<Arc<str>>,
+}
+
+impl AppState {
+    pub fn new(app: App, operator_token: Option<&str>) -> Self {
+        AppState { app, operator_token_hash: operator_token.map(|t| pathwise_app::learners::hash_token(t).into()) }
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/learners", post(learners::create))
+        .route("/me", get(learners::me))
+        .route("/mind-maps", get(maps::list_maps).post(maps::create_map))
+        .route("/mind-maps/{id}", get(maps::get_map).patch(maps::update_map).delete(maps::delete_map))
+        .route("/mind-maps/{id}/nodes", get(maps::list_nodes).post(maps::create_node))
+        .route("/mind-maps/{id}/edges", post(maps::create_edge))
+        .route("/mind-maps/{id}/edges/{parent_id}/{child_id}", axum::routing::delete(maps::delete_edge))
+        .route("/mind-maps/{id}/frontier", get(maps::frontier))
+        .route("/mind-maps/{id}/plan", post(curriculum::plan))
+        .route("/mind-maps/{id}/replan", post(curriculum::replan))
+        .route("/mind-maps/{id}/next-node", get(curriculum::next_node))
+        .route("/mind-maps/{id}/mastery-summary", get(mastery::summary))
+        .route("/mind-maps/{id}/struggles", get(mastery::struggles))
+        .route("/mind-maps/{id}/pending-reviews", get(mastery::map_reviews))
+        .route("/curriculum/generate", post(curriculum::generate))
+        .route("/nodes/{id}", get(nodes::get_node).patch(nodes::update_node).delete(nodes::delete_node))
+        .route("/nodes/{id}/history", get(nodes::history))
+        .route("/nodes/{id}/subtree", get(nodes::subtree))
+        .route("/responses", post(mastery::record))
+        .route("/quiz-responses", get(mastery::list))
+        .route("/reviews/pending", get(mastery::all_reviews))
+        .route("/openapi.json", get(docs::openapi_json))
+        .route("/docs", get(docs::docs_page));
+    Router::new()
+        .nest("/api", api)
+        .route("/healthz", get(|| async { "ok" }))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(CompressionLayer::new())
+        .layer(CatchPanicLayer::custom(|_| internal_error()))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn not_found(uri: axum::http::Uri) -> Response {
+    error::error_response(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        &format!("no route for {}; the API is described at /api/openapi.json", uri.path()),
+        json!({ "path": uri.path() }),
+    )
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    error::error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        &format!("{method} is not allowed on {}; see /api/openapi.json", uri.path()),
+        json!({ "path": uri.path(), "method": method.as_str() }),
+    )
+}
+
+fn internal_error() -> Response {
+    error::error_response(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; the server log has the details", json!(null))
+        .into_response()
+}
+
+/// Serve until `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
+}

@@ -1,0 +1,319 @@
+//! `pathwise bench`: the performance targets, measured on this machine. Each benchmark
+//! prints one JSON object per line: bench, store, ops, concurrency, ops_per_sec, p50_ms, p99_ms.
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+use pathwise_app::curriculum::GenerateInput;
+use pathwise_app::mastery::RecordResponse;
+use pathwise_app::{AnyStore, App, Store};
+use pathwise_domain::graph::{recompute_depths, GraphLimits};
+use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, Node};
+use pathwise_domain::{curriculum, lifecycle, EdgeType, LearnerId, MindMapId, NodeId, ResponseType};
+use pathwise_store::{PgStore, SqliteStore};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::json;
+use std::time::{Duration, Instant};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchFlags {
+    /// PostgreSQL URL for the PostgreSQL benchmarks (or PATHWISE_BENCH_DATABASE_URL); they are skipped without one.
+    #[arg(long, env = "PATHWISE_BENCH_DATABASE_URL")]
+    postgres_url: Option<String>,
+    /// Run only the benchmarks whose name contains this.
+    #[arg(long)]
+    only: Option<String>,
+    /// Fewer operations, for a quick check that every benchmark runs.
+    #[arg(long)]
+    quick: bool,
+}
+
+struct Stats {
+    ops: usize,
+    concurrency: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+}
+
+impl Stats {
+    fn print(mut self, bench: &str, store: &str, extra: serde_json::Value) {
+        self.latencies.sort();
+        let pick = |q: f64| {
+            let i = ((self.latencies.len() as f64 - 1.0) * q).round() as usize;
+            self.latencies.get(i).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
+        };
+        let mut line = json!({
+            "bench": bench,
+            "store": store,
+            "ops": self.ops,
+            "concurrency": self.concurrency,
+            "ops_per_sec": (self.ops as f64 / self.elapsed.as_secs_f64()).round(),
+            "p50_ms": round3(pick(0.5)),
+            "p99_ms": round3(pick(0.99)),
+        });
+        if let (Some(line), Some(extra)) = (line.as_object_mut(), extra.as_object()) {
+            line.extend(extra.clone());
+        }
+        println!("{line}");
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+pub async fn run(flags: BenchFlags) -> Result<()> {
+    let wanted = |name: &str| flags.only.as_deref().is_none_or(|o| name.contains(o));
+    let scale = if flags.quick { 20 } else { 1 };
+    let dir = tempfile::tempdir()?;
+
+    if wanted("learning_order") {
+        learning_order(if flags.quick { 2 } else { 15 })?;
+    }
+    if wanted("frontier") {
+        let app = sqlite_app(dir.path(), "frontier").await?;
+        frontier(&app, 500, 2000 / scale).await?;
+    }
+    if wanted("record_response") {
+        let app = sqlite_app(dir.path(), "record").await?;
+        record_responses(&app, 16, 40_000 / scale).await?;
+        if let Some(url) = &flags.postgres_url {
+            let app = postgres_app(url).await?;
+            record_responses(&app, 16, 40_000 / scale).await?;
+        }
+    }
+    if wanted("history") {
+        let app = sqlite_app(dir.path(), "history").await?;
+        for prior in [10, 10_000 / scale] {
+            history_cost(&app, prior, 5_000 / scale).await?;
+        }
+        if let Some(url) = &flags.postgres_url {
+            let app = postgres_app(url).await?;
+            for prior in [10, 10_000 / scale] {
+                history_cost(&app, prior, 5_000 / scale).await?;
+            }
+        }
+    }
+    if wanted("http") {
+        let app = sqlite_app(dir.path(), "http").await?;
+        http_record(app, 32, 40_000 / scale).await?;
+    }
+    Ok(())
+}
+
+async fn sqlite_app(dir: &std::path::Path, name: &str) -> Result<App> {
+    Ok(App::new(AnyStore::Sqlite(SqliteStore::open(&dir.join(format!("{name}.db"))).await?)))
+}
+
+async fn postgres_app(url: &str) -> Result<App> {
+    let store = PgStore::connect(url, 32).await.context("cannot connect to the benchmark PostgreSQL")?;
+    Ok(App::new(AnyStore::Postgres(store)))
+}
+
+/// A learner with one active 30-node map; returns its ids.
+async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId>, String)> {
+    let created = app.create_learner("bench learner").await?;
+    let labels: Vec<String> = (0..30).map(|i| format!("Concept {i}")).collect();
+    let nodes: Vec<_> = labels.iter().map(|l| json!({ "label": l, "effort_minutes": 10 })).collect();
+    // A shallow tree: every node depends on the root, so all are on the frontier after it.
+    let edges: Vec<_> = labels[1..].iter().map(|l| json!({ "parent": labels[0], "child": l })).collect();
+    let input: GenerateInput = serde_json::from_value(json!({
+        "topic": "Benchmark", "decomposition": { "root": labels[0], "nodes": nodes, "edges": edges }
+    }))?;
+    let plan = app.generate_from_decomposition(created.learner.id, input).await?;
+    let map = app.get_map(created.learner.id, plan.mind_map_id).await?;
+    Ok((created.learner.id, plan.mind_map_id, map.nodes.iter().map(|n| n.id).collect(), created.token))
+}
+
+fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse {
+    let quality = [4, 5, 3, 4, 2, 5][i % 6];
+    let kind = if i % 3 == 0 { ResponseType::Teach } else { ResponseType::Review };
+    RecordResponse::new(node, map, "What does this concept mean?", Some("an answer"), quality, Some(kind))
+}
+
+async fn record_responses(app: &App, learners: usize, total: usize) -> Result<()> {
+    let mut tasks = Vec::new();
+    let per_task = total / learners;
+    let mut setups = Vec::new();
+    for _ in 0..learners {
+        setups.push(learner_with_map(app).await?);
+    }
+    let start = Instant::now();
+    for (learner, map, nodes, _) in setups {
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::with_capacity(per_task);
+            for i in 0..per_task {
+                let t = Instant::now();
+                app.record_response(learner, response(map, nodes[i % nodes.len()], i)).await?;
+                latencies.push(t.elapsed());
+            }
+            anyhow::Ok(latencies)
+        }));
+    }
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    let stats = Stats { ops: latencies.len(), concurrency: learners, elapsed: start.elapsed(), latencies };
+    stats.print("record_response", app.store().engine(), json!({ "learners": learners }));
+    Ok(())
+}
+
+/// The cost of a response on a node that already has `prior` responses.
+async fn history_cost(app: &App, prior: usize, measured: usize) -> Result<()> {
+    let (learner, map, nodes, _) = learner_with_map(app).await?;
+    let node = nodes[1];
+    for i in 0..prior {
+        app.record_response(learner, response(map, node, i)).await?;
+    }
+    let mut latencies = Vec::with_capacity(measured);
+    let start = Instant::now();
+    for i in 0..measured {
+        let t = Instant::now();
+        app.record_response(learner, response(map, node, i)).await?;
+        latencies.push(t.elapsed());
+    }
+    let stats = Stats { ops: measured, concurrency: 1, elapsed: start.elapsed(), latencies };
+    stats.print("record_response_with_history", app.store().engine(), json!({ "prior_responses": prior }));
+    Ok(())
+}
+
+async fn http_record(app: App, clients: usize, total: usize) -> Result<()> {
+    let mut setups = Vec::new();
+    for _ in 0..clients {
+        setups.push(learner_with_map(&app).await?);
+    }
+    let engine = app.store().engine();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(pathwise_server::serve(listener, pathwise_server::AppState::new(app, None), async {
+        stopped.await.ok();
+    }));
+    let client = reqwest::Client::builder().pool_max_idle_per_host(clients).build()?;
+    let per_client = total / clients;
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for (_, map, nodes, token) in setups {
+        let (client, url) = (client.clone(), format!("{base}/api/responses"));
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::with_capacity(per_client);
+            for i in 0..per_client {
+                let body = response(map, nodes[i % nodes.len()], i);
+                let body = json!({
+                    "node_id": body.node_id, "mind_map_id": body.mind_map_id, "question_text": body.question_text,
+                    "user_answer": body.user_answer, "quality": body.quality, "response_type": body.response_type,
+                });
+                let t = Instant::now();
+                let reply = client.post(&url).bearer_auth(&token).json(&body).send().await?;
+                anyhow::ensure!(reply.status() == 201, "unexpected status {}", reply.status());
+                reply.bytes().await?;
+                latencies.push(t.elapsed());
+            }
+            anyhow::Ok(latencies)
+        }));
+    }
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    let elapsed = start.elapsed();
+    stop.send(()).ok();
+    server.await??;
+    let stats = Stats { ops: latencies.len(), concurrency: clients, elapsed, latencies };
+    stats.print("http_record_response", engine, json!({ "clients": clients }));
+    Ok(())
+}
+
+/// A random DAG in which node i may only depend on nodes before it, so it is acyclic.
+fn random_dag(nodes: usize, edges: usize, seed: u64) -> MapAggregate {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let now = Utc::now();
+    let map = lifecycle::new_map(MindMapId(Uuid::from_u128(1)), LearnerId(Uuid::from_u128(2)), "bench", Metadata::new(), now)
+        .expect("valid map");
+    let ids: Vec<NodeId> = (0..nodes).map(|i| NodeId(Uuid::from_u128(1000 + i as u128))).collect();
+    let mut agg = MapAggregate { map, nodes: Vec::with_capacity(nodes), edges: Vec::with_capacity(edges) };
+    agg.map.root_node_id = Some(ids[0]);
+    for (i, id) in ids.iter().enumerate() {
+        let node = Node::new(*id, agg.map.id, format!("Concept {i:05}"), None, Some(rng.gen_range(5..90)), Metadata::new(), now);
+        agg.nodes.push(node);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let edge = |parent: usize, child: usize| Edge {
+        mind_map_id: agg.map.id,
+        parent_node_id: ids[parent],
+        child_node_id: ids[child],
+        edge_type: EdgeType::Prerequisite,
+        created_at: now,
+    };
+    let mut list = Vec::with_capacity(edges);
+    // Every node hangs from an earlier one, so all are reachable from the root.
+    for child in 1..nodes {
+        let parent = rng.gen_range(0..child);
+        seen.insert((parent, child));
+        list.push(edge(parent, child));
+    }
+    while list.len() < edges {
+        let child = rng.gen_range(1..nodes);
+        let parent = rng.gen_range(0..child);
+        if seen.insert((parent, child)) {
+            list.push(edge(parent, child));
+        }
+    }
+    agg.edges = list;
+    recompute_depths(&mut agg, GraphLimits { max_nodes: None, max_depth: None }).expect("a DAG");
+    agg
+}
+
+fn learning_order(runs: usize) -> Result<()> {
+    let agg = random_dag(10_000, 30_000, 7);
+    let mut latencies = Vec::with_capacity(runs);
+    let start = Instant::now();
+    for _ in 0..runs {
+        let t = Instant::now();
+        let order = curriculum::learning_order(&agg);
+        latencies.push(t.elapsed());
+        anyhow::ensure!(order.len() == agg.nodes.len());
+    }
+    let stats = Stats { ops: runs, concurrency: 1, elapsed: start.elapsed(), latencies };
+    stats.print("learning_order", "none", json!({ "nodes": agg.nodes.len(), "edges": agg.edges.len() }));
+    Ok(())
+}
+
+async fn frontier(app: &App, nodes: usize, runs: usize) -> Result<()> {
+    let learner = app.create_learner("bench learner").await?.learner;
+    let mut agg = random_dag(nodes, nodes * 3, 11);
+    agg.map.id = MindMapId(Uuid::now_v7());
+    agg.map.learner_id = learner.id;
+    agg.map.status = pathwise_domain::MapStatus::Active;
+    for node in &mut agg.nodes {
+        node.mind_map_id = agg.map.id;
+        node.id = NodeId(Uuid::now_v7());
+    }
+    // Re-key the edges to the fresh node ids.
+    let by_old: std::collections::HashMap<Uuid, NodeId> =
+        (0..nodes).map(|i| (Uuid::from_u128(1000 + i as u128), agg.nodes[i].id)).collect();
+    for edge in &mut agg.edges {
+        edge.mind_map_id = agg.map.id;
+        edge.parent_node_id = by_old[&edge.parent_node_id.0];
+        edge.child_node_id = by_old[&edge.child_node_id.0];
+    }
+    agg.map.root_node_id = Some(agg.nodes[0].id);
+    curriculum::assign_sequence(&mut agg);
+    let empty = MapAggregate { map: agg.map.clone(), nodes: Vec::new(), edges: Vec::new() };
+    let mut changes = MapChanges::between(&empty, &agg);
+    changes.map = None;
+    app.store().insert_map(&agg.map, &changes).await?;
+    let mut latencies = Vec::with_capacity(runs);
+    let start = Instant::now();
+    for _ in 0..runs {
+        let t = Instant::now();
+        app.frontier(learner.id, agg.map.id).await?;
+        latencies.push(t.elapsed());
+    }
+    let stats = Stats { ops: runs, concurrency: 1, elapsed: start.elapsed(), latencies };
+    stats.print("frontier", app.store().engine(), json!({ "nodes": nodes }));
+    Ok(())
+}

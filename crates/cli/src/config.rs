@@ -1,0 +1,75 @@
+//! Settings, layered: built-in defaults, then the config file, then `PATHWISE_*`
+//! environment variables, then command-line flags.
+
+use anyhow::{Context, Result};
+use figment::providers::{Env, Format, Serialized, Toml};
+use figment::Figment;
+use serde::{Deserialize, Serialize};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The server's name, shown in logs.
+    pub name: String,
+    pub host: String,
+    pub port: u16,
+    /// Where the SQLite database and the local learner's token live.
+    pub data_dir: PathBuf,
+    /// `postgres://...` for PostgreSQL; unset for SQLite in `data_dir`.
+    pub database_url: Option<String>,
+    /// Lets its holder create learners; required to bind a non-loopback address.
+    pub operator_token: Option<String>,
+    /// Database connections in the pool (PostgreSQL).
+    pub max_connections: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            name: "pathwise".into(),
+            host: "127.0.0.1".into(),
+            port: 8080,
+            data_dir: PathBuf::from("data"),
+            database_url: None,
+            operator_token: None,
+            max_connections: 16,
+        }
+    }
+}
+
+/// Flags that override the file and the environment when given.
+#[derive(Debug, Clone, Default, Serialize, clap::Args)]
+pub struct StoreFlags {
+    /// Directory for the SQLite database and the local learner's token [default: ./data]
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<PathBuf>,
+    /// PostgreSQL URL (postgres://user@host/db); SQLite in the data directory when unset
+    #[arg(long, global = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database_url: Option<String>,
+}
+
+pub fn load(config_file: Option<&Path>, overrides: &impl Serialize) -> Result<Settings> {
+    let mut figment = Figment::from(Serialized::defaults(Settings::default()));
+    match config_file {
+        Some(path) => {
+            if !path.exists() {
+                anyhow::bail!("config file {} does not exist", path.display());
+            }
+            figment = figment.merge(Toml::file(path));
+        }
+        None if Path::new("pathwise.toml").exists() => figment = figment.merge(Toml::file("pathwise.toml")),
+        None => {}
+    }
+    figment = figment.merge(Env::prefixed("PATHWISE_").ignore(&["CONFIG", "TEST_DATABASE_URL", "BENCH_DATABASE_URL"]));
+    figment = figment.merge(Serialized::defaults(overrides));
+    figment.extract().context("invalid settings (config file, PATHWISE_* variables or flags)")
+}
+
+/// Whether `host` only accepts connections from this machine.
+pub fn is_loopback(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+}

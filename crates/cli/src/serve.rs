@@ -1,0 +1,102 @@
+//! `pathwise serve`.
+
+use crate::config::{self, Settings, StoreFlags};
+use anyhow::{bail, Context, Result};
+use pathwise_app::learners::NewLearner;
+use pathwise_app::App;
+use pathwise_server::AppState;
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, Default, Serialize, clap::Args)]
+pub struct ServeFlags {
+    /// Address to listen on [default: 127.0.0.1]
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// Port to listen on; 0 picks a free one [default: 8080]
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+}
+
+#[derive(Serialize)]
+pub struct Overrides<'a> {
+    #[serde(flatten)]
+    pub store: &'a StoreFlags,
+    #[serde(flatten)]
+    pub serve: &'a ServeFlags,
+}
+
+const LOCAL_TOKEN_FILE: &str = "local-token";
+
+/// The local learner and a working token for it, kept in the data directory so that every
+/// start can print it (only its hash is in the database).
+pub async fn local_learner(app: &App, settings: &Settings) -> Result<NewLearner> {
+    let path = settings.data_dir.join(LOCAL_TOKEN_FILE);
+    let known = std::fs::read_to_string(&path).ok();
+    let local = app.local_learner(known.as_deref().map(str::trim)).await?;
+    if known.as_deref().map(str::trim) != Some(local.token.as_str()) {
+        write_private(&path, &local.token).with_context(|| format!("cannot save the local token to {}", path.display()))?;
+    }
+    Ok(local)
+}
+
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    std::io::Write::write_all(&mut options.open(path)?, contents.as_bytes())
+}
+
+pub async fn run(settings: Settings) -> Result<()> {
+    let loopback = config::is_loopback(&settings.host);
+    if !loopback && settings.operator_token.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        bail!(
+            "refusing to listen on {} without an operator token: anyone who can reach it could use the API. \
+             Set PATHWISE_OPERATOR_TOKEN (or operator_token in the config file), or listen on 127.0.0.1",
+            settings.host
+        );
+    }
+    let store = crate::open_store(&settings).await?;
+    let app = App::new(store);
+    let listener = tokio::net::TcpListener::bind((settings.host.as_str(), settings.port))
+        .await
+        .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
+    let address = listener.local_addr()?;
+    let base = format!("http://{address}");
+    println!("{} is listening on {base} ({} database)", settings.name, pathwise_app::Store::engine(app.store()));
+    if loopback {
+        let local = local_learner(&app, &settings).await?;
+        println!("Local learner token: {}", local.token);
+        println!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token);
+    } else {
+        println!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
+    }
+    println!("API reference: {base}/api/docs");
+    let state = AppState::new(app, settings.operator_token.as_deref());
+    pathwise_server::serve(listener, state, shutdown_signal()).await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        tokio::signal::ctrl_c().await.ok();
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        if let Ok(mut signal) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            signal.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+}

@@ -1,0 +1,90 @@
+//! Extractors that turn every malformed request into the JSON error shape, naming what was
+//! wrong, instead of axum's plain-text rejections.
+
+use crate::error::ApiError;
+use crate::AppState;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use pathwise_app::{AppError, ErrorKind, Learner};
+use serde::de::DeserializeOwned;
+
+/// The learner the bearer token belongs to.
+pub struct Auth(pub Learner);
+
+pub fn bearer(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let token = bearer(parts).ok_or_else(|| {
+            AppError::new(
+                ErrorKind::Unauthorized,
+                "unauthorized",
+                "this endpoint needs a learner's API token: send Authorization: Bearer <token>",
+            )
+        })?;
+        Ok(Auth(state.app.authenticate(token).await?))
+    }
+}
+
+/// A JSON body, parsed with the path of any field at fault.
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+            let status = rejection.status();
+            if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                AppError::new(
+                    ErrorKind::BadRequest,
+                    "body_too_large",
+                    format!("body: larger than the {} byte limit", crate::MAX_BODY_BYTES),
+                )
+                .with_details(serde_json::json!({ "field": "body", "max_bytes": crate::MAX_BODY_BYTES }))
+            } else {
+                AppError::new(ErrorKind::BadRequest, "bad_body", format!("body: {}", rejection.body_text()))
+            }
+        })?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text"))?;
+        if text.trim().is_empty() {
+            return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object, got an empty body").into());
+        }
+        Ok(JsonBody(pathwise_app::curriculum::parse_json(text)?))
+    }
+}
+
+/// Query-string parameters, with a clear error for a bad one.
+pub struct QueryParams<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or("");
+        serde_urlencoded::from_str(query).map(QueryParams).map_err(|e| {
+            AppError::new(ErrorKind::BadRequest, "bad_query", format!("query: {e}")).into()
+        })
+    }
+}
+
+/// Path parameters (ids), with a clear error for one that is not a UUID.
+pub struct PathIds<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathIds<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state).await.map(|p| PathIds(p.0)).map_err(|e| {
+            AppError::new(ErrorKind::BadRequest, "bad_path", format!("path: {}; ids are UUIDs", e.body_text())).into()
+        })
+    }
+}

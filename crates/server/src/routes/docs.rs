@@ -1,0 +1,41 @@
+//! The OpenAPI 3.1 document and a self-contained page to browse it (no CDN, no build step).
+
+use axum::response::Html;
+use axum::Json;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use super::{curriculum, learners, mastery, maps, nodes};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Pathwise API", description = "A learner's concept maps, learning order, mastery and reviews. \
+        Every call needs `Authorization: Bearer <token>`; errors are `{\"error\": {\"code\", \"message\", \"details\"}}`."),
+    paths(
+        learners::create, learners::me,
+        maps::create_map, maps::list_maps, maps::get_map, maps::update_map, maps::delete_map,
+        maps::create_node, maps::list_nodes, maps::create_edge, maps::delete_edge, maps::frontier,
+        nodes::get_node, nodes::update_node, nodes::delete_node, nodes::history, nodes::subtree,
+        curriculum::generate, curriculum::plan, curriculum::replan, curriculum::next_node,
+        mastery::record, mastery::list, mastery::summary, mastery::struggles, mastery::map_reviews, mastery::all_reviews,
+    ),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+    }
+}
+
+pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+pub async fn docs_page() -> Html<&'static str> {
+    Html(include_str!("docs.html"))
+}

@@ -1,0 +1,74 @@
+//! Learners: created by the operator, each with a bearer token.
+
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{bearer, Auth, JsonBody};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::Json;
+use pathwise_app::{AppError, ErrorKind};
+use pathwise_domain::LearnerId;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateLearner {
+    name: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CreatedLearner {
+    id: LearnerId,
+    name: String,
+    /// The learner's API token. It is shown only this once.
+    token: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Me {
+    id: LearnerId,
+    name: String,
+    is_local: bool,
+}
+
+/// Proof that the caller holds the operator token.
+pub struct Operator;
+
+impl axum::extract::FromRequestParts<AppState> for Operator {
+    type Rejection = crate::error::ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Some(expected) = &state.operator_token_hash else {
+            return Err(AppError::new(
+                ErrorKind::Forbidden,
+                "no_operator_token",
+                "creating learners needs an operator token, and none is configured: set PATHWISE_OPERATOR_TOKEN or operator_token in the config file",
+            )
+            .into());
+        };
+        let given = bearer(parts).map(pathwise_app::learners::hash_token);
+        // Comparing hashes keeps the comparison's timing independent of the secret.
+        if given.as_deref() == Some(&**expected) {
+            Ok(Operator)
+        } else {
+            Err(AppError::new(ErrorKind::Unauthorized, "unauthorized", "this endpoint needs the operator token: send Authorization: Bearer <operator token>").into())
+        }
+    }
+}
+
+/// Create a learner (operator only); the response carries their token.
+#[utoipa::path(post, path = "/api/learners", tag = "learners", request_body = CreateLearner,
+    responses((status = 201, body = CreatedLearner), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn create(State(s): State<AppState>, _: Operator, JsonBody(input): JsonBody<CreateLearner>) -> ApiResult<(StatusCode, Json<CreatedLearner>)> {
+    let created = s.app.create_learner(&input.name).await?;
+    Ok((StatusCode::CREATED, Json(CreatedLearner { id: created.learner.id, name: created.learner.name, token: created.token })))
+}
+
+/// The learner the token belongs to.
+#[utoipa::path(get, path = "/api/me", tag = "learners", responses((status = 200, body = Me), (status = 401, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn me(Auth(l): Auth) -> ApiResult<Json<Me>> {
+    Ok(Json(Me { id: l.id, name: l.name, is_local: l.is_local }))
+}
