@@ -19,6 +19,8 @@ pub enum ErrorKind {
     Conflict,
     /// Well-formed, but breaks a rule: 422.
     Invalid,
+    /// The request body is over the size limit: 413.
+    TooLarge,
     /// A dependency (the database) failed: 503.
     Unavailable,
     Internal,

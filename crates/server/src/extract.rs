@@ -44,7 +44,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             let status = rejection.status();
             if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 AppError::new(
-                    ErrorKind::BadRequest,
+                    ErrorKind::TooLarge,
                     "body_too_large",
                     format!("body: larger than the {} byte limit", crate::MAX_BODY_BYTES),
                 )
