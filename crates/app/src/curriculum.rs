@@ -123,7 +123,15 @@ impl<S: Store> App<S> {
             learner,
             map,
             move |agg, now| {
-                curriculum::plan(agg, &input.decomposition, input.goal.as_deref(), &input.diagnostic_results, || NodeId(Self::new_id()), now, limits)
+                curriculum::plan(
+                    agg,
+                    &input.decomposition,
+                    input.goal.as_deref(),
+                    &input.diagnostic_results,
+                    || NodeId(Self::new_id()),
+                    now,
+                    limits,
+                )
             },
             PlanSummary::of,
         )
@@ -132,7 +140,11 @@ impl<S: Store> App<S> {
 
     /// `curriculum_generate` with the decomposition supplied by the caller: a new map for
     /// the topic, planned and active, or nothing at all.
-    pub async fn generate_from_decomposition(&self, learner: LearnerId, input: GenerateInput) -> AppResult<PlanSummary> {
+    pub async fn generate_from_decomposition(
+        &self,
+        learner: LearnerId,
+        input: GenerateInput,
+    ) -> AppResult<PlanSummary> {
         let now = self.now();
         let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, &input.topic, Metadata::new(), now)?;
         let empty = MapAggregate { map, nodes: Vec::new(), edges: Vec::new() };
@@ -175,19 +187,29 @@ impl<S: Store> App<S> {
             })
             .collect();
         let added_ids: Vec<NodeId> = added.iter().map(|c| c.node.id).collect();
-        self.edit_map(learner, map, move |agg, now| curriculum::replan(agg, added, now, limits), move |agg| {
-            let mut ordered: Vec<&Node> = agg.nodes.iter().collect();
-            ordered.sort_by_key(|n| n.sequence);
-            ReplanResult {
-                summary: PlanSummary::of(agg),
-                added_node_ids: added_ids,
-                skippable_node_ids: agg.nodes.iter().filter(|n| n.is_skippable()).map(|n| n.id).collect(),
-                sequence: ordered
-                    .into_iter()
-                    .map(|n| SequencedNode { id: n.id, label: n.label.clone(), sequence: n.sequence, mastery_status: n.mastery_status })
-                    .collect(),
-            }
-        })
+        self.edit_map(
+            learner,
+            map,
+            move |agg, now| curriculum::replan(agg, added, now, limits),
+            move |agg| {
+                let mut ordered: Vec<&Node> = agg.nodes.iter().collect();
+                ordered.sort_by_key(|n| n.sequence);
+                ReplanResult {
+                    summary: PlanSummary::of(agg),
+                    added_node_ids: added_ids,
+                    skippable_node_ids: agg.nodes.iter().filter(|n| n.is_skippable()).map(|n| n.id).collect(),
+                    sequence: ordered
+                        .into_iter()
+                        .map(|n| SequencedNode {
+                            id: n.id,
+                            label: n.label.clone(),
+                            sequence: n.sequence,
+                            mastery_status: n.mastery_status,
+                        })
+                        .collect(),
+                }
+            },
+        )
         .await
     }
 

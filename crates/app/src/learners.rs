@@ -43,7 +43,11 @@ impl<S: Store> App<S> {
     /// The learner a bearer token belongs to.
     pub async fn authenticate(&self, token: &str) -> AppResult<Learner> {
         self.store.learner_by_token_hash(&hash_token(token)).await?.ok_or_else(|| {
-            AppError::new(crate::ErrorKind::Unauthorized, "unauthorized", "the API token is not valid; send Authorization: Bearer <token>")
+            AppError::new(
+                crate::ErrorKind::Unauthorized,
+                "unauthorized",
+                "the API token is not valid; send Authorization: Bearer <token>",
+            )
         })
     }
 

@@ -70,7 +70,13 @@ pub struct Subtree {
 
 impl<S: Store> App<S> {
     pub async fn create_map(&self, learner: LearnerId, input: CreateMap) -> AppResult<MindMap> {
-        let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, &input.title, input.metadata.unwrap_or_default(), self.now())?;
+        let map = lifecycle::new_map(
+            MindMapId(Self::new_id()),
+            learner,
+            &input.title,
+            input.metadata.unwrap_or_default(),
+            self.now(),
+        )?;
         self.store.insert_map(&map, &MapChanges::default()).await?;
         Ok(map)
     }
@@ -92,7 +98,8 @@ impl<S: Store> App<S> {
     }
 
     pub async fn update_map_status(&self, learner: LearnerId, id: MindMapId, status: MapStatus) -> AppResult<MindMap> {
-        self.edit_map(learner, id, move |agg, now| lifecycle::change_status(agg, status, now), |agg| agg.map.clone()).await
+        self.edit_map(learner, id, move |agg, now| lifecycle::change_status(agg, status, now), |agg| agg.map.clone())
+            .await
     }
 
     pub async fn delete_map(&self, learner: LearnerId, id: MindMapId) -> AppResult<()> {
@@ -114,14 +121,20 @@ impl<S: Store> App<S> {
             prerequisite_ids: input.prerequisite_ids,
             metadata: input.metadata.unwrap_or_default(),
         };
-        self.edit_map(learner, map, move |agg, now| edit::add_node(agg, new, now, limits), move |agg| node_in(agg, id)).await
+        self.edit_map(learner, map, move |agg, now| edit::add_node(agg, new, now, limits), move |agg| node_in(agg, id))
+            .await
     }
 
     pub async fn get_node(&self, learner: LearnerId, id: NodeId) -> AppResult<Node> {
         self.store.get_node(learner, id).await?.ok_or_else(|| AppError::not_found("node", id))
     }
 
-    pub async fn list_nodes(&self, learner: LearnerId, map: MindMapId, status: Option<MasteryStatus>) -> AppResult<Vec<Node>> {
+    pub async fn list_nodes(
+        &self,
+        learner: LearnerId,
+        map: MindMapId,
+        status: Option<MasteryStatus>,
+    ) -> AppResult<Vec<Node>> {
         let agg = self.get_map(learner, map).await?;
         Ok(agg.nodes.into_iter().filter(|n| status.is_none_or(|s| n.mastery_status == s)).collect())
     }
@@ -136,7 +149,8 @@ impl<S: Store> App<S> {
             mastery_status: input.mastery_status,
             mastery_score: input.mastery_score,
         };
-        self.edit_map(learner, map, move |agg, now| edit::update_node(agg, id, patch, now), move |agg| node_in(agg, id)).await
+        self.edit_map(learner, map, move |agg, now| edit::update_node(agg, id, patch, now), move |agg| node_in(agg, id))
+            .await
     }
 
     pub async fn delete_node(&self, learner: LearnerId, id: NodeId) -> AppResult<()> {
@@ -164,7 +178,13 @@ impl<S: Store> App<S> {
         .await
     }
 
-    pub async fn delete_edge(&self, learner: LearnerId, map: MindMapId, parent: NodeId, child: NodeId) -> AppResult<()> {
+    pub async fn delete_edge(
+        &self,
+        learner: LearnerId,
+        map: MindMapId,
+        parent: NodeId,
+        child: NodeId,
+    ) -> AppResult<()> {
         let limits = self.limits;
         self.edit_map(learner, map, move |agg, _| edit::remove_edge(agg, parent, child, limits), |_| ()).await
     }
@@ -185,7 +205,13 @@ impl<S: Store> App<S> {
     /// Apply a domain operation to a map inside one write transaction: the operation edits
     /// an in-memory copy, and only the difference is written. `output` reads the result
     /// from the edited map.
-    pub(crate) async fn edit_map<T, Op, Out>(&self, learner: LearnerId, map: MindMapId, op: Op, output: Out) -> AppResult<T>
+    pub(crate) async fn edit_map<T, Op, Out>(
+        &self,
+        learner: LearnerId,
+        map: MindMapId,
+        op: Op,
+        output: Out,
+    ) -> AppResult<T>
     where
         T: Send + 'static,
         Op: FnOnce(&mut MapAggregate, chrono::DateTime<chrono::Utc>) -> Result<(), DomainError> + Send + 'static,

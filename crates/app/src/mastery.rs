@@ -93,7 +93,8 @@ impl<S: Store> App<S> {
                     needs: "active or completed",
                 });
             }
-            let outcome = mastery::apply_response(&MasteryState::of(&ctx.node), &ctx.history, quality, response_type, now);
+            let outcome =
+                mastery::apply_response(&MasteryState::of(&ctx.node), &ctx.history, quality, response_type, now);
             let mut node = ctx.node.clone();
             outcome.state.write_to(&mut node);
             node.updated_at = now;
@@ -107,7 +108,12 @@ impl<S: Store> App<S> {
     }
 
     /// `mastery_get_node_history`: newest first, all of it unless `limit` is given.
-    pub async fn node_history(&self, learner: LearnerId, node: NodeId, limit: Option<i64>) -> AppResult<Vec<QuizResponse>> {
+    pub async fn node_history(
+        &self,
+        learner: LearnerId,
+        node: NodeId,
+        limit: Option<i64>,
+    ) -> AppResult<Vec<QuizResponse>> {
         if let Some(limit) = limit {
             if limit < 1 {
                 return Err(AppError::invalid("limit", format!("{limit} is not allowed; limit is 1 or more")));
@@ -139,7 +145,12 @@ impl<S: Store> App<S> {
     }
 
     /// Nodes of active maps due for review now, or within `horizon_days`.
-    pub async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, horizon_days: Option<f64>) -> AppResult<Vec<Node>> {
+    pub async fn pending_reviews(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        horizon_days: Option<f64>,
+    ) -> AppResult<Vec<Node>> {
         let horizon = horizon_days.unwrap_or(0.0);
         if !(0.0..=MAX_HORIZON_DAYS).contains(&horizon) {
             return Err(AppError::invalid(

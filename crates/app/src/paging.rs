@@ -21,7 +21,10 @@ pub fn window(offset: Option<i64>, limit: Option<i64>) -> crate::AppResult<(i64,
         return Err(crate::AppError::invalid("offset", format!("{offset} is negative; offset is 0 or more")));
     }
     if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(crate::AppError::invalid("limit", format!("{limit} is not allowed; limit is from 1 to {MAX_LIMIT}")));
+        return Err(crate::AppError::invalid(
+            "limit",
+            format!("{limit} is not allowed; limit is from 1 to {MAX_LIMIT}"),
+        ));
     }
     Ok((offset, limit))
 }

@@ -231,13 +231,22 @@ async fn http_record(app: App, clients: usize, total: usize) -> Result<()> {
 fn random_dag(nodes: usize, edges: usize, seed: u64) -> MapAggregate {
     let mut rng = StdRng::seed_from_u64(seed);
     let now = Utc::now();
-    let map = lifecycle::new_map(MindMapId(Uuid::from_u128(1)), LearnerId(Uuid::from_u128(2)), "bench", Metadata::new(), now)
-        .expect("valid map");
+    let map =
+        lifecycle::new_map(MindMapId(Uuid::from_u128(1)), LearnerId(Uuid::from_u128(2)), "bench", Metadata::new(), now)
+            .expect("valid map");
     let ids: Vec<NodeId> = (0..nodes).map(|i| NodeId(Uuid::from_u128(1000 + i as u128))).collect();
     let mut agg = MapAggregate { map, nodes: Vec::with_capacity(nodes), edges: Vec::with_capacity(edges) };
     agg.map.root_node_id = Some(ids[0]);
     for (i, id) in ids.iter().enumerate() {
-        let node = Node::new(*id, agg.map.id, format!("Concept {i:05}"), None, Some(rng.gen_range(5..90)), Metadata::new(), now);
+        let node = Node::new(
+            *id,
+            agg.map.id,
+            format!("Concept {i:05}"),
+            None,
+            Some(rng.gen_range(5..90)),
+            Metadata::new(),
+            now,
+        );
         agg.nodes.push(node);
     }
     let mut seen = std::collections::HashSet::new();

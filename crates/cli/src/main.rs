@@ -38,9 +38,7 @@ enum Command {
         token: Option<String>,
     },
     /// Create a learner and print their API token.
-    CreateLearner {
-        name: String,
-    },
+    CreateLearner { name: String },
     /// Measure throughput and latency; prints one JSON object per line.
     Bench(bench::BenchFlags),
 }
@@ -51,7 +49,8 @@ struct StoreOverrides<'a>(&'a StoreFlags);
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_env("PATHWISE_LOG").unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,info".into());
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PATHWISE_LOG")
+        .unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,info".into());
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
     if let Err(error) = run(cli).await {
         eprintln!("error: {error:#}");
@@ -79,8 +78,12 @@ async fn run(cli: Cli) -> Result<()> {
                 Some(token) => app.authenticate(&token).await?,
                 None => serve::local_learner(&app, &settings).await?.learner,
             };
-            let input = pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let summary = app.generate_from_decomposition(learner.id, input).await.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let input =
+                pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let summary = app
+                .generate_from_decomposition(learner.id, input)
+                .await
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             println!("{}", serde_json::to_string_pretty(&summary)?);
             Ok(())
         }
@@ -88,7 +91,10 @@ async fn run(cli: Cli) -> Result<()> {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             let app = App::new(open_store(&settings).await?);
             let created = app.create_learner(&name).await?;
-            println!("{}", serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token }));
+            println!(
+                "{}",
+                serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token })
+            );
             Ok(())
         }
         Command::Bench(flags) => bench::run(flags).await,

@@ -37,7 +37,8 @@ pub async fn local_learner(app: &App, settings: &Settings) -> Result<NewLearner>
     let known = std::fs::read_to_string(&path).ok();
     let local = app.local_learner(known.as_deref().map(str::trim)).await?;
     if known.as_deref().map(str::trim) != Some(local.token.as_str()) {
-        write_private(&path, &local.token).with_context(|| format!("cannot save the local token to {}", path.display()))?;
+        write_private(&path, &local.token)
+            .with_context(|| format!("cannot save the local token to {}", path.display()))?;
     }
     Ok(local)
 }

@@ -129,10 +129,9 @@ pub fn plan(
         agg.nodes.push(Node::new(id, agg.map.id, label, description, Some(effort), Metadata::new(), now));
     }
     let lookup = |field: String, label: &str| {
-        by_label
-            .get(&normalize_label(label))
-            .copied()
-            .ok_or_else(|| DomainError::invalid(field, format!("'{label}' is not the label of a node in this decomposition")))
+        by_label.get(&normalize_label(label)).copied().ok_or_else(|| {
+            DomainError::invalid(field, format!("'{label}' is not the label of a node in this decomposition"))
+        })
     };
     let root = lookup("root".into(), &decomposition.root)?;
     agg.map.root_node_id = Some(root);
@@ -147,7 +146,13 @@ pub fn plan(
         if !pairs.insert((parent, child)) {
             return Err(DomainError::DuplicateEdge { parent: agg.label_of(parent), child: agg.label_of(child) });
         }
-        agg.edges.push(Edge { mind_map_id: agg.map.id, parent_node_id: parent, child_node_id: child, edge_type: spec.edge_type, created_at: now });
+        agg.edges.push(Edge {
+            mind_map_id: agg.map.id,
+            parent_node_id: parent,
+            child_node_id: child,
+            edge_type: spec.edge_type,
+            created_at: now,
+        });
     }
     if let Some(cycle) = Prerequisites::of(agg).find_cycle() {
         return Err(DomainError::Cycle { path: cycle.iter().map(|&i| agg.nodes[i].label.clone()).collect() });
@@ -210,19 +215,19 @@ pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
         if mastered(i) {
             continue;
         }
-        level[i] = graph
-            .parents(i)
-            .iter()
-            .filter(|&&p| !mastered(p))
-            .map(|&p| level[p] + 1)
-            .max()
-            .unwrap_or(0);
+        level[i] = graph.parents(i).iter().filter(|&&p| !mastered(p)).map(|&p| level[p] + 1).max().unwrap_or(0);
     }
     let mut open: Vec<usize> = (0..graph.len()).filter(|&i| !mastered(i)).collect();
     open.sort_by(|&a, &b| {
         let key = |i: usize| {
             let n = &agg.nodes[i];
-            (n.is_optional(), level[i], n.depth, n.effort_minutes.unwrap_or(i32::MAX), !n.mastery_status.is_partially_known())
+            (
+                n.is_optional(),
+                level[i],
+                n.depth,
+                n.effort_minutes.unwrap_or(i32::MAX),
+                !n.mastery_status.is_partially_known(),
+            )
         };
         key(a).cmp(&key(b)).then_with(|| by_label(&agg.nodes[a], &agg.nodes[b]))
     });
@@ -235,7 +240,10 @@ pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
 }
 
 fn by_label(a: &Node, b: &Node) -> std::cmp::Ordering {
-    normalize_label(&a.label).cmp(&normalize_label(&b.label)).then_with(|| a.label.cmp(&b.label)).then_with(|| a.id.cmp(&b.id))
+    normalize_label(&a.label)
+        .cmp(&normalize_label(&b.label))
+        .then_with(|| a.label.cmp(&b.label))
+        .then_with(|| a.id.cmp(&b.id))
 }
 
 /// Write the learning order onto the nodes as `sequence` 1..N.
@@ -258,7 +266,12 @@ pub struct AddedConcept {
 /// Re-plan an active map: add concepts if asked, mark mastered nodes with a score of at
 /// least 0.9 skippable, and recompute the sequence. The existing structure stays; on a
 /// stable map nothing changes.
-pub fn replan(agg: &mut MapAggregate, added: Vec<AddedConcept>, now: DateTime<Utc>, limits: GraphLimits) -> Result<(), DomainError> {
+pub fn replan(
+    agg: &mut MapAggregate,
+    added: Vec<AddedConcept>,
+    now: DateTime<Utc>,
+    limits: GraphLimits,
+) -> Result<(), DomainError> {
     require_active(&agg.map, "curriculum_replan")?;
     for concept in added {
         let id = concept.node.id;
@@ -273,7 +286,10 @@ pub fn replan(agg: &mut MapAggregate, added: Vec<AddedConcept>, now: DateTime<Ut
         }
     }
     for node in &mut agg.nodes {
-        if node.mastery_status == MasteryStatus::Mastered && node.mastery_score >= SKIPPABLE_SCORE && !node.is_skippable() {
+        if node.mastery_status == MasteryStatus::Mastered
+            && node.mastery_score >= SKIPPABLE_SCORE
+            && !node.is_skippable()
+        {
             node.metadata.insert("skippable".into(), Value::Bool(true));
         }
     }

@@ -78,7 +78,12 @@ fn require_member(agg: &MapAggregate, field: &'static str, id: NodeId) -> Result
 
 /// Add a concept. The first node of a map becomes its root; every later node needs at least
 /// one prerequisite, so every node stays reachable from the root.
-pub fn add_node(agg: &mut MapAggregate, new: NewNode, now: DateTime<Utc>, limits: GraphLimits) -> Result<(), DomainError> {
+pub fn add_node(
+    agg: &mut MapAggregate,
+    new: NewNode,
+    now: DateTime<Utc>,
+    limits: GraphLimits,
+) -> Result<(), DomainError> {
     require_editable(&agg.map, "adding a node")?;
     let label = clean_text("label", &new.label, MAX_LABEL_CHARS)?;
     check_label_free(agg, &label, None)?;
@@ -147,11 +152,7 @@ pub fn add_edge(
     if parent == child {
         return Err(DomainError::SelfLoop { label: agg.label_of(parent) });
     }
-    if let Some(existing) = agg
-        .edges
-        .iter()
-        .find(|e| (e.parent_node_id, e.child_node_id) == (parent, child))
-    {
+    if let Some(existing) = agg.edges.iter().find(|e| (e.parent_node_id, e.child_node_id) == (parent, child)) {
         let _ = existing;
         return Err(DomainError::DuplicateEdge { parent: agg.label_of(parent), child: agg.label_of(child) });
     }
@@ -166,12 +167,23 @@ pub fn add_edge(
             }
         }
     }
-    agg.edges.push(Edge { mind_map_id: agg.map.id, parent_node_id: parent, child_node_id: child, edge_type, created_at: now });
+    agg.edges.push(Edge {
+        mind_map_id: agg.map.id,
+        parent_node_id: parent,
+        child_node_id: child,
+        edge_type,
+        created_at: now,
+    });
     recompute_depths(agg, limits)
 }
 
 /// Remove an edge, refusing if a node would lose its path from the root.
-pub fn remove_edge(agg: &mut MapAggregate, parent: NodeId, child: NodeId, limits: GraphLimits) -> Result<(), DomainError> {
+pub fn remove_edge(
+    agg: &mut MapAggregate,
+    parent: NodeId,
+    child: NodeId,
+    limits: GraphLimits,
+) -> Result<(), DomainError> {
     require_editable(&agg.map, "removing an edge")?;
     let before = agg.edges.len();
     agg.edges.retain(|e| (e.parent_node_id, e.child_node_id) != (parent, child));
@@ -182,7 +194,12 @@ pub fn remove_edge(agg: &mut MapAggregate, parent: NodeId, child: NodeId, limits
 }
 
 /// Remove a node with its edges (its responses go with it), refusing to strand others.
-pub fn remove_node(agg: &mut MapAggregate, id: NodeId, now: DateTime<Utc>, limits: GraphLimits) -> Result<(), DomainError> {
+pub fn remove_node(
+    agg: &mut MapAggregate,
+    id: NodeId,
+    now: DateTime<Utc>,
+    limits: GraphLimits,
+) -> Result<(), DomainError> {
     require_editable(&agg.map, "removing a node")?;
     require_member(agg, "node_id", id)?;
     if agg.map.root_node_id == Some(id) {
@@ -202,7 +219,12 @@ pub fn remove_node(agg: &mut MapAggregate, id: NodeId, now: DateTime<Utc>, limit
 }
 
 /// Update a node's fields; a status change must be an edge of the mastery state machine.
-pub fn update_node(agg: &mut MapAggregate, id: NodeId, patch: NodePatch, now: DateTime<Utc>) -> Result<(), DomainError> {
+pub fn update_node(
+    agg: &mut MapAggregate,
+    id: NodeId,
+    patch: NodePatch,
+    now: DateTime<Utc>,
+) -> Result<(), DomainError> {
     require_editable(&agg.map, "updating a node")?;
     require_member(agg, "node_id", id)?;
     if let Some(label) = &patch.label {
@@ -212,7 +234,10 @@ pub fn update_node(agg: &mut MapAggregate, id: NodeId, patch: NodePatch, now: Da
     let effort = patch.effort_minutes.map(|m| check_effort("effort_minutes", m)).transpose()?;
     if let Some(score) = patch.mastery_score {
         if !(0.0..=1.0).contains(&score) {
-            return Err(DomainError::invalid("mastery_score", format!("{score} is out of range; a score is from 0.0 to 1.0")));
+            return Err(DomainError::invalid(
+                "mastery_score",
+                format!("{score} is out of range; a score is from 0.0 to 1.0"),
+            ));
         }
     }
     let description = match &patch.description {

@@ -44,19 +44,10 @@ pub enum DomainError {
     Unreachable { label: String },
 
     #[error("{field}: cannot go from '{from}' to '{to}'; from '{from}' the allowed values are: {allowed}")]
-    InvalidTransition {
-        field: &'static str,
-        from: String,
-        to: String,
-        allowed: String,
-    },
+    InvalidTransition { field: &'static str, from: String, to: String, allowed: String },
 
     #[error("status: mind map is {status}; {operation} needs a map that is {needs}")]
-    MapNotOpen {
-        status: MapStatus,
-        operation: &'static str,
-        needs: &'static str,
-    },
+    MapNotOpen { status: MapStatus, operation: &'static str, needs: &'static str },
 
     #[error("{message}")]
     Conflict { message: String },
@@ -67,10 +58,7 @@ pub enum DomainError {
 
 impl DomainError {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
-        DomainError::Invalid {
-            field: field.into(),
-            message: message.into(),
-        }
+        DomainError::Invalid { field: field.into(), message: message.into() }
     }
 
     pub fn kind(&self) -> ErrorKind {

@@ -18,10 +18,7 @@ pub struct GraphLimits {
 
 impl GraphLimits {
     /// A map for one topic: at most 30 nodes, and no node deeper than 5 (root = 0).
-    pub const SINGLE_TOPIC: GraphLimits = GraphLimits {
-        max_nodes: Some(30),
-        max_depth: Some(5),
-    };
+    pub const SINGLE_TOPIC: GraphLimits = GraphLimits { max_nodes: Some(30), max_depth: Some(5) };
 
     pub fn check_node_count(&self, count: usize) -> Result<(), DomainError> {
         match self.max_nodes {
@@ -217,9 +214,9 @@ pub fn recompute_depths(agg: &mut MapAggregate, limits: GraphLimits) -> Result<(
     let root = graph
         .position(root_id)
         .ok_or_else(|| DomainError::Conflict { message: "root node is missing from the map".into() })?;
-    let depths = graph.longest_depths(root).map_err(|cycle| DomainError::Cycle {
-        path: cycle.iter().map(|&i| agg.nodes[i].label.clone()).collect(),
-    })?;
+    let depths = graph
+        .longest_depths(root)
+        .map_err(|cycle| DomainError::Cycle { path: cycle.iter().map(|&i| agg.nodes[i].label.clone()).collect() })?;
     let mut deepest: Option<(usize, u32)> = None;
     for (i, depth) in depths.iter().enumerate() {
         match depth {
@@ -248,10 +245,7 @@ pub fn frontier(agg: &MapAggregate) -> Vec<&Node> {
         .enumerate()
         .filter(|(i, node)| {
             node.mastery_status.is_open()
-                && graph
-                    .parents(*i)
-                    .iter()
-                    .all(|&p| agg.nodes[p].mastery_status == MasteryStatus::Mastered)
+                && graph.parents(*i).iter().all(|&p| agg.nodes[p].mastery_status == MasteryStatus::Mastered)
         })
         .map(|(_, node)| node)
         .collect();

@@ -30,10 +30,7 @@ impl Quality {
         if (0..=5).contains(&value) {
             Ok(Quality(value as u8))
         } else {
-            Err(DomainError::invalid(
-                "quality",
-                format!("{value} is out of range; quality is an integer from 0 to 5"),
-            ))
+            Err(DomainError::invalid("quality", format!("{value} is out of range; quality is an integer from 0 to 5")))
         }
     }
 
@@ -282,11 +279,8 @@ pub struct MapSummary {
 
 pub fn summarize(nodes: &[Node], struggles: &[Struggle]) -> MapSummary {
     let count = |status: MasteryStatus| nodes.iter().filter(|n| n.mastery_status == status).count();
-    let avg = if nodes.is_empty() {
-        0.0
-    } else {
-        nodes.iter().map(|n| n.mastery_score).sum::<f64>() / nodes.len() as f64
-    };
+    let avg =
+        if nodes.is_empty() { 0.0 } else { nodes.iter().map(|n| n.mastery_score).sum::<f64>() / nodes.len() as f64 };
     MapSummary {
         total_nodes: nodes.len(),
         unseen_count: count(MasteryStatus::Unseen),

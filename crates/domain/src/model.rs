@@ -141,9 +141,7 @@ impl MapAggregate {
     }
 
     pub fn label_of(&self, id: NodeId) -> String {
-        self.node(id)
-            .map(|n| n.label.clone())
-            .unwrap_or_else(|| id.to_string())
+        self.node(id).map(|n| n.label.clone()).unwrap_or_else(|| id.to_string())
     }
 }
 
@@ -164,10 +162,8 @@ impl MapChanges {
         use std::collections::HashMap;
         let old_nodes: HashMap<NodeId, &Node> = before.nodes.iter().map(|n| (n.id, n)).collect();
         let new_nodes: HashMap<NodeId, &Node> = after.nodes.iter().map(|n| (n.id, n)).collect();
-        let mut changes = MapChanges {
-            map: (before.map != after.map).then(|| after.map.clone()),
-            ..Default::default()
-        };
+        let mut changes =
+            MapChanges { map: (before.map != after.map).then(|| after.map.clone()), ..Default::default() };
         for node in &after.nodes {
             match old_nodes.get(&node.id) {
                 None => changes.insert_nodes.push(node.clone()),
@@ -175,17 +171,10 @@ impl MapChanges {
                 Some(_) => {}
             }
         }
-        changes.delete_nodes = before
-            .nodes
-            .iter()
-            .filter(|n| !new_nodes.contains_key(&n.id))
-            .map(|n| n.id)
-            .collect();
+        changes.delete_nodes = before.nodes.iter().filter(|n| !new_nodes.contains_key(&n.id)).map(|n| n.id).collect();
         let key = |e: &Edge| (e.parent_node_id, e.child_node_id);
-        let old_edges: HashMap<(NodeId, NodeId), &Edge> =
-            before.edges.iter().map(|e| (key(e), e)).collect();
-        let new_edges: HashMap<(NodeId, NodeId), &Edge> =
-            after.edges.iter().map(|e| (key(e), e)).collect();
+        let old_edges: HashMap<(NodeId, NodeId), &Edge> = before.edges.iter().map(|e| (key(e), e)).collect();
+        let new_edges: HashMap<(NodeId, NodeId), &Edge> = after.edges.iter().map(|e| (key(e), e)).collect();
         for edge in &after.edges {
             match old_edges.get(&key(edge)) {
                 None => changes.insert_edges.push(edge.clone()),
@@ -198,8 +187,8 @@ impl MapChanges {
         }
         for edge in &before.edges {
             // Edges of deleted nodes go by cascade; only the rest are deleted explicitly.
-            let gone_with_node = !new_nodes.contains_key(&edge.parent_node_id)
-                || !new_nodes.contains_key(&edge.child_node_id);
+            let gone_with_node =
+                !new_nodes.contains_key(&edge.parent_node_id) || !new_nodes.contains_key(&edge.child_node_id);
             if !new_edges.contains_key(&key(edge)) && !gone_with_node {
                 changes.delete_edges.push(key(edge));
             }

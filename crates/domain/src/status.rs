@@ -107,10 +107,7 @@ impl Default for ResponseType {
 impl MasteryStatus {
     /// Statuses that keep a node on the active frontier until it is mastered.
     pub fn is_open(&self) -> bool {
-        matches!(
-            self,
-            MasteryStatus::Unseen | MasteryStatus::Diagnosed | MasteryStatus::Learning
-        )
+        matches!(self, MasteryStatus::Unseen | MasteryStatus::Diagnosed | MasteryStatus::Learning)
     }
 
     /// Partially-known concepts rank before unknown ones in the learning order.
@@ -126,10 +123,7 @@ mod tests {
     #[test]
     fn unknown_wire_names_are_rejected_with_the_allowed_values() {
         let err = "exam".parse::<ResponseType>().unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "response_type: 'exam' is not one of: diagnostic, teach, review"
-        );
+        assert_eq!(err.to_string(), "response_type: 'exam' is not one of: diagnostic, teach, review");
     }
 
     #[test]

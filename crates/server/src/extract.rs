@@ -56,7 +56,12 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text"))?;
         if text.trim().is_empty() {
-            return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object, got an empty body").into());
+            return Err(AppError::new(
+                ErrorKind::BadRequest,
+                "malformed_json",
+                "body: expected a JSON object, got an empty body",
+            )
+            .into());
         }
         Ok(JsonBody(pathwise_app::curriculum::parse_json(text)?))
     }
@@ -70,9 +75,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T>
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or("");
-        serde_urlencoded::from_str(query).map(QueryParams).map_err(|e| {
-            AppError::new(ErrorKind::BadRequest, "bad_query", format!("query: {e}")).into()
-        })
+        serde_urlencoded::from_str(query)
+            .map(QueryParams)
+            .map_err(|e| AppError::new(ErrorKind::BadRequest, "bad_query", format!("query: {e}")).into())
     }
 }
 

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use pathwise_app::App;
-use routes::{curriculum, docs, learners, mastery, maps, nodes};
+use routes::{curriculum, docs, learners, maps, mastery, nodes};
 use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -89,8 +89,13 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
 }
 
 fn internal_error() -> Response {
-    error::error_response(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; the server log has the details", json!(null))
-        .into_response()
+    error::error_response(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "internal error; the server log has the details",
+        json!(null),
+    )
+    .into_response()
 }
 
 /// Serve until `shutdown` resolves.

@@ -1,6 +1,9 @@
 //! Either store behind one type, chosen at start-up from the configuration.
 
-use crate::{Learner, NewResponse, Page, PgStore, ResponseContext, ResponseDecision, ResponseFilter, SqliteStore, Store, StoreResult};
+use crate::{
+    Learner, NewResponse, Page, PgStore, ResponseContext, ResponseDecision, ResponseFilter, SqliteStore, Store,
+    StoreResult,
+};
 use chrono::{DateTime, Utc};
 use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
 use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
@@ -74,7 +77,13 @@ impl Store for AnyStore {
         delegate!(self.load_map(learner, id))
     }
 
-    async fn list_maps(&self, learner: LearnerId, status: Option<MapStatus>, offset: i64, limit: i64) -> StoreResult<Page<MindMap>> {
+    async fn list_maps(
+        &self,
+        learner: LearnerId,
+        status: Option<MapStatus>,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Page<MindMap>> {
         delegate!(self.list_maps(learner, status, offset, limit))
     }
 
@@ -98,26 +107,52 @@ impl Store for AnyStore {
         delegate!(self.get_node(learner, id))
     }
 
-    async fn record_response<F>(&self, learner: LearnerId, response: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
+    async fn record_response<F>(
+        &self,
+        learner: LearnerId,
+        response: NewResponse,
+        decide: F,
+    ) -> StoreResult<(QuizResponse, Node)>
     where
         F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
     {
         delegate!(self.record_response(learner, response, decide))
     }
 
-    async fn node_history(&self, learner: LearnerId, node: NodeId, limit: Option<i64>) -> StoreResult<Option<Vec<QuizResponse>>> {
+    async fn node_history(
+        &self,
+        learner: LearnerId,
+        node: NodeId,
+        limit: Option<i64>,
+    ) -> StoreResult<Option<Vec<QuizResponse>>> {
         delegate!(self.node_history(learner, node, limit))
     }
 
-    async fn list_responses(&self, learner: LearnerId, filter: &ResponseFilter, offset: i64, limit: i64) -> StoreResult<Page<QuizResponse>> {
+    async fn list_responses(
+        &self,
+        learner: LearnerId,
+        filter: &ResponseFilter,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Page<QuizResponse>> {
         delegate!(self.list_responses(learner, filter, offset, limit))
     }
 
-    async fn recent_qualities(&self, learner: LearnerId, map: MindMapId, per_node: i64) -> StoreResult<HashMap<NodeId, Vec<u8>>> {
+    async fn recent_qualities(
+        &self,
+        learner: LearnerId,
+        map: MindMapId,
+        per_node: i64,
+    ) -> StoreResult<HashMap<NodeId, Vec<u8>>> {
         delegate!(self.recent_qualities(learner, map, per_node))
     }
 
-    async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, until: DateTime<Utc>) -> StoreResult<Vec<Node>> {
+    async fn pending_reviews(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        until: DateTime<Utc>,
+    ) -> StoreResult<Vec<Node>> {
         delegate!(self.pending_reviews(learner, map, until))
     }
 

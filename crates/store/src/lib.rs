@@ -89,13 +89,22 @@ pub trait Store: Clone + Send + Sync + 'static {
     fn engine(&self) -> &'static str;
 
     fn create_learner(&self, learner: &Learner, token_hash: &str) -> impl Future<Output = StoreResult<()>> + Send;
-    fn add_token(&self, learner: LearnerId, token_hash: &str, now: DateTime<Utc>) -> impl Future<Output = StoreResult<()>> + Send;
+    fn add_token(
+        &self,
+        learner: LearnerId,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
     fn learner_by_token_hash(&self, token_hash: &str) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
     fn local_learner(&self) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
 
     fn get_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<Option<MindMap>>> + Send;
     /// A map with all its nodes (in sequence order) and edges.
-    fn load_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<Option<MapAggregate>>> + Send;
+    fn load_map(
+        &self,
+        learner: LearnerId,
+        id: MindMapId,
+    ) -> impl Future<Output = StoreResult<Option<MapAggregate>>> + Send;
     fn list_maps(
         &self,
         learner: LearnerId,
@@ -111,7 +120,12 @@ pub trait Store: Clone + Send + Sync + 'static {
 
     /// Load a map under a write lock, let `decide` compute the changes from it, and write
     /// them in the same transaction. If `decide` refuses, nothing is written.
-    fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> impl Future<Output = StoreResult<T>> + Send
+    fn update_map<T, F>(
+        &self,
+        learner: LearnerId,
+        id: MindMapId,
+        decide: F,
+    ) -> impl Future<Output = StoreResult<T>> + Send
     where
         T: Send + 'static,
         F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static;

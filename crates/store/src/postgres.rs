@@ -47,9 +47,8 @@ impl PgStore {
 
     /// Connect and bring the schema up to date.
     pub async fn connect(url: &str, max_connections: u32) -> StoreResult<Self> {
-        let options: PgConnectOptions = url
-            .parse()
-            .map_err(|e| StoreError::Config(format!("database URL is not a valid PostgreSQL URL: {e}")))?;
+        let options: PgConnectOptions =
+            url.parse().map_err(|e| StoreError::Config(format!("database URL is not a valid PostgreSQL URL: {e}")))?;
         Self::connect_with(options, max_connections).await
     }
 
@@ -75,7 +74,12 @@ impl PgStore {
         Ok(self.pool.begin().await?)
     }
 
-    async fn record_response_impl<F>(&self, learner: LearnerId, new: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
+    async fn record_response_impl<F>(
+        &self,
+        learner: LearnerId,
+        new: NewResponse,
+        decide: F,
+    ) -> StoreResult<(QuizResponse, Node)>
     where
         F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError>,
     {
@@ -98,7 +102,10 @@ impl PgStore {
             let written = if decision.became_mastered {
                 // Rare: lock the map so that two nodes mastered at once still complete it.
                 let mut tx = self.pool.begin().await?;
-                sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR UPDATE").bind(new.mind_map_id.0).execute(&mut *tx).await?;
+                sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR UPDATE")
+                    .bind(new.mind_map_id.0)
+                    .execute(&mut *tx)
+                    .await?;
                 let written = write(&mut tx, &new, &decision.node, version).await?;
                 if written {
                     complete_map_if_all_mastered(&mut tx, new.mind_map_id, new.responded_at).await?;

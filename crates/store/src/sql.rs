@@ -4,14 +4,17 @@
 //! row-lock clause and its hot response path.
 
 /// Column lists, in the order the row readers expect.
-pub(crate) const MAP_COLUMNS: &str = "m.id, m.learner_id, m.title, m.root_node_id, m.status, m.metadata, m.created_at, m.updated_at";
-pub(crate) const NODE_COLUMNS: &str = "n.id, n.mind_map_id, n.label, n.description, n.depth, n.effort_minutes, n.sequence, \
+pub(crate) const MAP_COLUMNS: &str =
+    "m.id, m.learner_id, m.title, m.root_node_id, m.status, m.metadata, m.created_at, m.updated_at";
+pub(crate) const NODE_COLUMNS: &str =
+    "n.id, n.mind_map_id, n.label, n.description, n.depth, n.effort_minutes, n.sequence, \
      n.mastery_score, n.mastery_status, n.ease_factor, n.repetitions, n.interval_days, n.next_review_at, \
      n.last_reviewed_at, n.metadata, n.created_at, n.updated_at";
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
      r.response_type, r.session_id, r.responded_at";
 
-pub(crate) const TABLES: &[&str] = &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses"];
+pub(crate) const TABLES: &[&str] =
+    &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses"];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
 where

@@ -79,7 +79,12 @@ impl SqliteStore {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 
-    async fn record_response_impl<F>(&self, learner: LearnerId, new: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
+    async fn record_response_impl<F>(
+        &self,
+        learner: LearnerId,
+        new: NewResponse,
+        decide: F,
+    ) -> StoreResult<(QuizResponse, Node)>
     where
         F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError>,
     {
@@ -94,7 +99,13 @@ impl SqliteStore {
         check_response_target(&new, &node)?;
         let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
         let version: i64 = row.try_get(18)?;
-        let qualities = recent(&mut tx, "SELECT quality FROM quiz_responses WHERE node_id = $1 ORDER BY responded_at DESC, seq DESC LIMIT $2", &new, crate::HISTORY_ANY).await?;
+        let qualities = recent(
+            &mut tx,
+            "SELECT quality FROM quiz_responses WHERE node_id = $1 ORDER BY responded_at DESC, seq DESC LIMIT $2",
+            &new,
+            crate::HISTORY_ANY,
+        )
+        .await?;
         let review_qualities = recent(
             &mut tx,
             "SELECT quality FROM quiz_responses WHERE node_id = $1 AND response_type = 'review' ORDER BY responded_at DESC, seq DESC LIMIT $2",

@@ -21,30 +21,49 @@ pub struct NextNode {
 /// `curriculum_generate` with a supplied decomposition: a new active map for the topic.
 #[utoipa::path(post, path = "/api/curriculum/generate", tag = "curriculum", request_body = GenerateInput,
     responses((status = 201, body = PlanSummary), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn generate(State(s): State<AppState>, Auth(l): Auth, JsonBody(input): JsonBody<GenerateInput>) -> ApiResult<(StatusCode, Json<PlanSummary>)> {
+pub async fn generate(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    JsonBody(input): JsonBody<GenerateInput>,
+) -> ApiResult<(StatusCode, Json<PlanSummary>)> {
     Ok((StatusCode::CREATED, Json(s.app.generate_from_decomposition(l.id, input).await?)))
 }
 
 /// Plan an empty draft map from a decomposition, all or nothing.
 #[utoipa::path(post, path = "/api/mind-maps/{id}/plan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = PlanInput,
     responses((status = 200, body = PlanSummary), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn plan(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<MindMapId>, JsonBody(input): JsonBody<PlanInput>) -> ApiResult<Json<PlanSummary>> {
+pub async fn plan(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+    JsonBody(input): JsonBody<PlanInput>,
+) -> ApiResult<Json<PlanSummary>> {
     Ok(Json(s.app.plan_map(l.id, id, input).await?))
 }
 
 /// `curriculum_replan`: mark mastered nodes skippable, add concepts, recompute the sequence.
 #[utoipa::path(post, path = "/api/mind-maps/{id}/replan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = ReplanInput,
     responses((status = 200, body = ReplanResult), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn replan(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<MindMapId>, body: axum::body::Bytes) -> ApiResult<Json<ReplanResult>> {
+pub async fn replan(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+    body: axum::body::Bytes,
+) -> ApiResult<Json<ReplanResult>> {
     // The body is optional: an empty one re-plans with no reason and no added concepts.
     let text = String::from_utf8_lossy(&body);
-    let input = if text.trim().is_empty() { ReplanInput::default() } else { pathwise_app::curriculum::parse_json(&text)? };
+    let input =
+        if text.trim().is_empty() { ReplanInput::default() } else { pathwise_app::curriculum::parse_json(&text)? };
     Ok(Json(s.app.replan(l.id, id, input).await?))
 }
 
 /// `curriculum_next_node`.
 #[utoipa::path(get, path = "/api/mind-maps/{id}/next-node", tag = "curriculum", params(("id" = MindMapId, Path)),
     responses((status = 200, body = NextNode), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn next_node(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<MindMapId>) -> ApiResult<Json<NextNode>> {
+pub async fn next_node(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+) -> ApiResult<Json<NextNode>> {
     Ok(Json(NextNode { node: s.app.next_node(l.id, id).await? }))
 }

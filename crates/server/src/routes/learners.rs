@@ -53,7 +53,12 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
         if given.as_deref() == Some(&**expected) {
             Ok(Operator)
         } else {
-            Err(AppError::new(ErrorKind::Unauthorized, "unauthorized", "this endpoint needs the operator token: send Authorization: Bearer <operator token>").into())
+            Err(AppError::new(
+                ErrorKind::Unauthorized,
+                "unauthorized",
+                "this endpoint needs the operator token: send Authorization: Bearer <operator token>",
+            )
+            .into())
         }
     }
 }
@@ -62,9 +67,16 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
 #[utoipa::path(post, path = "/api/learners", tag = "learners", request_body = CreateLearner,
     responses((status = 201, body = CreatedLearner), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
     security(("bearer" = [])))]
-pub async fn create(State(s): State<AppState>, _: Operator, JsonBody(input): JsonBody<CreateLearner>) -> ApiResult<(StatusCode, Json<CreatedLearner>)> {
+pub async fn create(
+    State(s): State<AppState>,
+    _: Operator,
+    JsonBody(input): JsonBody<CreateLearner>,
+) -> ApiResult<(StatusCode, Json<CreatedLearner>)> {
     let created = s.app.create_learner(&input.name).await?;
-    Ok((StatusCode::CREATED, Json(CreatedLearner { id: created.learner.id, name: created.learner.name, token: created.token })))
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedLearner { id: created.learner.id, name: created.learner.name, token: created.token }),
+    ))
 }
 
 /// The learner the token belongs to.

@@ -36,14 +36,22 @@ pub struct ResponsesQuery {
 #[utoipa::path(post, path = "/api/responses", tag = "mastery", request_body = RecordResponse,
     responses((status = 201, body = RecordedResponse), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
-pub async fn record(State(s): State<AppState>, Auth(l): Auth, JsonBody(input): JsonBody<RecordResponse>) -> ApiResult<(StatusCode, Json<RecordedResponse>)> {
+pub async fn record(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    JsonBody(input): JsonBody<RecordResponse>,
+) -> ApiResult<(StatusCode, Json<RecordedResponse>)> {
     Ok((StatusCode::CREATED, Json(s.app.record_response(l.id, input).await?)))
 }
 
 /// Responses, newest first, filtered and paged.
 #[utoipa::path(get, path = "/api/quiz-responses", tag = "mastery", params(ResponsesQuery),
     responses((status = 200, body = Paged<QuizResponse>)), security(("bearer" = [])))]
-pub async fn list(State(s): State<AppState>, Auth(l): Auth, QueryParams(q): QueryParams<ResponsesQuery>) -> ApiResult<Json<Paged<QuizResponse>>> {
+pub async fn list(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    QueryParams(q): QueryParams<ResponsesQuery>,
+) -> ApiResult<Json<Paged<QuizResponse>>> {
     let filter = ResponseFilter { mind_map_id: q.mind_map_id, node_id: q.node_id, response_type: q.response_type };
     Ok(Json(s.app.list_responses(l.id, filter, q.offset, q.limit).await?))
 }
@@ -51,27 +59,44 @@ pub async fn list(State(s): State<AppState>, Auth(l): Auth, QueryParams(q): Quer
 /// `mastery_get_map_summary`.
 #[utoipa::path(get, path = "/api/mind-maps/{id}/mastery-summary", tag = "mastery", params(("id" = MindMapId, Path)),
     responses((status = 200, body = MapSummary), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn summary(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<MindMapId>) -> ApiResult<Json<MapSummary>> {
+pub async fn summary(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+) -> ApiResult<Json<MapSummary>> {
     Ok(Json(s.app.map_summary(l.id, id).await?))
 }
 
 /// `mastery_detect_struggles`.
 #[utoipa::path(get, path = "/api/mind-maps/{id}/struggles", tag = "mastery", params(("id" = MindMapId, Path)),
     responses((status = 200, body = Vec<Struggle>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn struggles(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<MindMapId>) -> ApiResult<Json<Vec<Struggle>>> {
+pub async fn struggles(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+) -> ApiResult<Json<Vec<Struggle>>> {
     Ok(Json(s.app.detect_struggles(l.id, id).await?))
 }
 
 /// Nodes of this map due for review.
 #[utoipa::path(get, path = "/api/mind-maps/{id}/pending-reviews", tag = "reviews", params(("id" = MindMapId, Path), ReviewsQuery),
     responses((status = 200, body = Vec<Node>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn map_reviews(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<MindMapId>, QueryParams(q): QueryParams<ReviewsQuery>) -> ApiResult<Json<Vec<Node>>> {
+pub async fn map_reviews(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+    QueryParams(q): QueryParams<ReviewsQuery>,
+) -> ApiResult<Json<Vec<Node>>> {
     Ok(Json(s.app.pending_reviews(l.id, Some(id), q.horizon_days).await?))
 }
 
 /// Nodes of all active maps due for review.
 #[utoipa::path(get, path = "/api/reviews/pending", tag = "reviews", params(ReviewsQuery),
     responses((status = 200, body = Vec<Node>)), security(("bearer" = [])))]
-pub async fn all_reviews(State(s): State<AppState>, Auth(l): Auth, QueryParams(q): QueryParams<ReviewsQuery>) -> ApiResult<Json<Vec<Node>>> {
+pub async fn all_reviews(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    QueryParams(q): QueryParams<ReviewsQuery>,
+) -> ApiResult<Json<Vec<Node>>> {
     Ok(Json(s.app.pending_reviews(l.id, None, q.horizon_days).await?))
 }

@@ -1,6 +1,6 @@
 pub mod curriculum;
 pub mod docs;
 pub mod learners;
-pub mod mastery;
 pub mod maps;
+pub mod mastery;
 pub mod nodes;

@@ -28,14 +28,23 @@ pub async fn get_node(State(s): State<AppState>, Auth(l): Auth, PathIds(id): Pat
 /// Update a node's fields; a status change must follow the mastery state machine.
 #[utoipa::path(patch, path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)), request_body = UpdateNode,
     responses((status = 200, body = Node), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn update_node(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<NodeId>, JsonBody(input): JsonBody<UpdateNode>) -> ApiResult<Json<Node>> {
+pub async fn update_node(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<NodeId>,
+    JsonBody(input): JsonBody<UpdateNode>,
+) -> ApiResult<Json<Node>> {
     Ok(Json(s.app.update_node(l.id, id, input).await?))
 }
 
 /// Delete a node with its edges and responses, unless others would be stranded.
 #[utoipa::path(delete, path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)),
     responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn delete_node(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<NodeId>) -> ApiResult<StatusCode> {
+pub async fn delete_node(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<NodeId>,
+) -> ApiResult<StatusCode> {
     s.app.delete_node(l.id, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -43,13 +52,22 @@ pub async fn delete_node(State(s): State<AppState>, Auth(l): Auth, PathIds(id): 
 /// The node's responses, newest first.
 #[utoipa::path(get, path = "/api/nodes/{id}/history", tag = "mastery", params(("id" = NodeId, Path), HistoryQuery),
     responses((status = 200, body = Vec<QuizResponse>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn history(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<NodeId>, QueryParams(q): QueryParams<HistoryQuery>) -> ApiResult<Json<Vec<QuizResponse>>> {
+pub async fn history(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<NodeId>,
+    QueryParams(q): QueryParams<HistoryQuery>,
+) -> ApiResult<Json<Vec<QuizResponse>>> {
     Ok(Json(s.app.node_history(l.id, id, q.limit).await?))
 }
 
 /// The node and every node that depends on it.
 #[utoipa::path(get, path = "/api/nodes/{id}/subtree", tag = "nodes", params(("id" = NodeId, Path)),
     responses((status = 200, body = Subtree), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
-pub async fn subtree(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<NodeId>) -> ApiResult<Json<Subtree>> {
+pub async fn subtree(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<NodeId>,
+) -> ApiResult<Json<Subtree>> {
     Ok(Json(s.app.subtree(l.id, id).await?))
 }
