@@ -58,7 +58,7 @@ pub fn score(newest_first: &[u8]) -> f64 {
 pub struct RecentHistory {
     /// Qualities of the latest responses of any type (the score needs the last four).
     pub qualities: Vec<u8>,
-    /// Qualities of the latest `review` responses (graduation needs the last two).
+    /// Qualities of the latest `review` responses (graduation needs the last three).
     pub review_qualities: Vec<u8>,
 }
 

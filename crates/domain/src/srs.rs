@@ -4,6 +4,9 @@ use chrono::{DateTime, Duration, Utc};
 
 pub const INITIAL_EASE_FACTOR: f64 = 2.5;
 pub const MIN_EASE_FACTOR: f64 = 1.3;
+/// Intervals stop growing at 100 years: SM-2's geometric growth would otherwise overflow
+/// any calendar after some sixty successful reviews.
+pub const MAX_INTERVAL_DAYS: f64 = 36_500.0;
 
 /// A node's spaced-repetition state.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,7 +34,7 @@ pub fn review(state: Sm2State, quality: u8) -> Sm2State {
             1 => 6.0,
             _ => state.interval_days * state.ease_factor,
         };
-        (interval, state.repetitions + 1)
+        (interval.min(MAX_INTERVAL_DAYS), state.repetitions + 1)
     } else {
         (1.0, 0)
     };
@@ -41,7 +44,8 @@ pub fn review(state: Sm2State, quality: u8) -> Sm2State {
 
 /// When a review given at `now` with this interval falls due.
 pub fn due_at(now: DateTime<Utc>, interval_days: f64) -> DateTime<Utc> {
-    now + Duration::milliseconds((interval_days * 86_400_000.0).round() as i64)
+    let millis = (interval_days.clamp(0.0, MAX_INTERVAL_DAYS) * 86_400_000.0).round() as i64;
+    now.checked_add_signed(Duration::milliseconds(millis)).unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 #[cfg(test)]
@@ -77,6 +81,17 @@ mod tests {
             state = review(state, 0);
         }
         assert_eq!(state.ease_factor, MIN_EASE_FACTOR);
+    }
+
+    #[test]
+    fn intervals_stop_growing_at_one_hundred_years() {
+        let mut state = Sm2State::default();
+        for _ in 0..200 {
+            state = review(state, 5);
+        }
+        assert_eq!(state.interval_days, MAX_INTERVAL_DAYS);
+        let now = DateTime::parse_from_rfc3339("2026-03-01T10:00:00Z").unwrap().with_timezone(&Utc);
+        assert!(due_at(now, state.interval_days) > now);
     }
 
     #[test]

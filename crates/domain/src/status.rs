@@ -92,12 +92,15 @@ vocabulary!(
     }
 );
 
+// The vocabulary macro cannot derive Default for only some of its enums.
+#[allow(clippy::derivable_impls)]
 impl Default for EdgeType {
     fn default() -> Self {
         EdgeType::Prerequisite
     }
 }
 
+#[allow(clippy::derivable_impls)]
 impl Default for ResponseType {
     fn default() -> Self {
         ResponseType::Review

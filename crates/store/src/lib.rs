@@ -78,9 +78,11 @@ pub struct Page<T> {
 }
 
 /// How many of a node's latest responses (of any type, and of type `review`) the response
-/// path reads: the score needs four earlier ones, graduation two earlier reviews.
+/// path reads: the score needs four earlier ones; graduation needs three earlier reviews,
+/// because a `teach` or `diagnostic` response is checked against the three latest reviews
+/// before it (a `review` response uses itself and the two before it).
 pub const HISTORY_ANY: i64 = (pathwise_domain::mastery::SCORE_WINDOW - 1) as i64;
-pub const HISTORY_REVIEWS: i64 = (pathwise_domain::mastery::GRADUATION_REVIEWS - 1) as i64;
+pub const HISTORY_REVIEWS: i64 = pathwise_domain::mastery::GRADUATION_REVIEWS as i64;
 
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.

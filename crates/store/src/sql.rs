@@ -439,8 +439,10 @@ macro_rules! shared_store {
             }
 
             async fn node_history(&self, learner: LearnerId, node: NodeId, limit: Option<i64>) -> StoreResult<Option<Vec<QuizResponse>>> {
-                let owned: Option<i64> = sqlx::query_scalar(
-                    "SELECT 1 FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
+                // The node's id, not a literal: `SELECT 1` is INT4 in PostgreSQL and would
+                // not decode as i64 there.
+                let owned: Option<uuid::Uuid> = sqlx::query_scalar(
+                    "SELECT n.id FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
                 )
                 .bind(node.0)
                 .bind(learner.0)

@@ -56,7 +56,8 @@ pub async fn postgres() -> Option<TestApp> {
     sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.expect("create schema");
     admin.close().await.ok();
     let options: PgConnectOptions = url.parse().expect("PostgreSQL URL");
-    let store = PgStore::connect_with(options.options([("search_path", schema.as_str())]), 4).await.expect("postgres store");
+    let store =
+        PgStore::connect_with(options.options([("search_path", schema.as_str())]), 4).await.expect("postgres store");
     Some(with_store(AnyStore::Postgres(store), Cleanup::Postgres { url, schema }).await)
 }
 
@@ -107,13 +108,22 @@ impl TestApp {
 
     pub async fn record(&self, map: MindMapId, node: NodeId, quality: i64, kind: ResponseType) -> RecordedResponse {
         self.app
-            .record_response(self.learner, RecordResponse::new(node, map, "question?", Some("answer"), quality, Some(kind)))
+            .record_response(
+                self.learner,
+                RecordResponse::new(node, map, "question?", Some("answer"), quality, Some(kind)),
+            )
             .await
             .expect("record response")
     }
 
     /// Advance the clock a minute, then record, so responses have distinct times.
-    pub async fn record_later(&self, map: MindMapId, node: NodeId, quality: i64, kind: ResponseType) -> RecordedResponse {
+    pub async fn record_later(
+        &self,
+        map: MindMapId,
+        node: NodeId,
+        quality: i64,
+        kind: ResponseType,
+    ) -> RecordedResponse {
         self.clock.advance(chrono::Duration::minutes(1));
         self.record(map, node, quality, kind).await
     }
