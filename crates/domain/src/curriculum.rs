@@ -222,8 +222,8 @@ pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
         let key = |i: usize| {
             let n = &agg.nodes[i];
             (
-                n.is_optional(),
                 level[i],
+                n.is_optional(),
                 n.depth,
                 n.effort_minutes.unwrap_or(i32::MAX),
                 !n.mastery_status.is_partially_known(),
@@ -297,7 +297,8 @@ pub fn replan(
     Ok(())
 }
 
-/// The concept to study next: the frontier node with the lowest sequence, if the map is active.
+/// The concept to study next: the frontier node with the lowest sequence (critical-path
+/// nodes before optional ones), if the map is active.
 pub fn next_node(agg: &MapAggregate) -> Option<&Node> {
     if agg.map.status != MapStatus::Active {
         return None;

@@ -93,6 +93,7 @@ pub fn add_node(
     for &parent in &new.prerequisite_ids {
         require_member(agg, "prerequisite_ids", parent)?;
     }
+    let before = (agg.map.root_node_id, agg.map.updated_at, agg.nodes.len(), agg.edges.len());
     match agg.map.root_node_id {
         None => {
             if !new.prerequisite_ids.is_empty() {
@@ -133,7 +134,14 @@ pub fn add_node(
             });
         }
     }
-    recompute_depths(agg, limits)
+    if let Err(error) = recompute_depths(agg, limits) {
+        // A refused node leaves the map as it was.
+        (agg.map.root_node_id, agg.map.updated_at) = (before.0, before.1);
+        agg.nodes.truncate(before.2);
+        agg.edges.truncate(before.3);
+        return Err(error);
+    }
+    Ok(())
 }
 
 /// Add an edge `parent -> child`. Prerequisite edges are checked for self-loops, cycles
@@ -174,7 +182,12 @@ pub fn add_edge(
         edge_type,
         created_at: now,
     });
-    recompute_depths(agg, limits)
+    if let Err(error) = recompute_depths(agg, limits) {
+        // A refused edge leaves the map as it was.
+        agg.edges.pop();
+        return Err(error);
+    }
+    Ok(())
 }
 
 /// Remove an edge, refusing if a node would lose its path from the root.

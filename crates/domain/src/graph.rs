@@ -249,11 +249,12 @@ pub fn frontier(agg: &MapAggregate) -> Vec<&Node> {
         })
         .map(|(_, node)| node)
         .collect();
-    open.sort_by(|a, b| {
-        (a.sequence.is_none(), a.sequence, a.depth, a.effort_minutes.is_none(), a.effort_minutes)
-            .cmp(&(b.sequence.is_none(), b.sequence, b.depth, b.effort_minutes.is_none(), b.effort_minutes))
-            .then_with(|| a.label.cmp(&b.label))
-    });
+    // Every frontier node is at level 0 of the learning order, where critical-path nodes
+    // precede optional ones; saying so here keeps that true between re-plans too.
+    let key = |n: &Node| {
+        (n.is_optional(), n.sequence.is_none(), n.sequence, n.depth, n.effort_minutes.is_none(), n.effort_minutes)
+    };
+    open.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.label.cmp(&b.label)));
     open
 }
 
