@@ -215,8 +215,11 @@ impl<S: Store> App<S> {
 
     /// `curriculum_next_node`: the frontier node with the lowest sequence, or none.
     pub async fn next_node(&self, learner: LearnerId, map: MindMapId) -> AppResult<Option<Node>> {
-        let agg = self.get_map(learner, map).await?;
-        Ok(curriculum::next_node(&agg).cloned())
+        let found = self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
+        if found.status != MapStatus::Active {
+            return Ok(None);
+        }
+        Ok(self.ordered_frontier(learner, map).await?.into_iter().next())
     }
 }
 

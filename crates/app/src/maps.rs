@@ -191,8 +191,14 @@ impl<S: Store> App<S> {
 
     /// Nodes ready to learn now, in learning order.
     pub async fn frontier(&self, learner: LearnerId, map: MindMapId) -> AppResult<Vec<Node>> {
-        let agg = self.get_map(learner, map).await?;
-        Ok(graph::frontier(&agg).into_iter().cloned().collect())
+        self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
+        self.ordered_frontier(learner, map).await
+    }
+
+    pub(crate) async fn ordered_frontier(&self, learner: LearnerId, map: MindMapId) -> AppResult<Vec<Node>> {
+        let mut nodes = self.store.frontier(learner, map).await?;
+        nodes.sort_by(graph::frontier_order);
+        Ok(nodes)
     }
 
     pub async fn subtree(&self, learner: LearnerId, node: NodeId) -> AppResult<Subtree> {

@@ -249,13 +249,18 @@ pub fn frontier(agg: &MapAggregate) -> Vec<&Node> {
         })
         .map(|(_, node)| node)
         .collect();
-    // Every frontier node is at level 0 of the learning order, where critical-path nodes
-    // precede optional ones; saying so here keeps that true between re-plans too.
+    open.sort_by(|a, b| frontier_order(a, b));
+    open
+}
+
+/// The order frontier nodes are offered in. Every frontier node is at level 0 of the
+/// learning order, where critical-path nodes precede optional ones; saying so here keeps
+/// that true between re-plans too.
+pub fn frontier_order(a: &Node, b: &Node) -> std::cmp::Ordering {
     let key = |n: &Node| {
         (n.is_optional(), n.sequence.is_none(), n.sequence, n.depth, n.effort_minutes.is_none(), n.effort_minutes)
     };
-    open.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.label.cmp(&b.label)));
-    open
+    key(a).cmp(&key(b)).then_with(|| a.label.cmp(&b.label)).then_with(|| a.id.cmp(&b.id))
 }
 
 /// A node and every node that depends on it, with the edges among them.

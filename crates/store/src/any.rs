@@ -103,6 +103,10 @@ impl Store for AnyStore {
         delegate!(self.update_map(learner, id, decide))
     }
 
+    async fn frontier(&self, learner: LearnerId, map: MindMapId) -> StoreResult<Vec<Node>> {
+        delegate!(self.frontier(learner, map))
+    }
+
     async fn get_node(&self, learner: LearnerId, id: NodeId) -> StoreResult<Option<Node>> {
         delegate!(self.get_node(learner, id))
     }

@@ -132,6 +132,11 @@ pub trait Store: Clone + Send + Sync + 'static {
         T: Send + 'static,
         F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static;
 
+    /// The map's frontier, unordered: nodes still to learn whose every prerequisite is
+    /// mastered. This is `graph::frontier` as one query, so that a large map is not loaded
+    /// whole to answer it; the conformance suite checks that the two agree.
+    fn frontier(&self, learner: LearnerId, map: MindMapId) -> impl Future<Output = StoreResult<Vec<Node>>> + Send;
+
     fn get_node(&self, learner: LearnerId, id: NodeId) -> impl Future<Output = StoreResult<Option<Node>>> + Send;
 
     /// The single write path for responses: read the node and its recent history, let

@@ -416,6 +416,24 @@ macro_rules! shared_store {
                 Ok(out)
             }
 
+            async fn frontier(&self, learner: LearnerId, map: MindMapId) -> StoreResult<Vec<Node>> {
+                let sql = format!(
+                    "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
+                     WHERE n.mind_map_id = $1 AND m.learner_id = $2 \
+                     AND n.mastery_status IN ('unseen', 'diagnosed', 'learning') \
+                     AND NOT EXISTS (SELECT 1 FROM mind_map_edges e JOIN mind_map_nodes p ON p.id = e.parent_node_id \
+                       WHERE e.child_node_id = n.id AND e.edge_type = 'prerequisite' AND p.mastery_status <> 'mastered')"
+                );
+                sqlx::query(&sql)
+                    .bind(map.0)
+                    .bind(learner.0)
+                    .fetch_all(self.reader())
+                    .await?
+                    .iter()
+                    .map(node_from_row)
+                    .collect()
+            }
+
             async fn get_node(&self, learner: LearnerId, id: NodeId) -> StoreResult<Option<Node>> {
                 let sql = format!(
                     "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
