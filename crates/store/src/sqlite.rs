@@ -14,10 +14,20 @@ shared_store!(SqliteStore, sqlx::Sqlite, "");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
+/// The node, its map's status, its version and its recent history in one statement.
+/// History comes back as comma-separated qualities, newest first (SQLite has no arrays).
 static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version FROM mind_map_nodes n \
-         JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2"
+        "SELECT {NODE_COLUMNS}, m.status, n.version, \
+           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
+              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
+              WHERE node_id = n.id ORDER BY responded_at DESC, seq DESC LIMIT {any})), \
+           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
+              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
+              WHERE node_id = n.id AND response_type = 'review' ORDER BY responded_at DESC, seq DESC LIMIT {reviews})) \
+         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
+        any = crate::HISTORY_ANY,
+        reviews = crate::HISTORY_REVIEWS,
     )
 });
 
@@ -99,20 +109,8 @@ impl SqliteStore {
         check_response_target(&new, &node)?;
         let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
         let version: i64 = row.try_get(18)?;
-        let qualities = recent(
-            &mut tx,
-            "SELECT quality FROM quiz_responses WHERE node_id = $1 ORDER BY responded_at DESC, seq DESC LIMIT $2",
-            &new,
-            crate::HISTORY_ANY,
-        )
-        .await?;
-        let review_qualities = recent(
-            &mut tx,
-            "SELECT quality FROM quiz_responses WHERE node_id = $1 AND response_type = 'review' ORDER BY responded_at DESC, seq DESC LIMIT $2",
-            &new,
-            crate::HISTORY_REVIEWS,
-        )
-        .await?;
+        let qualities = qualities_of(row.try_get(19)?)?;
+        let review_qualities = qualities_of(row.try_get(20)?)?;
         let context = ResponseContext { map_status, node, history: RecentHistory { qualities, review_qualities } };
         let decision = decide(&context)?;
         if !write_response(&mut tx, &new, &decision.node, version).await? {
@@ -126,9 +124,13 @@ impl SqliteStore {
     }
 }
 
-async fn recent(conn: &mut Conn, sql: &str, new: &NewResponse, limit: i64) -> StoreResult<Vec<u8>> {
-    let rows: Vec<i32> = sqlx::query_scalar(sql).bind(new.node_id.0).bind(limit).fetch_all(&mut *conn).await?;
-    rows.into_iter().map(|q| u8::try_from(q).map_err(StoreError::corrupt)).collect()
+fn qualities_of(list: Option<String>) -> StoreResult<Vec<u8>> {
+    list.as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter(|q| !q.is_empty())
+        .map(|q| q.parse::<u8>().map_err(StoreError::corrupt))
+        .collect()
 }
 
 /// Insert a response row and write the node's new mastery state; `false` if the
