@@ -198,12 +198,18 @@ pub fn remove_edge(
     limits: GraphLimits,
 ) -> Result<(), DomainError> {
     require_editable(&agg.map, "removing an edge")?;
-    let before = agg.edges.len();
-    agg.edges.retain(|e| (e.parent_node_id, e.child_node_id) != (parent, child));
-    if agg.edges.len() == before {
+    let Some(position) = agg.edges.iter().position(|e| (e.parent_node_id, e.child_node_id) == (parent, child)) else {
         return Err(DomainError::NotFound { what: format!("edge {parent} -> {child}") });
+    };
+    let removed = agg.edges.remove(position);
+    let depths: Vec<i32> = agg.nodes.iter().map(|n| n.depth).collect();
+    if let Err(error) = recompute_depths(agg, limits) {
+        // A refused removal leaves the map as it was.
+        agg.edges.insert(position, removed);
+        agg.nodes.iter_mut().zip(depths).for_each(|(node, depth)| node.depth = depth);
+        return Err(error);
     }
-    recompute_depths(agg, limits)
+    Ok(())
 }
 
 /// Remove a node with its edges (its responses go with it), refusing to strand others.
@@ -215,19 +221,22 @@ pub fn remove_node(
 ) -> Result<(), DomainError> {
     require_editable(&agg.map, "removing a node")?;
     require_member(agg, "node_id", id)?;
-    if agg.map.root_node_id == Some(id) {
-        if agg.nodes.len() > 1 {
-            return Err(DomainError::Conflict {
-                message: "node: the root cannot be removed while other nodes depend on it".into(),
-            });
-        }
-        agg.map.root_node_id = None;
-        agg.map.updated_at = now;
+    if agg.map.root_node_id == Some(id) && agg.nodes.len() > 1 {
+        return Err(DomainError::Conflict {
+            message: "node: the root cannot be removed while other nodes depend on it".into(),
+        });
     }
-    agg.nodes.retain(|n| n.id != id);
-    agg.edges.retain(|e| e.parent_node_id != id && e.child_node_id != id);
-    recompute_depths(agg, limits)?;
-    lifecycle::complete_if_all_mastered(agg, now);
+    let mut after = agg.clone();
+    if after.map.root_node_id == Some(id) {
+        after.map.root_node_id = None;
+        after.map.updated_at = now;
+    }
+    after.nodes.retain(|n| n.id != id);
+    after.edges.retain(|e| e.parent_node_id != id && e.child_node_id != id);
+    // Checked on a copy, so that a refused removal leaves the map as it was.
+    recompute_depths(&mut after, limits)?;
+    lifecycle::complete_if_all_mastered(&mut after, now);
+    *agg = after;
     Ok(())
 }
 
