@@ -128,7 +128,7 @@ async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId
 
 fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse {
     let quality = [4, 5, 3, 4, 2, 5][i % 6];
-    let kind = if i % 3 == 0 { ResponseType::Teach } else { ResponseType::Review };
+    let kind = if i.is_multiple_of(3) { ResponseType::Teach } else { ResponseType::Review };
     RecordResponse::new(node, map, "What does this concept mean?", Some("an answer"), quality, Some(kind))
 }
 

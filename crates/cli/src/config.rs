@@ -64,7 +64,9 @@ pub fn load(config_file: Option<&Path>, overrides: &impl Serialize) -> Result<Se
         None if Path::new("pathwise.toml").exists() => figment = figment.merge(Toml::file("pathwise.toml")),
         None => {}
     }
-    figment = figment.merge(Env::prefixed("PATHWISE_").ignore(&["CONFIG", "TEST_DATABASE_URL", "BENCH_DATABASE_URL"]));
+    // PATHWISE_* variables that are not settings: read by clap or the log filter, or by tests.
+    let not_settings = ["CONFIG", "LOG", "TOKEN", "TEST_DATABASE_URL", "BENCH_DATABASE_URL"];
+    figment = figment.merge(Env::prefixed("PATHWISE_").ignore(&not_settings));
     figment = figment.merge(Serialized::defaults(overrides));
     figment.extract().context("invalid settings (config file, PATHWISE_* variables or flags)")
 }

@@ -74,12 +74,13 @@ async fn run(cli: Cli) -> Result<()> {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             let app = App::new(open_store(&settings).await?);
             let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            // Parse before anything is written: a bad file creates no local learner.
+            let input: pathwise_app::curriculum::GenerateInput =
+                pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let learner = match token {
                 Some(token) => app.authenticate(&token).await?,
                 None => serve::local_learner(&app, &settings).await?.learner,
             };
-            let input =
-                pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let summary = app
                 .generate_from_decomposition(learner.id, input)
                 .await

@@ -63,6 +63,10 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             )
             .into());
         }
+        if !text.trim_start().starts_with('{') {
+            // serde would otherwise accept an array as a struct, field by position.
+            return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object").into());
+        }
         Ok(JsonBody(pathwise_app::curriculum::parse_json(text)?))
     }
 }
@@ -75,9 +79,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T>
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let query = parts.uri.query().unwrap_or("");
-        serde_urlencoded::from_str(query)
-            .map(QueryParams)
-            .map_err(|e| AppError::new(ErrorKind::BadRequest, "bad_query", format!("query: {e}")).into())
+        let deserializer = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        // The path names the parameter at fault, which the plain error does not.
+        serde_path_to_error::deserialize(deserializer).map(QueryParams).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." { "query".to_string() } else { path };
+            AppError::new(ErrorKind::BadRequest, "bad_query", format!("{field}: {}", e.into_inner()))
+                .with_details(serde_json::json!({ "field": field }))
+                .into()
+        })
     }
 }
 

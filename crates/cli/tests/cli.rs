@@ -1,0 +1,580 @@
+//! The `pathwise` binary as a user runs it: `serve`, `migrate`, `import-map`,
+//! `create-learner` and `bench`, each in a temporary directory of its own. Every server a
+//! test starts is killed when the test ends, whether it passed or not.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
+/// Generous: the first start of a debug build migrates a fresh database.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+
+// ---------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------
+
+/// The binary, run in `dir` (so that no `./pathwise.toml` of the caller's is read) with
+/// none of the caller's `PATHWISE_*` variables, and quiet logs.
+fn pathwise(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(dir);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    command.env("PATHWISE_LOG", "warn");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+}
+
+/// Kills the child when dropped, so that no test leaves a server behind.
+struct ChildGuard(Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Collect a pipe on a thread of its own, so that the child never blocks on a full pipe.
+/// Returns what has been read so far, and the thread, which ends when the pipe closes.
+fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
+    let collected = Arc::new(Mutex::new(String::new()));
+    let sink = collected.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n]));
+        }
+    });
+    (collected, reader)
+}
+
+struct Finished {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Finished {
+    #[track_caller]
+    fn success(self) -> Self {
+        assert!(self.status.success(), "exit {}\nstdout: {}\nstderr: {}", self.status, self.stdout, self.stderr);
+        self
+    }
+
+    #[track_caller]
+    fn failure(self) -> Self {
+        assert!(!self.status.success(), "expected a failure\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        self
+    }
+}
+
+/// Run a command that ends by itself, within a time limit.
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Finished {
+    let mut child = ChildGuard(pathwise(dir, args, env).spawn().expect("start pathwise"));
+    let (stdout, stdout_reader) = drain(child.0.stdout.take().unwrap());
+    let (stderr, stderr_reader) = drain(child.0.stderr.take().unwrap());
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "pathwise {args:?} did not finish in {RUN_TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // The pipes close when the process exits: read them to the end.
+    stdout_reader.join().expect("stdout reader");
+    stderr_reader.join().expect("stderr reader");
+    let stdout = stdout.lock().unwrap().clone();
+    let stderr = stderr.lock().unwrap().clone();
+    Finished { status, stdout, stderr }
+}
+
+/// A running `pathwise serve`.
+struct Server {
+    child: ChildGuard,
+    /// The URL it printed.
+    url: String,
+    /// Where to reach it (the printed URL, with 127.0.0.1 for an unspecified address).
+    base: String,
+    /// The local learner's token, when it printed one.
+    token: Option<String>,
+    banner: Vec<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// Start `pathwise serve ...` and read its banner up to the "API reference" line.
+    fn start(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut all = vec!["serve"];
+        all.extend_from_slice(args);
+        let mut child = ChildGuard(pathwise(dir, &all, env).spawn().expect("start pathwise serve"));
+        let (stderr, _) = drain(child.0.stderr.take().unwrap());
+        let (lines_tx, lines) = mpsc::channel();
+        let stdout = child.0.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut banner = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with("API reference:");
+                    banner.push(line);
+                    if done {
+                        break;
+                    }
+                }
+                Err(_) => panic!(
+                    "pathwise serve {args:?} printed no complete banner in time\nstdout: {}\nstderr: {}",
+                    banner.join("\n"),
+                    stderr.lock().unwrap()
+                ),
+            }
+        }
+        let url = banner
+            .iter()
+            .find_map(|l| {
+                l.split_once(" is listening on ").map(|(_, rest)| rest.split(' ').next().unwrap().to_string())
+            })
+            .unwrap_or_else(|| panic!("no listening line in {banner:?}"));
+        let base = url.replace("0.0.0.0", "127.0.0.1");
+        let token = banner.iter().find_map(|l| l.strip_prefix("Local learner token: ")).map(|t| t.trim().to_string());
+        Server { child, url, base, token, banner, stderr }
+    }
+
+    fn token(&self) -> &str {
+        self.token.as_deref().unwrap_or_else(|| panic!("no local token in {:?}", self.banner))
+    }
+
+    async fn get(&self, token: &str, path: &str) -> (u16, Value) {
+        let response = reqwest::Client::new()
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        let status = response.status().as_u16();
+        let body = response.json().await.unwrap_or(Value::Null);
+        assert!(status < 500, "GET {path} answered {status}: {body}\nserver log: {}", self.stderr.lock().unwrap());
+        (status, body)
+    }
+
+    async fn post(&self, token: &str, path: &str, body: Value) -> (u16, Value) {
+        let response = reqwest::Client::new()
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Stop the server and wait until it has exited.
+    fn stop(mut self) {
+        let _ = self.child.0.kill();
+        let _ = self.child.0.wait();
+    }
+}
+
+fn data_dir_arg(dir: &Path) -> String {
+    dir.to_str().expect("a UTF-8 temp path").to_string()
+}
+
+fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write a test file");
+    path
+}
+
+/// A decomposition file: Rust -> Ownership -> Borrowing, Rust -> Traits.
+fn rust_map_file() -> String {
+    serde_json::to_string_pretty(&json!({
+        "topic": "Rust",
+        "goal": null,
+        "decomposition": {
+            "root": "Rust",
+            "nodes": [
+                { "label": "Rust", "effort_minutes": 10 },
+                { "label": "Ownership", "effort_minutes": 30, "description": "Who frees what" },
+                { "label": "Borrowing", "effort_minutes": 30 },
+                { "label": "Traits", "effort_minutes": 20 },
+            ],
+            "edges": [
+                { "parent": "Rust", "child": "Ownership" },
+                { "parent": "Ownership", "child": "Borrowing" },
+                { "parent": "Rust", "child": "Traits" },
+            ],
+        },
+    }))
+    .unwrap()
+}
+
+// ---------------------------------------------------------------------------------------
+// serve
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn serve_on_loopback_prints_a_local_token_that_works_and_survives_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let data_arg = data_dir_arg(&data);
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
+    assert_ne!(server.url, "http://127.0.0.1:0", "port 0 picks a free port and prints it");
+    assert!(server.banner.iter().any(|l| l.contains("(sqlite database)")), "{:?}", server.banner);
+    let token = server.token().to_string();
+    assert!(token.starts_with("pw_") && token.len() > 40, "{token}");
+
+    let (status, maps) = server.get(&token, "/api/mind-maps").await;
+    assert_eq!(status, 200, "{maps}");
+    assert_eq!(maps["total"], 0);
+    let (status, me) = server.get(&token, "/api/me").await;
+    assert_eq!((status, me["is_local"].as_bool()), (200, Some(true)), "{me}");
+    let (status, error) = server.get("pw_wrong", "/api/mind-maps").await;
+    assert_eq!((status, error["error"]["code"].as_str()), (401, Some("unauthorized")));
+
+    // The token is kept in the data directory, readable by its owner only.
+    let saved = std::fs::read_to_string(data.join("local-token")).expect("the local token file");
+    assert_eq!(saved.trim(), token);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.join("local-token")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the token file is private (mode {mode:o})");
+    }
+    server.stop();
+
+    // A restart with the same data directory: the same learner, and a token that works.
+    let again = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (status, me_again) = again.get(again.token(), "/api/me").await;
+    assert_eq!(status, 200);
+    assert_eq!(me_again["id"], me["id"], "the local learner survives a restart");
+    let (status, _) = again.get(&token, "/api/mind-maps").await;
+    assert_eq!(status, 200, "the first token still works after a restart");
+    again.stop();
+
+    // A lost token file: a new token is minted for the same learner.
+    std::fs::remove_file(data.join("local-token")).unwrap();
+    let third = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    assert_ne!(third.token(), token);
+    let (status, me_third) = third.get(third.token(), "/api/me").await;
+    assert_eq!((status, &me_third["id"]), (200, &me["id"]));
+}
+
+#[tokio::test]
+async fn serve_on_all_interfaces_needs_an_operator_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let refused =
+        run(tmp.path(), &["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", &data_arg], &[]).failure();
+    assert!(refused.stderr.contains("PATHWISE_OPERATOR_TOKEN"), "stderr: {}", refused.stderr);
+    assert!(refused.stderr.contains("0.0.0.0"), "stderr: {}", refused.stderr);
+    assert!(!refused.stdout.contains("listening"), "stdout: {}", refused.stdout);
+    // A blank token is no token.
+    let blank = run(
+        tmp.path(),
+        &["serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", &data_arg],
+        &[("PATHWISE_OPERATOR_TOKEN", "   ")],
+    )
+    .failure();
+    assert!(blank.stderr.contains("PATHWISE_OPERATOR_TOKEN"), "stderr: {}", blank.stderr);
+
+    let server = Server::start(
+        tmp.path(),
+        &["--host", "0.0.0.0", "--port", "0", "--data-dir", &data_arg],
+        &[("PATHWISE_OPERATOR_TOKEN", "the-operator")],
+    );
+    assert!(server.url.starts_with("http://0.0.0.0:"), "{}", server.url);
+    assert!(server.token.is_none(), "no local learner off loopback: {:?}", server.banner);
+    assert!(server.banner.iter().any(|l| l.contains("/api/learners")), "{:?}", server.banner);
+    let (status, created) = server.post("the-operator", "/api/learners", json!({ "name": "Ada" })).await;
+    assert_eq!(status, 201, "{created}");
+    let token = created["token"].as_str().unwrap();
+    let (status, me) = server.get(token, "/api/me").await;
+    assert_eq!((status, me["name"].as_str()), (200, Some("Ada")));
+    let (status, _) = server.post(token, "/api/learners", json!({ "name": "Eve" })).await;
+    assert_eq!(status, 401, "a learner's token does not create learners");
+}
+
+#[tokio::test]
+async fn serve_reads_the_config_file_and_the_environment() {
+    let tmp = tempfile::tempdir().unwrap();
+
+    // A config file given with --config.
+    let from_file = tmp.path().join("from-config");
+    let config = write(
+        tmp.path(),
+        "custom.toml",
+        &format!("name = \"tutor-under-test\"\nport = 0\ndata_dir = {:?}\n", data_dir_arg(&from_file)),
+    );
+    let server = Server::start(tmp.path(), &["--config", config.to_str().unwrap()], &[]);
+    assert!(server.banner[0].starts_with("tutor-under-test is listening on"), "{:?}", server.banner);
+    let saved = std::fs::read_to_string(from_file.join("local-token")).expect("the token in the configured data dir");
+    assert_eq!(saved.trim(), server.token());
+    assert!(from_file.join("pathwise.db").exists());
+    let (status, _) = server.get(server.token(), "/api/mind-maps").await;
+    assert_eq!(status, 200);
+    server.stop();
+
+    // PATHWISE_DATA_DIR and PATHWISE_PORT.
+    let from_env = tmp.path().join("from-env");
+    let server =
+        Server::start(tmp.path(), &[], &[("PATHWISE_DATA_DIR", from_env.to_str().unwrap()), ("PATHWISE_PORT", "0")]);
+    let saved = std::fs::read_to_string(from_env.join("local-token")).expect("the token in PATHWISE_DATA_DIR");
+    assert_eq!(saved.trim(), server.token());
+    let (status, _) = server.get(server.token(), "/api/mind-maps").await;
+    assert_eq!(status, 200);
+    server.stop();
+
+    // Flags win over the environment, which wins over the file; PATHWISE_CONFIG names the file.
+    let from_flag = tmp.path().join("from-flag");
+    let server = Server::start(
+        tmp.path(),
+        &["--data-dir", from_flag.to_str().unwrap()],
+        &[("PATHWISE_CONFIG", config.to_str().unwrap()), ("PATHWISE_NAME", "env-name")],
+    );
+    assert!(server.banner[0].starts_with("env-name is listening on"), "{:?}", server.banner);
+    assert!(from_flag.join("local-token").exists(), "--data-dir wins over the file's data_dir");
+    server.stop();
+
+    // A config file that does not exist, or that has a setting Pathwise does not know.
+    let missing = run(tmp.path(), &["serve", "--config", "nowhere.toml"], &[]).failure();
+    assert!(missing.stderr.contains("nowhere.toml"), "stderr: {}", missing.stderr);
+    let typo = write(tmp.path(), "typo.toml", "port = 0\nprot = 8080\n");
+    let typo = run(tmp.path(), &["serve", "--config", typo.to_str().unwrap()], &[]).failure();
+    assert!(typo.stderr.contains("prot"), "stderr: {}", typo.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// migrate, import-map, create-learner
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn migrate_creates_the_database_and_exits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let done = run(tmp.path(), &["migrate", "--data-dir", data.to_str().unwrap()], &[]).success();
+    assert!(done.stdout.contains("sqlite database is up to date"), "stdout: {}", done.stdout);
+    assert!(data.join("pathwise.db").exists());
+    // Again: nothing to do, still fine.
+    run(tmp.path(), &["migrate", "--data-dir", data.to_str().unwrap()], &[]).success();
+    // An unsupported database URL is named, without credentials.
+    let bad = run(tmp.path(), &["migrate", "--database-url", "mysql://user:hunter2@db/x"], &[]).failure();
+    assert!(bad.stderr.contains("not supported"), "stderr: {}", bad.stderr);
+    assert!(!bad.stderr.contains("hunter2"), "the password leaked: {}", bad.stderr);
+}
+
+#[tokio::test]
+async fn import_map_plans_a_map_the_local_learner_then_sees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let file = write(tmp.path(), "rust.json", &rust_map_file());
+    let done = run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).success();
+    let summary: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    assert_eq!(summary["node_count"], 4);
+    assert_eq!(summary["edge_count"], 3);
+    assert_eq!(summary["status"], "active");
+    let map = summary["mind_map_id"].as_str().unwrap().to_string();
+
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (status, listed) = server.get(server.token(), "/api/mind-maps").await;
+    assert_eq!(status, 200);
+    assert_eq!(listed["total"], 1);
+    assert_eq!(listed["items"][0]["id"], map.as_str());
+    assert_eq!(listed["items"][0]["title"], "Rust");
+    let (status, agg) = server.get(server.token(), &format!("/api/mind-maps/{map}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(agg["nodes"].as_array().unwrap().len(), 4);
+    assert_eq!(agg["nodes"][0]["label"], "Rust");
+    let (_, next) = server.get(server.token(), &format!("/api/mind-maps/{map}/next-node")).await;
+    assert_eq!(next["node"]["label"], "Rust");
+    server.stop();
+
+    // PATHWISE_TOKEN (or --token) imports for another learner, who alone sees it.
+    let learner = run(tmp.path(), &["create-learner", "Grace", "--data-dir", &data_arg], &[]).success();
+    let learner: Value = serde_json::from_str(learner.stdout.trim()).unwrap();
+    let token = learner["token"].as_str().unwrap();
+    run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[("PATHWISE_TOKEN", token)])
+        .success();
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    assert_eq!(server.get(token, "/api/mind-maps").await.1["total"], 1);
+    assert_eq!(server.get(server.token(), "/api/mind-maps").await.1["total"], 1);
+    let refused =
+        run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg, "--token", "pw_nope"], &[])
+            .failure();
+    assert!(refused.stderr.contains("token"), "stderr: {}", refused.stderr);
+}
+
+#[tokio::test]
+async fn import_map_refuses_a_cycle_and_imports_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let cyclic = json!({
+        "topic": "Loops",
+        "decomposition": {
+            "root": "Root",
+            "nodes": [
+                { "label": "Root", "effort_minutes": 5 },
+                { "label": "A", "effort_minutes": 5 },
+                { "label": "B", "effort_minutes": 5 },
+                { "label": "C", "effort_minutes": 5 },
+            ],
+            "edges": [
+                { "parent": "Root", "child": "A" },
+                { "parent": "A", "child": "B" },
+                { "parent": "B", "child": "C" },
+                { "parent": "C", "child": "A" },
+            ],
+        },
+    });
+    let file = write(tmp.path(), "cyclic.json", &cyclic.to_string());
+    let failed = run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    assert!(failed.stderr.contains("cycle: "), "stderr: {}", failed.stderr);
+    assert!(failed.stderr.contains("cyclic.json"), "the file is named: {}", failed.stderr);
+    let cycle = failed.stderr.split("cycle: ").nth(1).unwrap().lines().next().unwrap().to_string();
+    let steps: Vec<&str> = cycle.split(" -> ").collect();
+    assert_eq!(steps.len(), 4, "a three-node cycle and back: {cycle}");
+    assert_eq!(steps.first(), steps.last(), "{cycle}");
+    for label in ["A", "B", "C"] {
+        assert!(steps.contains(&label), "{cycle}");
+    }
+    assert!(failed.stdout.trim().is_empty(), "no summary on failure: {}", failed.stdout);
+
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (status, listed) = server.get(server.token(), "/api/mind-maps").await;
+    assert_eq!((status, listed["total"].as_u64()), (200, Some(0)), "nothing was imported: {listed}");
+}
+
+#[tokio::test]
+async fn import_map_names_the_line_and_field_of_malformed_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+
+    // A value of the wrong type: the field's path and its line.
+    let wrong_type = "{\n  \"topic\": \"Rust\",\n  \"decomposition\": {\n    \"root\": \"Rust\",\n    \
+                      \"nodes\": [{ \"label\": \"Rust\", \"effort_minutes\": \"ten\" }]\n  }\n}\n";
+    let file = write(tmp.path(), "wrong-type.json", wrong_type);
+    let failed = run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    for needle in ["wrong-type.json", "decomposition.nodes[0].effort_minutes", "line 5"] {
+        assert!(failed.stderr.contains(needle), "{needle:?} not in: {}", failed.stderr);
+    }
+
+    // Broken syntax: the line.
+    let broken = "{\n  \"topic\": \"Rust\",\n  \"decomposition\": {\n    \"root\": \"Rust\",,\n  }\n}\n";
+    let file = write(tmp.path(), "broken.json", broken);
+    let failed = run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    for needle in ["broken.json", "line 4"] {
+        assert!(failed.stderr.contains(needle), "{needle:?} not in: {}", failed.stderr);
+    }
+
+    // A missing field and an unknown one are named.
+    let file = write(tmp.path(), "missing.json", "{ \"topic\": \"Rust\" }");
+    let failed = run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    assert!(failed.stderr.contains("decomposition"), "stderr: {}", failed.stderr);
+    let file = write(
+        tmp.path(),
+        "unknown.json",
+        &json!({ "topic": "Rust", "decomposition": { "root": "Rust", "nodes": [], "colour": 1 } }).to_string(),
+    );
+    let failed = run(tmp.path(), &["import-map", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    assert!(failed.stderr.contains("colour"), "stderr: {}", failed.stderr);
+
+    // A file that is not there.
+    let failed = run(tmp.path(), &["import-map", "absent.json", "--data-dir", &data_arg], &[]).failure();
+    assert!(failed.stderr.contains("absent.json"), "stderr: {}", failed.stderr);
+
+    // None of it planned a map.
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (status, listed) = server.get(server.token(), "/api/mind-maps").await;
+    assert_eq!((status, listed["total"].as_u64()), (200, Some(0)), "nothing was imported: {listed}");
+}
+
+#[tokio::test]
+async fn create_learner_prints_a_working_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let done = run(tmp.path(), &["create-learner", "Ada Lovelace", "--data-dir", &data_arg], &[]).success();
+    let created: Value = serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    assert_eq!(created["name"], "Ada Lovelace");
+    assert!(created["id"].is_string());
+    let token = created["token"].as_str().unwrap();
+    assert!(token.starts_with("pw_"), "{token}");
+
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (status, me) = server.get(token, "/api/me").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (me["id"].as_str(), me["name"].as_str(), me["is_local"].as_bool()),
+        (created["id"].as_str(), Some("Ada Lovelace"), Some(false))
+    );
+    server.stop();
+
+    let blank = run(tmp.path(), &["create-learner", "  ", "--data-dir", &data_arg], &[]).failure();
+    assert!(blank.stderr.contains("name"), "stderr: {}", blank.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// bench
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn bench_quick_prints_one_json_line_per_benchmark() {
+    let tmp = tempfile::tempdir().unwrap();
+    let done = run(tmp.path(), &["bench", "--quick", "--only", "learning_order"], &[]).success();
+    let lines: Vec<Value> = done
+        .stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: not a JSON line: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 1, "only the benchmark asked for: {}", done.stdout);
+    let line = &lines[0];
+    assert_eq!(line["bench"], "learning_order");
+    assert!(line["store"].is_string(), "{line}");
+    for field in ["ops_per_sec", "p50_ms", "p99_ms"] {
+        let value = line[field].as_f64().unwrap_or_else(|| panic!("{field} is not a number in {line}"));
+        assert!(value >= 0.0 && value.is_finite(), "{field} = {value}");
+    }
+    assert!(line["p99_ms"].as_f64() >= line["p50_ms"].as_f64(), "{line}");
+    assert!(line["ops"].as_u64() > Some(0), "{line}");
+}
+
+#[test]
+fn the_binary_describes_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let version = run(tmp.path(), &["--version"], &[]).success();
+    assert!(version.stdout.starts_with("pathwise "), "{}", version.stdout);
+    let help = run(tmp.path(), &["--help"], &[]).success();
+    for command in ["serve", "migrate", "import-map", "create-learner", "bench"] {
+        assert!(help.stdout.contains(command), "{command} missing from --help: {}", help.stdout);
+    }
+    let unknown = run(tmp.path(), &["teleport"], &[]).failure();
+    assert!(unknown.stderr.contains("teleport"), "{}", unknown.stderr);
+}
