@@ -948,7 +948,16 @@ async fn bad_input_is_refused_with_the_field_named(t: &TestApp) {
         Some(a),
         Body::Raw("\"hello\"".into()),
         (400, "malformed_json"),
-        &["body", "struct"],
+        &["body", "JSON object"],
+    )
+    .await;
+    t.refused(
+        Method::POST,
+        "/api/responses",
+        Some(a),
+        Body::Raw("[\"a\", \"b\"]".into()),
+        (400, "malformed_json"),
+        &["body", "JSON object"],
     )
     .await;
     t.refused(
