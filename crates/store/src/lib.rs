@@ -10,6 +10,7 @@ mod error;
 mod postgres;
 mod sql;
 mod sqlite;
+mod sqlite_batch;
 mod ts;
 
 pub use any::AnyStore;

@@ -1,6 +1,6 @@
 //! The production store: PostgreSQL, shared safely by several server processes.
 
-use crate::sql::shared_store;
+use crate::sql::{check_response_target, response_of, shared_store, COMPLETE_MAP_SQL};
 use pathwise_domain::mastery::RecentHistory;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
@@ -108,7 +108,11 @@ impl PgStore {
                     .await?;
                 let written = write(&mut tx, &new, &decision.node, version).await?;
                 if written {
-                    complete_map_if_all_mastered(&mut tx, new.mind_map_id, new.responded_at).await?;
+                    sqlx::query(COMPLETE_MAP_SQL)
+                        .bind(new.mind_map_id.0)
+                        .bind(Ts(new.responded_at))
+                        .execute(&mut *tx)
+                        .await?;
                     tx.commit().await?;
                 }
                 written

@@ -13,6 +13,41 @@ pub(crate) const NODE_COLUMNS: &str =
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
      r.response_type, r.session_id, r.responded_at";
 
+/// `lifecycle::complete_if_all_mastered` as one statement, so that it runs inside a
+/// response's transaction without loading the whole map. Both engines accept `$n` here.
+pub(crate) const COMPLETE_MAP_SQL: &str = "UPDATE mind_maps SET status = 'completed', updated_at = $2 \
+     WHERE id = $1 AND status = 'active' \
+     AND NOT EXISTS (SELECT 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND mastery_status <> 'mastered')";
+
+pub(crate) fn response_of(new: &crate::NewResponse) -> pathwise_domain::model::QuizResponse {
+    pathwise_domain::model::QuizResponse {
+        id: new.id,
+        node_id: new.node_id,
+        mind_map_id: new.mind_map_id,
+        question_text: new.question_text.clone(),
+        user_answer: new.user_answer.clone(),
+        quality: new.quality,
+        response_type: new.response_type,
+        session_id: new.session_id,
+        responded_at: new.responded_at,
+    }
+}
+
+/// A response must name the map its node is in.
+pub(crate) fn check_response_target(
+    new: &crate::NewResponse,
+    node: &pathwise_domain::model::Node,
+) -> crate::StoreResult<()> {
+    if node.mind_map_id != new.mind_map_id {
+        return Err(crate::StoreError::Rejected(pathwise_domain::DomainError::CrossMap {
+            field: "node_id",
+            map: new.mind_map_id.to_string(),
+            node: new.node_id.to_string(),
+        }));
+    }
+    Ok(())
+}
+
 pub(crate) const TABLES: &[&str] =
     &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses"];
 
@@ -107,19 +142,6 @@ macro_rules! shared_store {
             })
         }
 
-        fn response_of(new: &NewResponse) -> QuizResponse {
-            QuizResponse {
-                id: new.id,
-                node_id: new.node_id,
-                mind_map_id: new.mind_map_id,
-                question_text: new.question_text.clone(),
-                user_answer: new.user_answer.clone(),
-                quality: new.quality,
-                response_type: new.response_type,
-                session_id: new.session_id,
-                responded_at: new.responded_at,
-            }
-        }
 
         async fn load_aggregate(conn: &mut Conn, learner: LearnerId, id: MindMapId, lock: bool) -> StoreResult<Option<MapAggregate>> {
             let sql = format!(
@@ -261,33 +283,6 @@ macro_rules! shared_store {
                 .bind(Ts(map.updated_at))
                 .execute(&mut *conn)
                 .await?;
-            }
-            Ok(())
-        }
-
-        /// Complete an active map once none of its nodes is left unmastered. This is
-        /// `lifecycle::complete_if_all_mastered` expressed as one statement, so that it runs
-        /// inside the response's transaction without loading the whole map.
-        async fn complete_map_if_all_mastered(conn: &mut Conn, map: MindMapId, now: DateTime<Utc>) -> StoreResult<()> {
-            sqlx::query(
-                "UPDATE mind_maps SET status = 'completed', updated_at = $2 WHERE id = $1 AND status = 'active' \
-                 AND NOT EXISTS (SELECT 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND mastery_status <> 'mastered')",
-            )
-            .bind(map.0)
-            .bind(Ts(now))
-            .execute(&mut *conn)
-            .await?;
-            Ok(())
-        }
-
-        /// The node a response is for, checked against the learner and the map it names.
-        fn check_response_target(new: &NewResponse, node: &Node) -> StoreResult<()> {
-            if node.mind_map_id != new.mind_map_id {
-                return Err(StoreError::Rejected(DomainError::CrossMap {
-                    field: "node_id",
-                    map: new.mind_map_id.to_string(),
-                    node: new.node_id.to_string(),
-                }));
             }
             Ok(())
         }

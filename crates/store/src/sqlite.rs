@@ -3,39 +3,29 @@
 //! a few read-only connections.
 
 use crate::sql::shared_store;
-use pathwise_domain::mastery::RecentHistory;
+use crate::sqlite_batch::ResponseQueue;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, Transaction};
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::Arc;
 use std::time::Duration;
 
 shared_store!(SqliteStore, sqlx::Sqlite, "");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
-/// The node, its map's status, its version and its recent history in one statement.
-/// History comes back as comma-separated qualities, newest first (SQLite has no arrays).
-static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, \
-           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
-              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
-              WHERE node_id = n.id ORDER BY responded_at DESC, seq DESC LIMIT {any})), \
-           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
-              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
-              WHERE node_id = n.id AND response_type = 'review' ORDER BY responded_at DESC, seq DESC LIMIT {reviews})) \
-         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
-        any = crate::HISTORY_ANY,
-        reviews = crate::HISTORY_REVIEWS,
-    )
-});
-
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
+    responses: Arc<ResponseQueue>,
     path: PathBuf,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("path", &self.path).finish()
+    }
 }
 
 impl SqliteStore {
@@ -57,6 +47,8 @@ impl SqliteStore {
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
+            // A local file needs no liveness ping on every checkout.
+            .test_before_acquire(false)
             .idle_timeout(None)
             .max_lifetime(None)
             .connect_with(options.clone())
@@ -64,11 +56,12 @@ impl SqliteStore {
         MIGRATOR.run(&writer).await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(4)
+            .test_before_acquire(false)
             .idle_timeout(None)
             .max_lifetime(None)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(SqliteStore { writer, reader, path: path.to_path_buf() })
+        Ok(SqliteStore { writer, reader, responses: Arc::default(), path: path.to_path_buf() })
     }
 
     pub fn path(&self) -> &Path {
@@ -96,85 +89,8 @@ impl SqliteStore {
         decide: F,
     ) -> StoreResult<(QuizResponse, Node)>
     where
-        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError>,
+        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
     {
-        let mut tx = self.begin_write().await?;
-        let row = sqlx::query(&CONTEXT_SQL)
-            .bind(new.node_id.0)
-            .bind(learner.0)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound("node"))?;
-        let node = node_from_row(&row)?;
-        check_response_target(&new, &node)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-        let version: i64 = row.try_get(18)?;
-        let qualities = qualities_of(row.try_get(19)?)?;
-        let review_qualities = qualities_of(row.try_get(20)?)?;
-        let context = ResponseContext { map_status, node, history: RecentHistory { qualities, review_qualities } };
-        let decision = decide(&context)?;
-        if !write_response(&mut tx, &new, &decision.node, version).await? {
-            return Err(StoreError::corrupt("node changed inside its own write transaction"));
-        }
-        if decision.became_mastered {
-            complete_map_if_all_mastered(&mut tx, new.mind_map_id, new.responded_at).await?;
-        }
-        tx.commit().await?;
-        Ok((response_of(&new), decision.node))
+        self.responses.record(&self.writer, learner, new, Box::new(decide)).await
     }
-}
-
-fn qualities_of(list: Option<String>) -> StoreResult<Vec<u8>> {
-    list.as_deref()
-        .unwrap_or("")
-        .split(',')
-        .filter(|q| !q.is_empty())
-        .map(|q| q.parse::<u8>().map_err(StoreError::corrupt))
-        .collect()
-}
-
-/// Insert a response row and write the node's new mastery state; `false` if the
-/// node changed since it was read (its version moved on).
-async fn write_response(conn: &mut Conn, new: &NewResponse, node: &Node, version: i64) -> StoreResult<bool> {
-    let updated = sqlx::query(
-        "UPDATE mind_map_nodes SET mastery_score = $3, mastery_status = $4, ease_factor = $5, \
-         repetitions = $6, interval_days = $7, next_review_at = $8, last_reviewed_at = $9, \
-         updated_at = $10, version = version + 1 WHERE id = $1 AND version = $2",
-    )
-    .bind(node.id.0)
-    .bind(version)
-    .bind(node.mastery_score)
-    .bind(node.mastery_status.as_str())
-    .bind(node.ease_factor)
-    .bind(node.repetitions)
-    .bind(node.interval_days)
-    .bind(node.next_review_at.map(Ts))
-    .bind(node.last_reviewed_at.map(Ts))
-    .bind(Ts(node.updated_at))
-    .execute(&mut *conn)
-    .await?;
-    if updated.rows_affected() != 1 {
-        return Ok(false);
-    }
-    insert_response_row(conn, new).await?;
-    Ok(true)
-}
-
-async fn insert_response_row(conn: &mut Conn, new: &NewResponse) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, \
-         response_type, session_id, responded_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
-    .bind(new.id.0)
-    .bind(new.node_id.0)
-    .bind(new.mind_map_id.0)
-    .bind(&new.question_text)
-    .bind(&new.user_answer)
-    .bind(i32::from(new.quality))
-    .bind(new.response_type.as_str())
-    .bind(new.session_id)
-    .bind(Ts(new.responded_at))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
 }

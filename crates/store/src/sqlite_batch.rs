@@ -1,0 +1,241 @@
+//! The SQLite response path, with group commit.
+//!
+//! sqlx runs each SQLite connection on a thread of its own and hands every statement over
+//! to it, which costs tens of microseconds per statement on a small machine; a response
+//! takes several statements, and SQLite has a single writer. So responses queue here, and
+//! whichever caller finds the writer free takes the whole queue, borrows the writer's raw
+//! connection from sqlx (`lock_handle`) and runs the queue in one transaction through
+//! rusqlite, each response inside its own savepoint: one response's refusal or error rolls
+//! back only that response. Every caller hears back only after the commit.
+
+use crate::sql::{check_response_target, response_of, COMPLETE_MAP_SQL, NODE_COLUMNS};
+use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
+use chrono::{DateTime, TimeZone, Utc};
+use pathwise_domain::mastery::RecentHistory;
+use pathwise_domain::model::{Metadata, Node, QuizResponse};
+use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
+use rusqlite::{params, OptionalExtension};
+use sqlx::SqlitePool;
+use std::sync::{LazyLock, Mutex};
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+pub(crate) type Decide = Box<dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync>;
+type Reply = StoreResult<(QuizResponse, Node)>;
+
+struct Pending {
+    learner: LearnerId,
+    new: NewResponse,
+    decide: Decide,
+    reply: oneshot::Sender<Reply>,
+}
+
+#[derive(Default)]
+pub(crate) struct ResponseQueue {
+    pending: Mutex<Vec<Pending>>,
+    leader: tokio::sync::Mutex<()>,
+}
+
+static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {NODE_COLUMNS}, m.status, n.version, \
+           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
+              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
+              WHERE node_id = n.id ORDER BY responded_at DESC, seq DESC LIMIT {any})), \
+           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
+              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
+              WHERE node_id = n.id AND response_type = 'review' ORDER BY responded_at DESC, seq DESC LIMIT {reviews})) \
+         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ?1 AND m.learner_id = ?2",
+        any = crate::HISTORY_ANY,
+        reviews = crate::HISTORY_REVIEWS,
+    )
+});
+
+const UPDATE_NODE_SQL: &str = "UPDATE mind_map_nodes SET mastery_score = ?2, mastery_status = ?3, ease_factor = ?4, \
+     repetitions = ?5, interval_days = ?6, next_review_at = ?7, last_reviewed_at = ?8, updated_at = ?9, \
+     version = version + 1 WHERE id = ?1";
+
+const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, \
+     quality, response_type, session_id, responded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+
+impl ResponseQueue {
+    pub(crate) async fn record(
+        &self,
+        writer: &SqlitePool,
+        learner: LearnerId,
+        new: NewResponse,
+        decide: Decide,
+    ) -> Reply {
+        let (reply, answer) = oneshot::channel();
+        self.pending.lock().expect("queue lock").push(Pending { learner, new, decide, reply });
+        {
+            // Whoever holds the leader lock writes everything queued so far, ours included
+            // unless an earlier leader already took it.
+            let _leader = self.leader.lock().await;
+            let mut connection = writer.acquire().await?;
+            let mut handle = connection.lock_handle().await?;
+            // From here on there is no await, so a cancelled caller cannot strand the batch.
+            let batch = std::mem::take(&mut *self.pending.lock().expect("queue lock"));
+            if !batch.is_empty() {
+                // SAFETY: the locked handle guarantees that sqlx's worker thread makes no call
+                // on this connection until it is dropped, and `from_handle` does not close it.
+                let db = unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) };
+                match db {
+                    Ok(db) => write_batch(&db, batch),
+                    Err(error) => fail_all(batch, &error),
+                }
+            }
+        }
+        answer.await.unwrap_or_else(|_| Err(StoreError::corrupt("the response writer stopped before answering")))
+    }
+}
+
+fn fail_all(batch: Vec<Pending>, error: &dyn std::fmt::Display) {
+    for item in batch {
+        let _ = item.reply.send(Err(StoreError::Config(format!("SQLite write failed: {error}"))));
+    }
+}
+
+fn write_batch(db: &rusqlite::Connection, batch: Vec<Pending>) {
+    if let Err(error) = db.execute_batch("BEGIN IMMEDIATE") {
+        return fail_all(batch, &error);
+    }
+    let mut done = Vec::with_capacity(batch.len());
+    for item in batch {
+        let result = db.execute_batch("SAVEPOINT response").map_err(sqlite_error).and_then(|_| {
+            let result = write_one(db, &item);
+            let end = if result.is_ok() { "RELEASE response" } else { "ROLLBACK TO response; RELEASE response" };
+            db.execute_batch(end).map_err(sqlite_error).and(result)
+        });
+        done.push((item.reply, result));
+    }
+    if let Err(error) = db.execute_batch("COMMIT") {
+        let _ = db.execute_batch("ROLLBACK");
+        for (reply, _) in done {
+            let _ = reply.send(Err(StoreError::Config(format!("SQLite commit failed: {error}"))));
+        }
+        return;
+    }
+    for (reply, result) in done {
+        let _ = reply.send(result);
+    }
+}
+
+fn sqlite_error(error: rusqlite::Error) -> StoreError {
+    StoreError::Config(format!("SQLite: {error}"))
+}
+
+fn write_one(db: &rusqlite::Connection, item: &Pending) -> Reply {
+    let new = &item.new;
+    let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
+    let row = read
+        .query_row(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()], |row| {
+            Ok((
+                node_from(row),
+                row.get::<_, String>(17)?,
+                row.get::<_, Option<String>>(19)?,
+                row.get::<_, Option<String>>(20)?,
+            ))
+        })
+        .optional()
+        .map_err(sqlite_error)?
+        .ok_or(StoreError::NotFound("node"))?;
+    let (node, map_status, recent, recent_reviews) = row;
+    let node = node?;
+    check_response_target(new, &node)?;
+    let map_status: MapStatus = crate::sql::parse(&map_status)?;
+    let history = RecentHistory { qualities: qualities_of(recent)?, review_qualities: qualities_of(recent_reviews)? };
+    let decision = (item.decide)(&ResponseContext { map_status, node, history })?;
+    let node = &decision.node;
+    db.prepare_cached(UPDATE_NODE_SQL)
+        .and_then(|mut s| {
+            s.execute(params![
+                node.id.0.as_bytes(),
+                node.mastery_score,
+                node.mastery_status.as_str(),
+                node.ease_factor,
+                node.repetitions,
+                node.interval_days,
+                node.next_review_at.map(|t| t.timestamp_micros()),
+                node.last_reviewed_at.map(|t| t.timestamp_micros()),
+                node.updated_at.timestamp_micros(),
+            ])
+        })
+        .map_err(sqlite_error)?;
+    db.prepare_cached(INSERT_RESPONSE_SQL)
+        .and_then(|mut s| {
+            s.execute(params![
+                new.id.0.as_bytes(),
+                new.node_id.0.as_bytes(),
+                new.mind_map_id.0.as_bytes(),
+                new.question_text,
+                new.user_answer,
+                i32::from(new.quality),
+                new.response_type.as_str(),
+                new.session_id.as_ref().map(|s| s.as_bytes().to_vec()),
+                new.responded_at.timestamp_micros(),
+            ])
+        })
+        .map_err(sqlite_error)?;
+    if decision.became_mastered {
+        db.prepare_cached(COMPLETE_MAP_SQL)
+            // By name: SQLite numbers `$n` parameters in order of appearance, not by n.
+            .and_then(|mut s| {
+                s.execute(rusqlite::named_params! {
+                    "$1": new.mind_map_id.0.as_bytes(),
+                    "$2": new.responded_at.timestamp_micros(),
+                })
+            })
+            .map_err(sqlite_error)?;
+    }
+    Ok((response_of(new), decision.node))
+}
+
+fn uuid_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Uuid> {
+    let bytes: Vec<u8> = row.get(i)?;
+    Uuid::from_slice(&bytes)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Blob, Box::new(e)))
+}
+
+fn time_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
+    Ok(row.get::<_, Option<i64>>(i)?.and_then(|micros| Utc.timestamp_micros(micros).single()))
+}
+
+/// A node from the columns of `NODE_COLUMNS`, in that order.
+fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
+    let read = || -> rusqlite::Result<(Node, String, String)> {
+        let node = Node {
+            id: NodeId(uuid_at(row, 0)?),
+            mind_map_id: MindMapId(uuid_at(row, 1)?),
+            label: row.get(2)?,
+            description: row.get(3)?,
+            depth: row.get(4)?,
+            effort_minutes: row.get(5)?,
+            sequence: row.get(6)?,
+            mastery_score: row.get(7)?,
+            mastery_status: pathwise_domain::MasteryStatus::Unseen,
+            ease_factor: row.get(9)?,
+            repetitions: row.get(10)?,
+            interval_days: row.get(11)?,
+            next_review_at: time_at(row, 12)?,
+            last_reviewed_at: time_at(row, 13)?,
+            metadata: Metadata::new(),
+            created_at: time_at(row, 15)?.unwrap_or_default(),
+            updated_at: time_at(row, 16)?.unwrap_or_default(),
+        };
+        Ok((node, row.get(8)?, row.get(14)?))
+    };
+    let (mut node, status, metadata) = read().map_err(sqlite_error)?;
+    node.mastery_status = crate::sql::parse(&status)?;
+    node.metadata = serde_json::from_str(&metadata).map_err(StoreError::corrupt)?;
+    Ok(node)
+}
+
+fn qualities_of(list: Option<String>) -> StoreResult<Vec<u8>> {
+    list.as_deref()
+        .unwrap_or("")
+        .split(',')
+        .filter(|q| !q.is_empty())
+        .map(|q| q.parse::<u8>().map_err(StoreError::corrupt))
+        .collect()
+}
