@@ -16,7 +16,7 @@ use pathwise_domain::model::{Metadata, Node, QuizResponse};
 use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
 use rusqlite::{params, OptionalExtension};
 use sqlx::SqlitePool;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -60,7 +60,7 @@ const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind
 
 impl ResponseQueue {
     pub(crate) async fn record(
-        &self,
+        self: &Arc<Self>,
         writer: &SqlitePool,
         learner: LearnerId,
         new: NewResponse,
@@ -68,25 +68,35 @@ impl ResponseQueue {
     ) -> Reply {
         let (reply, answer) = oneshot::channel();
         self.pending.lock().expect("queue lock").push(Pending { learner, new, decide, reply });
-        {
-            // Whoever holds the leader lock writes everything queued so far, ours included
-            // unless an earlier leader already took it.
-            let _leader = self.leader.lock().await;
-            let mut connection = writer.acquire().await?;
-            let mut handle = connection.lock_handle().await?;
-            // From here on there is no await, so a cancelled caller cannot strand the batch.
-            let batch = std::mem::take(&mut *self.pending.lock().expect("queue lock"));
-            if !batch.is_empty() {
-                // SAFETY: the locked handle guarantees that sqlx's worker thread makes no call
-                // on this connection until it is dropped, and `from_handle` does not close it.
-                let db = unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) };
-                match db {
-                    Ok(db) => write_batch(&db, batch),
-                    Err(error) => fail_all(batch, &error),
-                }
-            }
-        }
+        // The writing happens in a task of its own, so that a caller that goes away (a
+        // closed HTTP connection) can never interrupt a batch half-way.
+        let (queue, writer) = (self.clone(), writer.clone());
+        tokio::spawn(async move { queue.drain(&writer).await });
         answer.await.unwrap_or_else(|_| Err(StoreError::corrupt("the response writer stopped before answering")))
+    }
+
+    /// Write everything queued so far, unless an earlier drain already did.
+    async fn drain(&self, writer: &SqlitePool) {
+        let _leader = self.leader.lock().await;
+        if self.pending.lock().expect("queue lock").is_empty() {
+            return;
+        }
+        let take = || std::mem::take(&mut *self.pending.lock().expect("queue lock"));
+        let mut connection = match writer.acquire().await {
+            Ok(connection) => connection,
+            Err(error) => return fail_all(take(), &error),
+        };
+        let mut handle = match connection.lock_handle().await {
+            Ok(handle) => handle,
+            Err(error) => return fail_all(take(), &error),
+        };
+        let batch = take();
+        // SAFETY: the locked handle guarantees that sqlx's worker thread makes no call on
+        // this connection until it is dropped, and `from_handle` does not close it.
+        match unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) } {
+            Ok(db) => write_batch(&db, batch),
+            Err(error) => fail_all(batch, &error),
+        }
     }
 }
 
@@ -102,10 +112,13 @@ fn write_batch(db: &rusqlite::Connection, batch: Vec<Pending>) {
     }
     let mut done = Vec::with_capacity(batch.len());
     for item in batch {
-        let result = db.execute_batch("SAVEPOINT response").map_err(sqlite_error).and_then(|_| {
+        let run = |sql: &str| db.prepare_cached(sql).and_then(|mut s| s.execute([])).map_err(sqlite_error);
+        let result = run("SAVEPOINT response").and_then(|_| {
             let result = write_one(db, &item);
-            let end = if result.is_ok() { "RELEASE response" } else { "ROLLBACK TO response; RELEASE response" };
-            db.execute_batch(end).map_err(sqlite_error).and(result)
+            if result.is_err() {
+                run("ROLLBACK TO response")?;
+            }
+            run("RELEASE response").and(result)
         });
         done.push((item.reply, result));
     }
