@@ -48,10 +48,13 @@ CREATE TABLE mind_map_nodes (
     version           BIGINT NOT NULL DEFAULT 0,
     created_at        TIMESTAMPTZ NOT NULL,
     updated_at        TIMESTAMPTZ NOT NULL
-);
+) WITH (fillfactor = 80);
+-- Every response rewrites its node, so room is left on each page for those rewrites to
+-- stay heap-only (HOT), and no index covers the columns a response changes but for
+-- mastery_status: otherwise a node answered many times in a burst would pile up dead
+-- index entries that every later lookup walks through until vacuum runs.
 CREATE INDEX idx_mmn_map_status ON mind_map_nodes (mind_map_id, mastery_status);
 CREATE INDEX idx_mmn_map_sequence ON mind_map_nodes (mind_map_id, sequence);
-CREATE INDEX idx_mmn_next_review ON mind_map_nodes (next_review_at) WHERE next_review_at IS NOT NULL;
 
 CREATE TABLE mind_map_edges (
     mind_map_id     UUID NOT NULL REFERENCES mind_maps(id) ON DELETE CASCADE,

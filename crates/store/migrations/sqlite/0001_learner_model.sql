@@ -52,7 +52,6 @@ CREATE TABLE mind_map_nodes (
 );
 CREATE INDEX idx_mmn_map_status ON mind_map_nodes (mind_map_id, mastery_status);
 CREATE INDEX idx_mmn_map_sequence ON mind_map_nodes (mind_map_id, sequence);
-CREATE INDEX idx_mmn_next_review ON mind_map_nodes (next_review_at) WHERE next_review_at IS NOT NULL;
 
 CREATE TABLE mind_map_edges (
     mind_map_id     BLOB NOT NULL REFERENCES mind_maps(id) ON DELETE CASCADE,
