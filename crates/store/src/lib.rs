@@ -21,10 +21,9 @@ pub use sqlite::SqliteStore;
 use chrono::{DateTime, Utc};
 use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseId, ResponseType};
+use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseType};
 use std::collections::HashMap;
 use std::future::Future;
-use uuid::Uuid;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Learner {
@@ -35,19 +34,8 @@ pub struct Learner {
     pub created_at: DateTime<Utc>,
 }
 
-/// A response to record, as the caller gave it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewResponse {
-    pub id: ResponseId,
-    pub node_id: NodeId,
-    pub mind_map_id: MindMapId,
-    pub question_text: String,
-    pub user_answer: Option<String>,
-    pub quality: u8,
-    pub response_type: ResponseType,
-    pub session_id: Option<Uuid>,
-    pub responded_at: DateTime<Utc>,
-}
+/// A response to record, exactly as it will be stored.
+pub type NewResponse = QuizResponse;
 
 /// What the mastery rules read before a response is recorded.
 #[derive(Debug, Clone, PartialEq)]

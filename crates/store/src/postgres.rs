@@ -1,6 +1,6 @@
 //! The production store: PostgreSQL, shared safely by several server processes.
 
-use crate::sql::{check_response_target, response_of, shared_store, COMPLETE_MAP_SQL};
+use crate::sql::{check_response_target, shared_store, COMPLETE_MAP_SQL};
 use pathwise_domain::mastery::RecentHistory;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
@@ -121,7 +121,7 @@ impl PgStore {
                 write(&mut conn, &new, &decision.node, version).await?
             };
             if written {
-                return Ok((response_of(&new), decision.node));
+                return Ok((new.clone(), decision.node));
             }
         }
         Err(StoreError::Rejected(DomainError::Conflict {

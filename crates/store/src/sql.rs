@@ -19,20 +19,6 @@ pub(crate) const COMPLETE_MAP_SQL: &str = "UPDATE mind_maps SET status = 'comple
      WHERE id = $1 AND status = 'active' \
      AND NOT EXISTS (SELECT 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND mastery_status <> 'mastered')";
 
-pub(crate) fn response_of(new: &crate::NewResponse) -> pathwise_domain::model::QuizResponse {
-    pathwise_domain::model::QuizResponse {
-        id: new.id,
-        node_id: new.node_id,
-        mind_map_id: new.mind_map_id,
-        question_text: new.question_text.clone(),
-        user_answer: new.user_answer.clone(),
-        quality: new.quality,
-        response_type: new.response_type,
-        session_id: new.session_id,
-        responded_at: new.responded_at,
-    }
-}
-
 /// A response must name the map its node is in.
 pub(crate) fn check_response_target(
     new: &crate::NewResponse,

@@ -8,7 +8,7 @@
 //! rusqlite, each response inside its own savepoint: one response's refusal or error rolls
 //! back only that response. Every caller hears back only after the commit.
 
-use crate::sql::{check_response_target, response_of, COMPLETE_MAP_SQL, NODE_COLUMNS};
+use crate::sql::{check_response_target, COMPLETE_MAP_SQL, NODE_COLUMNS};
 use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, TimeZone, Utc};
 use pathwise_domain::mastery::RecentHistory;
@@ -201,7 +201,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending) -> Reply {
             })
             .map_err(sqlite_error)?;
     }
-    Ok((response_of(new), decision.node))
+    Ok((new.clone(), decision.node))
 }
 
 fn uuid_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Uuid> {
