@@ -5,8 +5,9 @@
 //! takes several statements, and SQLite has a single writer. So responses queue here, and
 //! whichever caller finds the writer free takes the whole queue, borrows the writer's raw
 //! connection from sqlx (`lock_handle`) and runs the queue in one transaction through
-//! rusqlite, each response inside its own savepoint: one response's refusal or error rolls
-//! back only that response. Every caller hears back only after the commit.
+//! rusqlite. A response the rules refuse is refused before anything of it is written; if a
+//! write itself fails, the group is rolled back and each response retried on its own, so
+//! only the one at fault fails. Every caller hears back only after the commit.
 
 use crate::sql::{check_response_target, COMPLETE_MAP_SQL, NODE_COLUMNS};
 use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
@@ -107,38 +108,50 @@ fn fail_all(batch: Vec<Pending>, error: &dyn std::fmt::Display) {
 }
 
 fn write_batch(db: &rusqlite::Connection, batch: Vec<Pending>) {
-    if let Err(error) = db.execute_batch("BEGIN IMMEDIATE") {
-        return fail_all(batch, &error);
-    }
-    let mut done = Vec::with_capacity(batch.len());
-    for item in batch {
-        let run = |sql: &str| db.prepare_cached(sql).and_then(|mut s| s.execute([])).map_err(sqlite_error);
-        let result = run("SAVEPOINT response").and_then(|_| {
-            let result = write_one(db, &item);
-            if result.is_err() {
-                run("ROLLBACK TO response")?;
+    match run_transaction(db, &batch) {
+        Ok(results) => {
+            for (item, result) in batch.into_iter().zip(results) {
+                let _ = item.reply.send(result);
             }
-            run("RELEASE response").and(result)
-        });
-        done.push((item.reply, result));
+        }
+        // A write statement failed and the group was rolled back: write each response on
+        // its own, so that only the one at fault fails.
+        Err(_) if batch.len() > 1 => batch.into_iter().for_each(|item| write_batch(db, vec![item])),
+        Err(error) => fail_all(batch, &error),
+    }
+}
+
+/// One transaction for the group. A response refused before anything was written just
+/// gets its refusal; a failed write rolls the whole group back.
+fn run_transaction(db: &rusqlite::Connection, batch: &[Pending]) -> StoreResult<Vec<Reply>> {
+    db.execute_batch("BEGIN IMMEDIATE").map_err(sqlite_error)?;
+    let mut results = Vec::with_capacity(batch.len());
+    for item in batch {
+        let written = match decide_one(db, item) {
+            Ok(decision) => write_one(db, item, &decision).map(|()| Ok((item.new.clone(), decision.node))),
+            Err(refused) => Ok(Err(refused)),
+        };
+        match written {
+            Ok(result) => results.push(result),
+            Err(error) => {
+                let _ = db.execute_batch("ROLLBACK");
+                return Err(error);
+            }
+        }
     }
     if let Err(error) = db.execute_batch("COMMIT") {
         let _ = db.execute_batch("ROLLBACK");
-        for (reply, _) in done {
-            let _ = reply.send(Err(StoreError::Config(format!("SQLite commit failed: {error}"))));
-        }
-        return;
+        return Err(sqlite_error(error));
     }
-    for (reply, result) in done {
-        let _ = reply.send(result);
-    }
+    Ok(results)
 }
 
 fn sqlite_error(error: rusqlite::Error) -> StoreError {
     StoreError::Config(format!("SQLite: {error}"))
 }
 
-fn write_one(db: &rusqlite::Connection, item: &Pending) -> Reply {
+/// Read the node and its history and let the mastery rules decide; writes nothing.
+fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<ResponseDecision> {
     let new = &item.new;
     let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
     let row = read
@@ -158,8 +171,13 @@ fn write_one(db: &rusqlite::Connection, item: &Pending) -> Reply {
     check_response_target(new, &node)?;
     let map_status: MapStatus = crate::sql::parse(&map_status)?;
     let history = RecentHistory { qualities: qualities_of(recent)?, review_qualities: qualities_of(recent_reviews)? };
-    let decision = (item.decide)(&ResponseContext { map_status, node, history })?;
-    let node = &decision.node;
+    Ok((item.decide)(&ResponseContext { map_status, node, history })?)
+}
+
+/// Write a decided response: the node's new state, the response row, and the map's
+/// completion when its last node was just mastered.
+fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecision) -> StoreResult<()> {
+    let (new, node) = (&item.new, &decision.node);
     db.prepare_cached(UPDATE_NODE_SQL)
         .and_then(|mut s| {
             s.execute(params![
@@ -201,7 +219,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending) -> Reply {
             })
             .map_err(sqlite_error)?;
     }
-    Ok((new.clone(), decision.node))
+    Ok(())
 }
 
 fn uuid_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Uuid> {
