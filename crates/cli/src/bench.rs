@@ -76,8 +76,11 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         frontier(&app, 500, 2000 / scale).await?;
     }
     if wanted("record_response") {
-        let app = sqlite_app(dir.path(), "record").await?;
-        record_responses(&app, 16, 40_000 / scale).await?;
+        // SQLite writes responses in groups, so more callers at once make larger groups.
+        for learners in [16, 64] {
+            let app = sqlite_app(dir.path(), &format!("record-{learners}")).await?;
+            record_responses(&app, learners, 64_000 / scale).await?;
+        }
         if let Some(url) = &flags.postgres_url {
             let (app, schema) = postgres_app(url).await?;
             record_responses(&app, 16, 40_000 / scale).await?;
