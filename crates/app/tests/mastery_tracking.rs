@@ -140,6 +140,12 @@ async fn responses_of(t: &TestApp, filter: ResponseFilter) -> Vec<QuizResponse> 
     page.items
 }
 
+/// Qualities of a node's `review` responses, newest first.
+async fn review_qualities(t: &TestApp, node: NodeId) -> Vec<u8> {
+    let filter = ResponseFilter { node_id: Some(node), response_type: Some(Review), ..Default::default() };
+    responses_of(t, filter).await.iter().map(|r| r.quality).collect()
+}
+
 /// The stored row with this id, found through the node's history.
 async fn stored(t: &TestApp, node: NodeId, id: pathwise_domain::ResponseId) -> QuizResponse {
     let rows: Vec<QuizResponse> = history(t, node, None).await.into_iter().filter(|r| r.id == id).collect();
@@ -365,9 +371,7 @@ async fn default_response_type_is_review(t: &TestApp) {
     t.clock.advance(chrono::Duration::minutes(1));
     let out = try_record(t, req).await.expect("record");
     assert_eq!(stored(t, node, out.id).await.response_type, Review);
-    let reviews =
-        responses_of(t, ResponseFilter { node_id: Some(node), response_type: Some(Review), ..Default::default() })
-            .await;
+    let reviews = review_qualities(t, node).await;
     assert_eq!(reviews.len(), 2);
 }
 
@@ -774,10 +778,8 @@ async fn node_not_promoted_when_mastery_score_below_threshold(t: &TestApp) {
     .await;
     // The last three reviews are all 4, and the score is exactly 0.80.
     assert_eq!(out.node.mastery_score, 0.8);
-    let reviews =
-        responses_of(t, ResponseFilter { node_id: Some(node), response_type: Some(Review), ..Default::default() })
-            .await;
-    assert_eq!(reviews.iter().map(|r| r.quality).collect::<Vec<_>>(), vec![4, 4, 4]);
+    let reviews = review_qualities(t, node).await;
+    assert_eq!(reviews, vec![4, 4, 4]);
     let out = t.record_later(map, node, 4, Review).await;
     assert_eq!(out.node.mastery_score, 0.8);
     assert_eq!(out.node.mastery_status, MasteryStatus::Reviewing);
@@ -807,10 +809,8 @@ async fn node_not_promoted_when_last_three_reviews_not_all_quality_4_or_above(t:
     .await;
     assert_close(out.node.mastery_score, 137.0 / 155.0, "score");
     assert_eq!((out.node.mastery_score * 100.0).round() / 100.0, 0.88);
-    let reviews =
-        responses_of(t, ResponseFilter { node_id: Some(node), response_type: Some(Review), ..Default::default() })
-            .await;
-    assert_eq!(reviews.iter().map(|r| r.quality).collect::<Vec<_>>(), vec![4, 3, 4]);
+    let reviews = review_qualities(t, node).await;
+    assert_eq!(reviews, vec![4, 3, 4]);
     assert_eq!(t.node(node).await.mastery_status, MasteryStatus::Reviewing);
 
     // Reviews 4, 3, 4 back to back. Under resolution 4 their score cannot reach the
@@ -846,9 +846,7 @@ async fn fewer_than_three_review_responses_never_triggers_mastery_graduation(t: 
     )
     .await;
     assert_eq!(out.node.mastery_score, 1.0);
-    let reviews =
-        responses_of(t, ResponseFilter { node_id: Some(node), response_type: Some(Review), ..Default::default() })
-            .await;
+    let reviews = review_qualities(t, node).await;
     assert_eq!(reviews.len(), 2);
     // Perfect answers of other types do not make up for the missing review.
     for kind in [Teach, Diagnostic, Teach] {
@@ -917,10 +915,8 @@ async fn non_review_responses_excluded_from_last_three_check(t: &TestApp) {
         .await;
     let out = t.record_later(map, literal, 2, Teach).await;
     assert_eq!(out.node.mastery_status, MasteryStatus::Mastered);
-    let reviews =
-        responses_of(t, ResponseFilter { node_id: Some(literal), response_type: Some(Review), ..Default::default() })
-            .await;
-    assert_eq!(reviews.iter().map(|r| r.quality).collect::<Vec<_>>(), vec![5, 5, 5]);
+    let reviews = review_qualities(t, literal).await;
+    assert_eq!(reviews, vec![5, 5, 5]);
 }
 
 // ---------------------------------------------------------------------------------------
