@@ -98,7 +98,7 @@ impl<S: Store> App<S> {
             let mut node = ctx.node.clone();
             outcome.state.write_to(&mut node);
             node.updated_at = now;
-            Ok(ResponseDecision { node, became_mastered: outcome.became_mastered })
+            Ok(ResponseDecision { node, became_mastered: outcome.became_mastered, history: outcome.history })
         };
         let (response, node) = self.store.record_response(learner, new, decide).await.map_err(|e| match e {
             pathwise_store::StoreError::NotFound(_) => AppError::not_found("node", input.node_id),

@@ -53,13 +53,36 @@ pub fn score(newest_first: &[u8]) -> f64 {
     (weighted / (5.0 * weights)).clamp(0.0, 1.0)
 }
 
-/// A node's earlier responses, newest first, as much of them as the rules read.
+/// A node's earlier responses, newest first, as much of them as the rules read. Stores
+/// keep it with the node, so that a response costs the same however long the history.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecentHistory {
     /// Qualities of the latest responses of any type (the score needs the last four).
     pub qualities: Vec<u8>,
     /// Qualities of the latest `review` responses (graduation needs the last three).
     pub review_qualities: Vec<u8>,
+}
+
+impl RecentHistory {
+    /// How many responses of any type are kept: the score reads the new one and these.
+    pub const KEPT: usize = SCORE_WINDOW - 1;
+    /// How many review responses are kept: graduation may read three without a new one.
+    pub const KEPT_REVIEWS: usize = GRADUATION_REVIEWS;
+
+    /// The history once a response of `quality` and `response_type` is recorded.
+    pub fn after(&self, quality: u8, response_type: ResponseType) -> RecentHistory {
+        let newest_first = |list: &[u8]| -> Vec<u8> { std::iter::once(quality).chain(list.iter().copied()).collect() };
+        let mut qualities = newest_first(&self.qualities);
+        qualities.truncate(Self::KEPT);
+        let review_qualities = if response_type == ResponseType::Review {
+            let mut reviews = newest_first(&self.review_qualities);
+            reviews.truncate(Self::KEPT_REVIEWS);
+            reviews
+        } else {
+            self.review_qualities.iter().copied().take(Self::KEPT_REVIEWS).collect()
+        };
+        RecentHistory { qualities, review_qualities }
+    }
 }
 
 /// The mastery and spaced-repetition fields of a node that a response changes.
@@ -99,11 +122,13 @@ impl MasteryState {
 }
 
 /// What recording one response does to its node.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResponseOutcome {
     pub state: MasteryState,
     /// The node went to `mastered` with this response; its map may now be complete.
     pub became_mastered: bool,
+    /// The node's recent history including this response, for the store to keep.
+    pub history: RecentHistory,
 }
 
 /// Apply one response to a node: recompute the score from the last five responses, move
@@ -137,6 +162,7 @@ pub fn apply_response(
     ResponseOutcome {
         state,
         became_mastered: before.status != MasteryStatus::Mastered && status == MasteryStatus::Mastered,
+        history: history.after(q, response_type),
     }
 }
 
@@ -308,6 +334,20 @@ mod tests {
 
     fn q(v: i64) -> Quality {
         Quality::new(v).unwrap()
+    }
+
+    #[test]
+    fn recent_history_keeps_the_newest_four_and_the_newest_three_reviews() {
+        use ResponseType::{Diagnostic, Review, Teach};
+        let mut history = RecentHistory::default();
+        for (quality, kind) in [(1, Review), (2, Teach), (3, Review), (4, Diagnostic), (5, Review), (0, Review)] {
+            history = history.after(quality, kind);
+        }
+        assert_eq!(history.qualities, vec![0, 5, 4, 3]);
+        assert_eq!(history.review_qualities, vec![0, 5, 3]);
+        let after_teach = history.after(2, Teach);
+        assert_eq!(after_teach.qualities, vec![2, 0, 5, 4]);
+        assert_eq!(after_teach.review_qualities, vec![0, 5, 3], "only reviews enter the review history");
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct ResponseDecision {
     pub node: Node,
     /// The node became mastered; the map completes if no other node is left unmastered.
     pub became_mastered: bool,
+    /// The node's recent history with this response, stored with the node.
+    pub history: RecentHistory,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -65,13 +67,6 @@ pub struct Page<T> {
     pub items: Vec<T>,
     pub total: u64,
 }
-
-/// How many of a node's latest responses (of any type, and of type `review`) the response
-/// path reads: the score needs four earlier ones; graduation needs three earlier reviews,
-/// because a `teach` or `diagnostic` response is checked against the three latest reviews
-/// before it (a `review` response uses itself and the two before it).
-pub const HISTORY_ANY: i64 = (pathwise_domain::mastery::SCORE_WINDOW - 1) as i64;
-pub const HISTORY_REVIEWS: i64 = pathwise_domain::mastery::GRADUATION_REVIEWS as i64;
 
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.

@@ -13,14 +13,8 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres
 /// The node, its map's status, its version and its recent history in one round trip.
 static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, \
-           ARRAY(SELECT r.quality FROM quiz_responses r WHERE r.node_id = n.id \
-                 ORDER BY r.responded_at DESC, r.seq DESC LIMIT {any}) AS recent, \
-           ARRAY(SELECT r.quality FROM quiz_responses r WHERE r.node_id = n.id AND r.response_type = 'review' \
-                 ORDER BY r.responded_at DESC, r.seq DESC LIMIT {reviews}) AS recent_reviews \
-         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
-        any = crate::HISTORY_ANY,
-        reviews = crate::HISTORY_REVIEWS,
+        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
+         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2"
     )
 });
 
@@ -28,7 +22,8 @@ static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
 /// transaction, and the insert happens only if the node is still at the version read.
 const WRITE_SQL: &str = "WITH updated AS ( \
        UPDATE mind_map_nodes SET mastery_score = $3, mastery_status = $4, ease_factor = $5, repetitions = $6, \
-         interval_days = $7, next_review_at = $8, last_reviewed_at = $9, updated_at = $10, version = version + 1 \
+         interval_days = $7, next_review_at = $8, last_reviewed_at = $9, updated_at = $10, \
+         recent_qualities = $18, recent_review_qualities = $19, version = version + 1 \
        WHERE id = $1 AND version = $2 RETURNING id, mind_map_id) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
        session_id, responded_at) \
@@ -106,7 +101,7 @@ impl PgStore {
                     .bind(new.mind_map_id.0)
                     .execute(&mut *tx)
                     .await?;
-                let written = write(&mut tx, &new, &decision.node, version).await?;
+                let written = write(&mut tx, &new, &decision, version).await?;
                 if written {
                     sqlx::query(COMPLETE_MAP_SQL)
                         .bind(new.mind_map_id.0)
@@ -118,7 +113,7 @@ impl PgStore {
                 written
             } else {
                 let mut conn = self.pool.acquire().await?;
-                write(&mut conn, &new, &decision.node, version).await?
+                write(&mut conn, &new, &decision, version).await?
             };
             if written {
                 return Ok((new.clone(), decision.node));
@@ -130,7 +125,8 @@ impl PgStore {
     }
 }
 
-async fn write(conn: &mut Conn, new: &NewResponse, node: &Node, version: i64) -> StoreResult<bool> {
+async fn write(conn: &mut Conn, new: &NewResponse, decision: &ResponseDecision, version: i64) -> StoreResult<bool> {
+    let (node, history) = (&decision.node, &decision.history);
     let done = sqlx::query(WRITE_SQL)
         .bind(node.id.0)
         .bind(version)
@@ -149,11 +145,13 @@ async fn write(conn: &mut Conn, new: &NewResponse, node: &Node, version: i64) ->
         .bind(new.response_type.as_str())
         .bind(new.session_id)
         .bind(Ts(new.responded_at))
+        .bind(history.qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
+        .bind(history.review_qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
         .execute(&mut *conn)
         .await?;
     Ok(done.rows_affected() == 1)
 }
 
-fn qualities(values: Vec<i32>) -> StoreResult<Vec<u8>> {
+fn qualities(values: Vec<i16>) -> StoreResult<Vec<u8>> {
     values.into_iter().map(|q| u8::try_from(q).map_err(StoreError::corrupt)).collect()
 }

@@ -1,13 +1,13 @@
-//! The embedded store: one SQLite file in WAL mode, a single writer connection (SQLite
-//! allows one writer at a time, so queueing in the pool beats retrying on SQLITE_BUSY) and
-//! a few read-only connections.
+//! The embedded store: one SQLite file in WAL mode, a single sqlx writer connection
+//! (SQLite allows one writer at a time, so queueing in the pool beats retrying on
+//! SQLITE_BUSY), the response writer thread (sqlite_batch.rs) and a few read-only
+//! connections.
 
 use crate::sql::shared_store;
-use crate::sqlite_batch::ResponseQueue;
+use crate::sqlite_batch::ResponseWriter;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, Transaction};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 shared_store!(SqliteStore, sqlx::Sqlite, "");
@@ -18,7 +18,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite")
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
-    responses: Arc<ResponseQueue>,
+    responses: ResponseWriter,
     path: PathBuf,
 }
 
@@ -37,13 +37,15 @@ impl SqliteStore {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Config(format!("cannot create data directory {}: {e}", dir.display())))?;
         }
+        let busy_timeout = Duration::from_secs(10);
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
+            .busy_timeout(busy_timeout)
+            .page_size(2048);
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
@@ -61,7 +63,8 @@ impl SqliteStore {
             .max_lifetime(None)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(SqliteStore { writer, reader, responses: Arc::default(), path: path.to_path_buf() })
+        let responses = ResponseWriter::start(path, busy_timeout)?;
+        Ok(SqliteStore { writer, reader, responses, path: path.to_path_buf() })
     }
 
     pub fn path(&self) -> &Path {
@@ -91,6 +94,6 @@ impl SqliteStore {
     where
         F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
     {
-        self.responses.record(&self.writer, learner, new, Box::new(decide)).await
+        self.responses.record(learner, new, Box::new(decide)).await
     }
 }

@@ -2,12 +2,13 @@
 //!
 //! sqlx runs each SQLite connection on a thread of its own and hands every statement over
 //! to it, which costs tens of microseconds per statement on a small machine; a response
-//! takes several statements, and SQLite has a single writer. So responses queue here, and
-//! whichever caller finds the writer free takes the whole queue, borrows the writer's raw
-//! connection from sqlx (`lock_handle`) and runs the queue in one transaction through
-//! rusqlite. A response the rules refuse is refused before anything of it is written; if a
-//! write itself fails, the group is rolled back and each response retried on its own, so
-//! only the one at fault fails. Every caller hears back only after the commit.
+//! takes several statements, and SQLite has a single writer. So responses go to a writer
+//! thread of their own, which holds its own connection through rusqlite with its
+//! statements prepared once: it takes everything queued, runs it in one transaction and
+//! answers every caller after the commit. A response the rules refuse is refused before
+//! anything of it is written; if a write itself fails, the group is rolled back and each
+//! response retried on its own, so only the one at fault fails. Other writes (map edits,
+//! learners) go through sqlx; `BEGIN IMMEDIATE` and the busy timeout order the two.
 
 use crate::sql::{check_response_target, COMPLETE_MAP_SQL, NODE_COLUMNS};
 use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
@@ -16,13 +17,26 @@ use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Metadata, Node, QuizResponse};
 use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
 use rusqlite::{params, OptionalExtension};
-use sqlx::SqlitePool;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::LazyLock;
+use std::time::Duration;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
 pub(crate) type Decide = Box<dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync>;
 type Reply = StoreResult<(QuizResponse, Node)>;
+
+/// At most this many responses share a transaction, so that one group never holds the
+/// write lock for long.
+const MAX_GROUP: usize = 256;
+
+/// The writer's connection: as durable as the others (WAL with `synchronous = NORMAL`),
+/// with a page cache that holds the pages responses touch (64 MiB rather than 2 MiB),
+/// and checkpoints every 10,000 pages rather than 1,000, so that a page rewritten by many
+/// responses is copied into the database file once instead of ten times.
+const WRITER_PRAGMAS: &str = "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
+     PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 10000;";
 
 struct Pending {
     learner: LearnerId,
@@ -31,75 +45,67 @@ struct Pending {
     reply: oneshot::Sender<Reply>,
 }
 
-#[derive(Default)]
-pub(crate) struct ResponseQueue {
-    pending: Mutex<Vec<Pending>>,
-    leader: tokio::sync::Mutex<()>,
+/// The way to the writer thread; the thread ends when the last store clone is dropped.
+#[derive(Clone)]
+pub(crate) struct ResponseWriter {
+    queue: mpsc::Sender<Pending>,
+}
+
+impl ResponseWriter {
+    /// Open the writer's connection to the (already migrated) database and start its thread.
+    pub(crate) fn start(path: &Path, busy_timeout: Duration) -> StoreResult<Self> {
+        let db = rusqlite::Connection::open(path).map_err(sqlite_error)?;
+        db.busy_timeout(busy_timeout).map_err(sqlite_error)?;
+        db.execute_batch(WRITER_PRAGMAS).map_err(sqlite_error)?;
+        db.set_prepared_statement_cache_capacity(8);
+        let (queue, incoming) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("pathwise-responses".into())
+            .spawn(move || write_until_closed(&db, &incoming))
+            .map_err(|e| StoreError::Config(format!("cannot start the SQLite response writer: {e}")))?;
+        Ok(ResponseWriter { queue })
+    }
+
+    /// Queue a response and wait for its commit (or refusal). A caller that goes away
+    /// (a closed HTTP connection) cannot interrupt a group half-way: the thread finishes it.
+    pub(crate) async fn record(&self, learner: LearnerId, new: NewResponse, decide: Decide) -> Reply {
+        let (reply, answer) = oneshot::channel();
+        self.queue
+            .send(Pending { learner, new, decide, reply })
+            .map_err(|_| StoreError::corrupt("the SQLite response writer has stopped"))?;
+        answer.await.unwrap_or_else(|_| Err(StoreError::corrupt("the response writer stopped before answering")))
+    }
+}
+
+fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pending>) {
+    while let Ok(first) = incoming.recv() {
+        let mut group = Vec::with_capacity(16);
+        group.push(first);
+        group.extend(incoming.try_iter().take(MAX_GROUP - 1));
+        // A panic in the rules must not take the writer down with it: the callers of this
+        // group hear that it failed (their reply senders drop), and the next group starts
+        // from a clean connection.
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write_batch(db, group))).is_err()
+            && !db.is_autocommit()
+        {
+            let _ = db.execute_batch("ROLLBACK");
+        }
+    }
 }
 
 static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, \
-           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
-              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
-              WHERE node_id = n.id ORDER BY responded_at DESC, seq DESC LIMIT {any})), \
-           (SELECT group_concat(q, ',' ORDER BY t DESC, s DESC) FROM ( \
-              SELECT quality AS q, responded_at AS t, seq AS s FROM quiz_responses \
-              WHERE node_id = n.id AND response_type = 'review' ORDER BY responded_at DESC, seq DESC LIMIT {reviews})) \
-         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ?1 AND m.learner_id = ?2",
-        any = crate::HISTORY_ANY,
-        reviews = crate::HISTORY_REVIEWS,
+        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
+         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ?1 AND m.learner_id = ?2"
     )
 });
 
 const UPDATE_NODE_SQL: &str = "UPDATE mind_map_nodes SET mastery_score = ?2, mastery_status = ?3, ease_factor = ?4, \
      repetitions = ?5, interval_days = ?6, next_review_at = ?7, last_reviewed_at = ?8, updated_at = ?9, \
-     version = version + 1 WHERE id = ?1";
+     recent_qualities = ?10, recent_review_qualities = ?11, version = version + 1 WHERE id = ?1";
 
 const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, \
      quality, response_type, session_id, responded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-
-impl ResponseQueue {
-    pub(crate) async fn record(
-        self: &Arc<Self>,
-        writer: &SqlitePool,
-        learner: LearnerId,
-        new: NewResponse,
-        decide: Decide,
-    ) -> Reply {
-        let (reply, answer) = oneshot::channel();
-        self.pending.lock().expect("queue lock").push(Pending { learner, new, decide, reply });
-        // The writing happens in a task of its own, so that a caller that goes away (a
-        // closed HTTP connection) can never interrupt a batch half-way.
-        let (queue, writer) = (self.clone(), writer.clone());
-        tokio::spawn(async move { queue.drain(&writer).await });
-        answer.await.unwrap_or_else(|_| Err(StoreError::corrupt("the response writer stopped before answering")))
-    }
-
-    /// Write everything queued so far, unless an earlier drain already did.
-    async fn drain(&self, writer: &SqlitePool) {
-        let _leader = self.leader.lock().await;
-        if self.pending.lock().expect("queue lock").is_empty() {
-            return;
-        }
-        let take = || std::mem::take(&mut *self.pending.lock().expect("queue lock"));
-        let mut connection = match writer.acquire().await {
-            Ok(connection) => connection,
-            Err(error) => return fail_all(take(), &error),
-        };
-        let mut handle = match connection.lock_handle().await {
-            Ok(handle) => handle,
-            Err(error) => return fail_all(take(), &error),
-        };
-        let batch = take();
-        // SAFETY: the locked handle guarantees that sqlx's worker thread makes no call on
-        // this connection until it is dropped, and `from_handle` does not close it.
-        match unsafe { rusqlite::Connection::from_handle(handle.as_raw_handle().as_ptr()) } {
-            Ok(db) => write_batch(&db, batch),
-            Err(error) => fail_all(batch, &error),
-        }
-    }
-}
 
 fn fail_all(batch: Vec<Pending>, error: &dyn std::fmt::Display) {
     for item in batch {
@@ -156,12 +162,7 @@ fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<Response
     let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
     let row = read
         .query_row(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()], |row| {
-            Ok((
-                node_from(row),
-                row.get::<_, String>(17)?,
-                row.get::<_, Option<String>>(19)?,
-                row.get::<_, Option<String>>(20)?,
-            ))
+            Ok((node_from(row), row.get::<_, String>(17)?, row.get::<_, String>(19)?, row.get::<_, String>(20)?))
         })
         .optional()
         .map_err(sqlite_error)?
@@ -170,7 +171,7 @@ fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<Response
     let node = node?;
     check_response_target(new, &node)?;
     let map_status: MapStatus = crate::sql::parse(&map_status)?;
-    let history = RecentHistory { qualities: qualities_of(recent)?, review_qualities: qualities_of(recent_reviews)? };
+    let history = RecentHistory { qualities: qualities_of(&recent)?, review_qualities: qualities_of(&recent_reviews)? };
     Ok((item.decide)(&ResponseContext { map_status, node, history })?)
 }
 
@@ -190,6 +191,8 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
                 node.next_review_at.map(|t| t.timestamp_micros()),
                 node.last_reviewed_at.map(|t| t.timestamp_micros()),
                 node.updated_at.timestamp_micros(),
+                list_of(&decision.history.qualities),
+                list_of(&decision.history.review_qualities),
             ])
         })
         .map_err(sqlite_error)?;
@@ -262,11 +265,11 @@ fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
     Ok(node)
 }
 
-fn qualities_of(list: Option<String>) -> StoreResult<Vec<u8>> {
-    list.as_deref()
-        .unwrap_or("")
-        .split(',')
-        .filter(|q| !q.is_empty())
-        .map(|q| q.parse::<u8>().map_err(StoreError::corrupt))
-        .collect()
+/// Qualities as the node keeps them: newest first, comma-separated.
+fn list_of(qualities: &[u8]) -> String {
+    qualities.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn qualities_of(list: &str) -> StoreResult<Vec<u8>> {
+    list.split(',').filter(|q| !q.is_empty()).map(|q| q.parse::<u8>().map_err(StoreError::corrupt)).collect()
 }
