@@ -24,6 +24,10 @@ pub struct BenchFlags {
     /// Run only the benchmarks whose name contains this.
     #[arg(long)]
     only: Option<String>,
+    /// Run only the benchmarks of this store (`sqlite` or `postgres`); the learning order
+    /// touches no store and runs either way.
+    #[arg(long, value_parser = ["sqlite", "postgres"])]
+    store: Option<String>,
     /// Fewer operations, for a quick check that every benchmark runs.
     #[arg(long)]
     quick: bool,
@@ -66,33 +70,37 @@ fn round3(x: f64) -> f64 {
 pub async fn run(flags: BenchFlags) -> Result<()> {
     let wanted = |name: &str| flags.only.as_deref().is_none_or(|o| name.contains(o));
     let scale = if flags.quick { 20 } else { 1 };
+    let on = |store: &str| flags.store.as_deref().is_none_or(|s| s == store);
+    let (sqlite, postgres_url) = (on("sqlite"), flags.postgres_url.as_ref().filter(|_| on("postgres")));
     let dir = tempfile::tempdir()?;
 
     if wanted("learning_order") {
         learning_order(if flags.quick { 2 } else { 15 })?;
     }
-    if wanted("frontier") {
+    if wanted("frontier") && sqlite {
         let app = sqlite_app(dir.path(), "frontier").await?;
         frontier(&app, 500, 2000 / scale).await?;
     }
     if wanted("record_response") {
         // SQLite writes responses in groups, so more callers at once make larger groups.
-        for learners in [16, 64] {
+        for learners in [16, 64].into_iter().filter(|_| sqlite) {
             let app = sqlite_app(dir.path(), &format!("record-{learners}")).await?;
             record_responses(&app, learners, 64_000 / scale).await?;
         }
-        if let Some(url) = &flags.postgres_url {
+        if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
             record_responses(&app, 16, 40_000 / scale).await?;
             schema.drop(app).await?;
         }
     }
     if wanted("history") {
-        let app = sqlite_app(dir.path(), "history").await?;
-        for prior in [10, 10_000 / scale] {
-            history_cost(&app, prior, 5_000 / scale).await?;
+        if sqlite {
+            let app = sqlite_app(dir.path(), "history").await?;
+            for prior in [10, 10_000 / scale] {
+                history_cost(&app, prior, 5_000 / scale).await?;
+            }
         }
-        if let Some(url) = &flags.postgres_url {
+        if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
             for prior in [10, 10_000 / scale] {
                 history_cost(&app, prior, 5_000 / scale).await?;
@@ -100,7 +108,7 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
             schema.drop(app).await?;
         }
     }
-    if wanted("http") {
+    if wanted("http") && sqlite {
         let app = sqlite_app(dir.path(), "http").await?;
         http_record(app, 32, 40_000 / scale).await?;
     }

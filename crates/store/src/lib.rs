@@ -11,6 +11,7 @@ mod postgres;
 mod sql;
 mod sqlite;
 mod sqlite_batch;
+mod sqlite_checkpoint;
 mod ts;
 
 pub use any::AnyStore;

@@ -11,6 +11,7 @@
 //! learners) go through sqlx; `BEGIN IMMEDIATE` and the busy timeout order the two.
 
 use crate::sql::{check_response_target, COMPLETE_MAP_SQL, NODE_COLUMNS};
+use crate::sqlite_checkpoint::Checkpoints;
 use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, TimeZone, Utc};
 use pathwise_domain::mastery::RecentHistory;
@@ -58,10 +59,11 @@ impl ResponseWriter {
         db.busy_timeout(busy_timeout).map_err(sqlite_error)?;
         db.execute_batch(WRITER_PRAGMAS).map_err(sqlite_error)?;
         db.set_prepared_statement_cache_capacity(8);
+        let checkpoints = Checkpoints::start(path, busy_timeout)?;
         let (queue, incoming) = mpsc::channel();
         std::thread::Builder::new()
             .name("pathwise-responses".into())
-            .spawn(move || write_until_closed(&db, &incoming))
+            .spawn(move || write_until_closed(&db, &incoming, &checkpoints))
             .map_err(|e| StoreError::Config(format!("cannot start the SQLite response writer: {e}")))?;
         Ok(ResponseWriter { queue })
     }
@@ -77,7 +79,7 @@ impl ResponseWriter {
     }
 }
 
-fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pending>) {
+fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pending>, checkpoints: &Checkpoints) {
     while let Ok(first) = incoming.recv() {
         let mut group = Vec::with_capacity(16);
         group.push(first);
@@ -90,6 +92,7 @@ fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pendi
         {
             let _ = db.execute_batch("ROLLBACK");
         }
+        checkpoints.written();
     }
 }
 
