@@ -1,10 +1,13 @@
 //! The production store: PostgreSQL, shared safely by several server processes.
 
+mod groups;
+
 use crate::sql::{check_response_target, shared_store, COMPLETE_MAP_SQL};
+use groups::{too_many_attempts, Decide, ResponseGroups, MAX_ATTEMPTS};
 use pathwise_domain::mastery::RecentHistory;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 shared_store!(PgStore, sqlx::Postgres, "FOR UPDATE");
 
@@ -29,12 +32,10 @@ const WRITE_SQL: &str = "WITH updated AS ( \
        session_id, responded_at) \
      SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17 FROM updated";
 
-/// How often a response is retried when another write to the same node got there first.
-const MAX_ATTEMPTS: usize = 8;
-
 #[derive(Clone, Debug)]
 pub struct PgStore {
     pool: PgPool,
+    groups: Arc<ResponseGroups>,
 }
 
 impl PgStore {
@@ -50,7 +51,7 @@ impl PgStore {
     pub async fn connect_with(options: PgConnectOptions, max_connections: u32) -> StoreResult<Self> {
         let pool = PgPoolOptions::new().max_connections(max_connections).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
-        Ok(PgStore { pool })
+        Ok(PgStore { pool, groups: Arc::default() })
     }
 
     pub fn pool(&self) -> &PgPool {
@@ -76,53 +77,60 @@ impl PgStore {
         decide: F,
     ) -> StoreResult<(QuizResponse, Node)>
     where
-        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError>,
+        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
     {
-        for _ in 0..MAX_ATTEMPTS {
-            let row = sqlx::query(&CONTEXT_SQL)
-                .bind(new.node_id.0)
-                .bind(learner.0)
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or(StoreError::NotFound("node"))?;
-            let node = node_from_row(&row)?;
-            check_response_target(&new, &node)?;
-            let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-            let version: i64 = row.try_get(18)?;
-            let history = RecentHistory {
-                qualities: qualities(row.try_get(19)?)?,
-                review_qualities: qualities(row.try_get(20)?)?,
-            };
-            let decision = decide(&ResponseContext { map_status, node, history })?;
-            let written = if decision.became_mastered {
-                // Rare: lock the map so that two nodes mastered at once still complete it.
-                let mut tx = self.pool.begin().await?;
-                sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR UPDATE")
+        self.groups.record(&self.pool, learner, new, Box::new(decide)).await
+    }
+}
+
+/// One response on its own: read, decide, write guarded by the node's version, and when
+/// the node becomes mastered, complete the map under the map's lock.
+async fn record_alone(
+    pool: &PgPool,
+    learner: LearnerId,
+    new: &NewResponse,
+    decide: &Decide,
+) -> StoreResult<(QuizResponse, Node)> {
+    for _ in 0..MAX_ATTEMPTS {
+        let row = sqlx::query(&CONTEXT_SQL)
+            .bind(new.node_id.0)
+            .bind(learner.0)
+            .fetch_optional(pool)
+            .await?
+            .ok_or(StoreError::NotFound("node"))?;
+        let node = node_from_row(&row)?;
+        check_response_target(new, &node)?;
+        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
+        let version: i64 = row.try_get(18)?;
+        let history =
+            RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
+        let decision = decide(&ResponseContext { map_status, node, history })?;
+        let written = if decision.became_mastered {
+            // Lock the map so that two nodes mastered at once still complete it.
+            let mut tx = pool.begin().await?;
+            sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR UPDATE")
+                .bind(new.mind_map_id.0)
+                .execute(&mut *tx)
+                .await?;
+            let written = write(&mut tx, new, &decision, version).await?;
+            if written {
+                sqlx::query(COMPLETE_MAP_SQL)
                     .bind(new.mind_map_id.0)
+                    .bind(Ts(new.responded_at))
                     .execute(&mut *tx)
                     .await?;
-                let written = write(&mut tx, &new, &decision, version).await?;
-                if written {
-                    sqlx::query(COMPLETE_MAP_SQL)
-                        .bind(new.mind_map_id.0)
-                        .bind(Ts(new.responded_at))
-                        .execute(&mut *tx)
-                        .await?;
-                    tx.commit().await?;
-                }
-                written
-            } else {
-                let mut conn = self.pool.acquire().await?;
-                write(&mut conn, &new, &decision, version).await?
-            };
-            if written {
-                return Ok((new.clone(), decision.node));
+                tx.commit().await?;
             }
+            written
+        } else {
+            let mut conn = pool.acquire().await?;
+            write(&mut conn, new, &decision, version).await?
+        };
+        if written {
+            return Ok((new.clone(), decision.node));
         }
-        Err(StoreError::Rejected(DomainError::Conflict {
-            message: "node: too many simultaneous responses for this node; try again".into(),
-        }))
     }
+    Err(too_many_attempts())
 }
 
 async fn write(conn: &mut Conn, new: &NewResponse, decision: &ResponseDecision, version: i64) -> StoreResult<bool> {
