@@ -59,7 +59,9 @@ impl Stats {
         if let (Some(line), Some(extra)) = (line.as_object_mut(), extra.as_object()) {
             line.extend(extra.clone());
         }
-        println!("{line}");
+        // A closed pipe (`| head`) ends the output, not the process with a panic.
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
     }
 }
 

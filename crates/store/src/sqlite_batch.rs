@@ -33,11 +33,11 @@ type Reply = StoreResult<(QuizResponse, Node)>;
 const MAX_GROUP: usize = 256;
 
 /// The writer's connection: as durable as the others (WAL with `synchronous = NORMAL`),
-/// with a page cache that holds the pages responses touch (64 MiB rather than 2 MiB),
+/// with a page cache that holds the pages responses touch (16 MiB rather than 2 MiB),
 /// and checkpoints every 10,000 pages rather than 1,000, so that a page rewritten by many
 /// responses is copied into the database file once instead of ten times.
 const WRITER_PRAGMAS: &str = "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-     PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 10000;";
+     PRAGMA cache_size = -16384; PRAGMA wal_autocheckpoint = 10000;";
 
 struct Pending {
     learner: LearnerId,
