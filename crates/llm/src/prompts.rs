@@ -1,0 +1,59 @@
+//! Prompts are files in `crates/llm/prompts/`, compiled into the binary and rendered with
+//! minijinja, so that they can be read, reviewed and changed without touching code.
+
+use minijinja::Environment;
+use serde::Serialize;
+use std::sync::LazyLock;
+
+/// Every prompt, by name (the file name without `.md`).
+const PROMPTS: &[(&str, &str)] = &[("curriculum_planning", include_str!("../prompts/curriculum_planning.md"))];
+
+static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {
+    let mut env = Environment::new();
+    // A placeholder the code forgot to fill is a bug, not an empty string in a prompt.
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    for (name, text) in PROMPTS {
+        env.add_template(name, text).unwrap_or_else(|e| panic!("prompt {name} does not parse: {e}"));
+    }
+    env
+});
+
+/// The named prompt rendered with `context`.
+///
+/// # Panics
+/// On an unknown name or a placeholder missing from `context`: both are mistakes in the
+/// code that calls it, which the prompt tests catch.
+pub fn render(name: &str, context: impl Serialize) -> String {
+    let template = ENVIRONMENT.get_template(name).unwrap_or_else(|_| panic!("no prompt named {name}"));
+    template.render(context).unwrap_or_else(|e| panic!("prompt {name} cannot be rendered: {e:#}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_prompt_parses() {
+        for (name, _) in PROMPTS {
+            assert!(ENVIRONMENT.get_template(name).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn curriculum_planning_names_the_topic_goal_and_limits() {
+        let text = render(
+            "curriculum_planning",
+            json!({ "topic": "Linear algebra", "goal": "eigenvalues", "max_nodes": 30, "max_depth": 5, "known": ["vectors"] }),
+        );
+        for expected in ["Linear algebra", "eigenvalues", "30", "5", "vectors"] {
+            assert!(text.contains(expected), "missing {expected}: {text}");
+        }
+        let without_goal = render(
+            "curriculum_planning",
+            json!({ "topic": "Rust", "goal": null, "max_nodes": 30, "max_depth": 5, "known": [] }),
+        );
+        assert!(!without_goal.contains("The learner's goal") && without_goal.contains("comprehensively"), "{without_goal}");
+    }
+}
