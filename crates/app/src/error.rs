@@ -4,6 +4,7 @@
 
 use pathwise_domain::error::ErrorKind as DomainKind;
 use pathwise_domain::DomainError;
+use pathwise_llm::LlmError;
 use pathwise_store::StoreError;
 use serde_json::Value;
 
@@ -21,8 +22,11 @@ pub enum ErrorKind {
     Invalid,
     /// The request body is over the size limit: 413.
     TooLarge,
-    /// A dependency (the database) failed: 503.
+    /// A dependency (the database) failed, or a needed one (a language model) is not
+    /// configured: 503.
     Unavailable,
+    /// The language model failed or answered unusably: 502.
+    Upstream,
     Internal,
 }
 
@@ -85,5 +89,18 @@ impl From<StoreError> for AppError {
                 AppError::new(ErrorKind::Internal, "internal", "internal error; the server log has the details")
             }
         }
+    }
+}
+
+impl From<LlmError> for AppError {
+    fn from(error: LlmError) -> Self {
+        let (kind, code) = match &error {
+            LlmError::NotConfigured { .. } => (ErrorKind::Unavailable, "llm_not_configured"),
+            LlmError::Timeout(_) => (ErrorKind::Upstream, "llm_timeout"),
+            LlmError::Transport { .. } => (ErrorKind::Upstream, "llm_unreachable"),
+            LlmError::Status { .. } => (ErrorKind::Upstream, "llm_error"),
+            LlmError::Malformed(_) => (ErrorKind::Upstream, "llm_malformed"),
+        };
+        AppError::new(kind, code, error.to_string())
     }
 }

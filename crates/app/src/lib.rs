@@ -13,17 +13,20 @@ pub mod paging;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
+pub use pathwise_llm::Llm;
 pub use pathwise_store::{AnyStore, Learner, Store};
 
 use pathwise_domain::graph::GraphLimits;
 use std::sync::Arc;
 use uuid::Uuid;
 
-/// The application: a store, a clock, and the limits maps are held to.
+/// The application: a store, a clock, a language model (or none), and the limits maps
+/// are held to.
 #[derive(Clone)]
 pub struct App<S: Store = AnyStore> {
     store: S,
     clock: Arc<dyn Clock>,
+    llm: Llm,
     limits: GraphLimits,
 }
 
@@ -33,7 +36,17 @@ impl<S: Store> App<S> {
     }
 
     pub fn with_clock(store: S, clock: Arc<dyn Clock>) -> Self {
-        App { store, clock, limits: GraphLimits::SINGLE_TOPIC }
+        App { store, clock, llm: Llm::offline(), limits: GraphLimits::SINGLE_TOPIC }
+    }
+
+    /// The same application with a language model; without one it runs offline.
+    pub fn with_llm(mut self, llm: Llm) -> Self {
+        self.llm = llm;
+        self
+    }
+
+    pub fn llm(&self) -> &Llm {
+        &self.llm
     }
 
     pub fn store(&self) -> &S {

@@ -23,6 +23,16 @@ pub struct Settings {
     pub operator_token: Option<String>,
     /// Database connections in the pool (PostgreSQL).
     pub max_connections: u32,
+    /// An OpenAI-compatible endpoint up to its version segment
+    /// (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` for Ollama); unset runs offline.
+    pub llm_base_url: Option<String>,
+    /// The model to ask, as the endpoint names it; required with `llm_base_url`.
+    pub llm_model: Option<String>,
+    pub llm_api_key: Option<String>,
+    /// How long one request to the model may take.
+    pub llm_timeout_secs: u64,
+    /// Conversations with the model at once; more wait for a free slot.
+    pub max_concurrent_sessions: usize,
 }
 
 impl Default for Settings {
@@ -35,6 +45,11 @@ impl Default for Settings {
             database_url: None,
             operator_token: None,
             max_connections: 16,
+            llm_base_url: None,
+            llm_model: None,
+            llm_api_key: None,
+            llm_timeout_secs: 120,
+            max_concurrent_sessions: 4,
         }
     }
 }
@@ -74,4 +89,24 @@ pub fn load(config_file: Option<&Path>, overrides: &impl Serialize) -> Result<Se
 /// Whether `host` only accepts connections from this machine.
 pub fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+}
+
+/// The language model the settings name, or offline when they name none.
+pub fn language_model(settings: &Settings) -> Result<pathwise_llm::Llm> {
+    let Some(base_url) = settings.llm_base_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) else {
+        return Ok(pathwise_llm::Llm::offline());
+    };
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        anyhow::bail!("llm_base_url must start with http:// or https://, got {base_url:?}");
+    }
+    let model = settings.llm_model.as_deref().map(str::trim).filter(|m| !m.is_empty()).with_context(|| {
+        format!("llm_base_url is set to {base_url} but llm_model is not: set llm_model (PATHWISE_LLM_MODEL) to the model to use")
+    })?;
+    let config = pathwise_llm::OpenAiConfig {
+        api_key: settings.llm_api_key.clone().filter(|k| !k.trim().is_empty()),
+        timeout: std::time::Duration::from_secs(settings.llm_timeout_secs.max(1)),
+        ..pathwise_llm::OpenAiConfig::new(base_url, model)
+    };
+    let client = pathwise_llm::OpenAiClient::new(config)?;
+    Ok(pathwise_llm::Llm::new(std::sync::Arc::new(client), settings.max_concurrent_sessions))
 }

@@ -63,8 +63,9 @@ pub async fn run(settings: Settings) -> Result<()> {
             settings.host
         );
     }
+    let llm = config::language_model(&settings)?;
     let store = crate::open_store(&settings).await?;
-    let app = App::new(store);
+    let app = App::new(store).with_llm(llm);
     let listener = tokio::net::TcpListener::bind((settings.host.as_str(), settings.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
@@ -78,6 +79,7 @@ pub async fn run(settings: Settings) -> Result<()> {
     } else {
         println!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
     }
+    println!("Language model: {}", app.llm().describe());
     println!("API reference: {base}/api/docs");
     let state = AppState::new(app, settings.operator_token.as_deref());
     pathwise_server::serve(listener, state, shutdown_signal()).await?;

@@ -578,3 +578,43 @@ fn the_binary_describes_itself() {
     let unknown = run(tmp.path(), &["teleport"], &[]).failure();
     assert!(unknown.stderr.contains("teleport"), "{}", unknown.stderr);
 }
+
+#[tokio::test]
+async fn serve_names_its_language_model_and_refuses_an_incomplete_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let offline = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    assert!(
+        offline.banner.iter().any(|l| l == "Language model: offline (no language model configured)"),
+        "{:?}",
+        offline.banner
+    );
+    drop(offline);
+
+    let configured = Server::start(
+        tmp.path(),
+        &["--port", "0", "--data-dir", &data_arg],
+        &[("PATHWISE_LLM_BASE_URL", "http://127.0.0.1:9/v1"), ("PATHWISE_LLM_MODEL", "tutor-model")],
+    );
+    assert!(
+        configured.banner.iter().any(|l| l == "Language model: tutor-model at http://127.0.0.1:9/v1"),
+        "{:?}",
+        configured.banner
+    );
+    drop(configured);
+
+    let no_model = run(
+        tmp.path(),
+        &["serve", "--port", "0", "--data-dir", &data_arg],
+        &[("PATHWISE_LLM_BASE_URL", "http://127.0.0.1:9/v1")],
+    )
+    .failure();
+    assert!(no_model.stderr.contains("PATHWISE_LLM_MODEL"), "stderr: {}", no_model.stderr);
+    let bad_url = run(
+        tmp.path(),
+        &["serve", "--port", "0", "--data-dir", &data_arg],
+        &[("PATHWISE_LLM_BASE_URL", "127.0.0.1:11434"), ("PATHWISE_LLM_MODEL", "m")],
+    )
+    .failure();
+    assert!(bad_url.stderr.contains("http://"), "stderr: {}", bad_url.stderr);
+}

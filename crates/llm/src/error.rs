@@ -3,7 +3,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum LlmError {
     /// No model is configured: Pathwise runs offline and this operation needs one.
-    #[error("{operation} needs a language model, and none is configured: set {setting} (and llm_model) in the config file or the environment")]
+    #[error("{operation} needs a language model, and none is configured: set {setting} and llm_model in the config file (or PATHWISE_LLM_BASE_URL and PATHWISE_LLM_MODEL)")]
     NotConfigured { operation: String, setting: &'static str },
     #[error("the language model did not answer within {0:?}")]
     Timeout(Duration),

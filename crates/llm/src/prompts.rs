@@ -54,6 +54,9 @@ mod tests {
             "curriculum_planning",
             json!({ "topic": "Rust", "goal": null, "max_nodes": 30, "max_depth": 5, "known": [] }),
         );
-        assert!(!without_goal.contains("The learner's goal") && without_goal.contains("comprehensively"), "{without_goal}");
+        assert!(
+            !without_goal.contains("The learner's goal") && without_goal.contains("comprehensively"),
+            "{without_goal}"
+        );
     }
 }
