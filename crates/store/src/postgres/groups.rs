@@ -164,15 +164,11 @@ struct Found {
 /// Decide and write one group; returns the responses to try again (their node changed).
 async fn write_group(pool: &PgPool, group: Vec<Pending>) -> Vec<Pending> {
     let ids: Vec<Uuid> = group.iter().map(|item| item.new.node_id.0).collect();
-    let found = match read_nodes(pool, &ids).await {
-        Ok(found) => found,
-        Err(error) => {
-            let message = error.to_string();
-            for item in group {
-                let _ = item.reply.send(Err(StoreError::Config(format!("PostgreSQL read failed: {message}"))));
-            }
-            return Vec::new();
-        }
+    let Ok(found) = read_nodes(pool, &ids).await else {
+        // Each on its own, so that each caller hears the failure as it is (a busy pool is
+        // "try again", not a bug).
+        write_each_alone(pool, group).await;
+        return Vec::new();
     };
     let mut decided = Vec::with_capacity(group.len());
     for item in group {
@@ -212,12 +208,16 @@ async fn write_group(pool: &PgPool, group: Vec<Pending>) -> Vec<Pending> {
         // The statement failed as a whole: write each response on its own, so that only
         // the one at fault fails.
         Err(_) => {
-            for (item, _, _) in decided {
-                let result = record_alone(pool, item.learner, &item.new, &item.decide).await;
-                let _ = item.reply.send(result);
-            }
+            write_each_alone(pool, decided.into_iter().map(|(item, _, _)| item)).await;
             Vec::new()
         }
+    }
+}
+
+async fn write_each_alone(pool: &PgPool, items: impl IntoIterator<Item = Pending>) {
+    for item in items {
+        let result = record_alone(pool, item.learner, &item.new, &item.decide).await;
+        let _ = item.reply.send(result);
     }
 }
 
