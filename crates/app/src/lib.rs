@@ -10,6 +10,7 @@ pub mod learners;
 pub mod maps;
 pub mod mastery;
 pub mod paging;
+pub mod usage;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};

@@ -37,6 +37,7 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/learners", post(learners::create))
         .route("/me", get(learners::me))
+        .route("/me/llm-usage", get(learners::llm_usage))
         .route("/mind-maps", get(maps::list_maps).post(maps::create_map))
         .route("/mind-maps/{id}", get(maps::get_map).patch(maps::update_map).delete(maps::delete_map))
         .route("/mind-maps/{id}/nodes", get(maps::list_nodes).post(maps::create_node))

@@ -1431,3 +1431,17 @@ async fn the_api_describes_itself() {
     assert!(content_type.starts_with("text/html"), "{content_type}");
     assert!(reply.text.contains("<html") && reply.text.contains("/api/openapi.json"));
 }
+
+#[tokio::test]
+async fn a_learner_reads_their_own_token_usage() {
+    let t = spawn_app().await;
+    let usage = t.get(&t.a, "/api/me/llm-usage").await.expect(200);
+    assert_eq!(
+        usage,
+        json!({ "total": { "calls": 0, "prompt_tokens": 0, "completion_tokens": 0 }, "by_operation": [] })
+    );
+    t.get(&t.a, "/api/me/llm-usage?since_days=7").await.expect(200);
+    t.get(&t.a, "/api/me/llm-usage?since_days=100000").await.expect_error(422, "invalid", &["since_days"]);
+    t.get(&t.a, "/api/me/llm-usage?since_days=soon").await.expect_error(400, "bad_query", &["since_days"]);
+    t.call(Method::GET, "/api/me/llm-usage", None, Body::Empty).await.expect_error(401, "unauthorized", &[]);
+}

@@ -1,8 +1,8 @@
 //! Either store behind one type, chosen at start-up from the configuration.
 
 use crate::{
-    Learner, NewResponse, Page, PgStore, ResponseContext, ResponseDecision, ResponseFilter, SqliteStore, Store,
-    StoreResult,
+    Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore, ResponseContext, ResponseDecision, ResponseFilter,
+    SqliteStore, Store, StoreResult,
 };
 use chrono::{DateTime, Utc};
 use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
@@ -158,6 +158,14 @@ impl Store for AnyStore {
         until: DateTime<Utc>,
     ) -> StoreResult<Vec<Node>> {
         delegate!(self.pending_reviews(learner, map, until))
+    }
+
+    async fn record_llm_calls(&self, calls: &[LlmCall]) -> StoreResult<()> {
+        delegate!(self.record_llm_calls(calls))
+    }
+
+    async fn llm_usage(&self, learner: LearnerId, since: Option<DateTime<Utc>>) -> StoreResult<Vec<OperationUsage>> {
+        delegate!(self.llm_usage(learner, since))
     }
 
     async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {

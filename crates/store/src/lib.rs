@@ -56,6 +56,26 @@ pub struct ResponseDecision {
     pub history: RecentHistory,
 }
 
+/// One call to the language model made for a learner.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmCall {
+    pub learner_id: LearnerId,
+    /// What the call was for (`curriculum_generate`, `diagnostic_grade`, ...).
+    pub operation: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub at: DateTime<Utc>,
+}
+
+/// Calls and tokens of one operation, summed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationUsage {
+    pub operation: String,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResponseFilter {
     pub mind_map_id: Option<MindMapId>,
@@ -167,6 +187,17 @@ pub trait Store: Clone + Send + Sync + 'static {
         map: Option<MindMapId>,
         until: DateTime<Utc>,
     ) -> impl Future<Output = StoreResult<Vec<Node>>> + Send;
+
+    /// Keep calls to the language model, in one transaction.
+    fn record_llm_calls(&self, calls: &[LlmCall]) -> impl Future<Output = StoreResult<()>> + Send;
+
+    /// A learner's calls to the language model since `since` (all when `None`), summed per
+    /// operation, in operation order.
+    fn llm_usage(
+        &self,
+        learner: LearnerId,
+        since: Option<DateTime<Utc>>,
+    ) -> impl Future<Output = StoreResult<Vec<OperationUsage>>> + Send;
 
     /// Row counts of every table, for tests that prove a refused request wrote nothing.
     fn table_counts(&self) -> impl Future<Output = StoreResult<Vec<(String, i64)>>> + Send;

@@ -35,7 +35,7 @@ pub(crate) fn check_response_target(
 }
 
 pub(crate) const TABLES: &[&str] =
-    &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses"];
+    &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses", "llm_calls"];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
 where
@@ -520,6 +520,53 @@ macro_rules! shared_store {
                     query = query.bind(map.0);
                 }
                 query.fetch_all(self.reader()).await?.iter().map(node_from_row).collect()
+            }
+
+            async fn record_llm_calls(&self, calls: &[crate::LlmCall]) -> StoreResult<()> {
+                let mut tx = self.begin_write().await?;
+                for call in calls {
+                    let tokens = |n: u64| i64::try_from(n).map_err(StoreError::corrupt);
+                    sqlx::query(
+                        "INSERT INTO llm_calls (learner_id, operation, prompt_tokens, completion_tokens, created_at) \
+                         VALUES ($1, $2, $3, $4, $5)",
+                    )
+                    .bind(call.learner_id.0)
+                    .bind(&call.operation)
+                    .bind(tokens(call.prompt_tokens)?)
+                    .bind(tokens(call.completion_tokens)?)
+                    .bind(Ts(call.at))
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn llm_usage(&self, learner: LearnerId, since: Option<DateTime<Utc>>) -> StoreResult<Vec<crate::OperationUsage>> {
+                let mut query = QueryBuilder::<$db>::new(
+                    "SELECT operation, COUNT(*), CAST(SUM(prompt_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT) \
+                     FROM llm_calls WHERE learner_id = ",
+                );
+                query.push_bind(learner.0);
+                if let Some(since) = since {
+                    query.push(" AND created_at >= ").push_bind(Ts(since));
+                }
+                query.push(" GROUP BY operation ORDER BY operation");
+                let count = |n: i64| u64::try_from(n).map_err(StoreError::corrupt);
+                query
+                    .build()
+                    .fetch_all(self.reader())
+                    .await?
+                    .iter()
+                    .map(|row| {
+                        Ok(crate::OperationUsage {
+                            operation: row.try_get(0)?,
+                            calls: count(row.try_get(1)?)?,
+                            prompt_tokens: count(row.try_get(2)?)?,
+                            completion_tokens: count(row.try_get(3)?)?,
+                        })
+                    })
+                    .collect()
             }
 
             async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {

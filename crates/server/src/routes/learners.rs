@@ -1,16 +1,17 @@
 //! Learners: created by the operator, each with a bearer token.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{bearer, Auth, JsonBody};
+use crate::extract::{bearer, Auth, JsonBody, QueryParams};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::Json;
+use pathwise_app::usage::LlmUsage;
 use pathwise_app::{AppError, ErrorKind};
 use pathwise_domain::LearnerId;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -83,4 +84,23 @@ pub async fn create(
 #[utoipa::path(get, path = "/api/me", tag = "learners", responses((status = 200, body = Me), (status = 401, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn me(Auth(l): Auth) -> ApiResult<Json<Me>> {
     Ok(Json(Me { id: l.id, name: l.name, is_local: l.is_local }))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct UsageQuery {
+    /// Only the last this many days (default: all).
+    since_days: Option<u32>,
+}
+
+/// The caller's calls to the language model and the tokens they used, per operation.
+#[utoipa::path(get, path = "/api/me/llm-usage", tag = "learners", params(UsageQuery),
+    responses((status = 200, body = LlmUsage), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn llm_usage(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    QueryParams(q): QueryParams<UsageQuery>,
+) -> ApiResult<Json<LlmUsage>> {
+    Ok(Json(s.app.llm_usage(l.id, q.since_days).await?))
 }
