@@ -22,7 +22,8 @@ pub struct PlanInput {
     pub diagnostic_results: Vec<DiagnosticResult>,
 }
 
-/// Create a map for a topic and plan it from a decomposition, in one transaction.
+/// Create a map for a topic and plan it, in one transaction: from the decomposition given,
+/// or, without one, from the one the language model proposes.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateInput {
@@ -31,7 +32,9 @@ pub struct GenerateInput {
     pub goal: Option<String>,
     #[serde(default, deserialize_with = "one_or_many")]
     pub diagnostic_results: Vec<DiagnosticResult>,
-    pub decomposition: Decomposition,
+    /// The concept graph; leave it out to have the configured language model build it.
+    #[serde(default)]
+    pub decomposition: Option<Decomposition>,
 }
 
 /// What a planned map holds.
@@ -138,26 +141,32 @@ impl<S: Store> App<S> {
         .await
     }
 
-    /// `curriculum_generate` with the decomposition supplied by the caller: a new map for
-    /// the topic, planned and active, or nothing at all.
-    pub async fn generate_from_decomposition(
+    /// `curriculum_generate`: a new map for the topic, planned and active, or nothing at
+    /// all. The decomposition is the caller's, or the language model's when none is given.
+    pub async fn curriculum_generate(&self, learner: LearnerId, input: GenerateInput) -> AppResult<PlanSummary> {
+        match &input.decomposition {
+            Some(decomposition) => {
+                self.store_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, decomposition)
+                    .await
+            }
+            None => self.generate_with_model(learner, input).await,
+        }
+    }
+
+    /// Plan `decomposition` into a new map for `topic` and store it in one transaction.
+    pub(crate) async fn store_plan(
         &self,
         learner: LearnerId,
-        input: GenerateInput,
+        topic: &str,
+        goal: Option<&str>,
+        diagnostics: &[DiagnosticResult],
+        decomposition: &Decomposition,
     ) -> AppResult<PlanSummary> {
         let now = self.now();
-        let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, &input.topic, Metadata::new(), now)?;
+        let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, topic, Metadata::new(), now)?;
         let empty = MapAggregate { map, nodes: Vec::new(), edges: Vec::new() };
         let mut planned = empty.clone();
-        curriculum::plan(
-            &mut planned,
-            &input.decomposition,
-            input.goal.as_deref(),
-            &input.diagnostic_results,
-            || NodeId(Self::new_id()),
-            now,
-            self.limits,
-        )?;
+        curriculum::plan(&mut planned, decomposition, goal, diagnostics, || NodeId(Self::new_id()), now, self.limits)?;
         let mut changes = MapChanges::between(&empty, &planned);
         changes.map = None;
         self.store.insert_map(&planned.map, &changes).await?;

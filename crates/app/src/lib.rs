@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod curriculum;
 pub mod error;
+pub mod generation;
 pub mod learners;
 pub mod maps;
 pub mod mastery;

@@ -103,7 +103,7 @@ const PYTHON_15_ORDER: [&str; 15] = [
 
 async fn try_generate(t: &TestApp, body: Value) -> AppResult<PlanSummary> {
     let input: GenerateInput = serde_json::from_value(body).expect("generate input");
-    t.app.generate_from_decomposition(t.learner, input).await
+    t.app.curriculum_generate(t.learner, input).await
 }
 
 async fn try_plan(t: &TestApp, topic: &str, decomposition: Value) -> AppResult<PlanSummary> {

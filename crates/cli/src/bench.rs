@@ -160,7 +160,7 @@ async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId
     let input: GenerateInput = serde_json::from_value(json!({
         "topic": "Benchmark", "decomposition": { "root": labels[0], "nodes": nodes, "edges": edges }
     }))?;
-    let plan = app.generate_from_decomposition(created.learner.id, input).await?;
+    let plan = app.curriculum_generate(created.learner.id, input).await?;
     let map = app.get_map(created.learner.id, plan.mind_map_id).await?;
     Ok((created.learner.id, plan.mind_map_id, map.nodes.iter().map(|n| n.id).collect(), created.token))
 }

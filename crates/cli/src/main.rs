@@ -77,12 +77,19 @@ async fn run(cli: Cli) -> Result<()> {
             // Parse before anything is written: a bad file creates no local learner.
             let input: pathwise_app::curriculum::GenerateInput =
                 pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            if input.decomposition.is_none() {
+                anyhow::bail!(
+                    "{}: decomposition: missing; import-map plans the concept graph given in the file \
+                     (root, nodes, edges)",
+                    file.display()
+                );
+            }
             let learner = match token {
                 Some(token) => app.authenticate(&token).await?,
                 None => serve::local_learner(&app, &settings).await?.learner,
             };
             let summary = app
-                .generate_from_decomposition(learner.id, input)
+                .curriculum_generate(learner.id, input)
                 .await
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             println!("{}", serde_json::to_string_pretty(&summary)?);

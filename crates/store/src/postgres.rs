@@ -9,7 +9,10 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 use std::sync::{Arc, LazyLock};
 
-shared_store!(PgStore, sqlx::Postgres, "FOR UPDATE");
+// `NO KEY UPDATE`: edits of one map exclude each other, but a response's foreign-key check
+// (`KEY SHARE` on its map) does not wait for them, so the two never wait on each other in
+// opposite orders.
+shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -108,7 +111,7 @@ async fn record_alone(
         let written = if decision.became_mastered {
             // Lock the map so that two nodes mastered at once still complete it.
             let mut tx = pool.begin().await?;
-            sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR UPDATE")
+            sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR NO KEY UPDATE")
                 .bind(new.mind_map_id.0)
                 .execute(&mut *tx)
                 .await?;

@@ -90,7 +90,7 @@ impl TestApp {
     /// Plan from a full `curriculum_generate` body (topic, goal, diagnostic_results, decomposition).
     pub async fn plan_with(&self, body: Value) -> PlanSummary {
         let input: GenerateInput = serde_json::from_value(body).expect("generate input");
-        self.app.generate_from_decomposition(self.learner, input).await.expect("plan")
+        self.app.curriculum_generate(self.learner, input).await.expect("plan")
     }
 
     pub async fn map(&self, id: MindMapId) -> MapAggregate {

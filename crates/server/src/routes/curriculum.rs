@@ -18,15 +18,18 @@ pub struct NextNode {
     node: Option<Node>,
 }
 
-/// `curriculum_generate` with a supplied decomposition: a new active map for the topic.
+/// `curriculum_generate`: a new active map for the topic, planned from the decomposition
+/// given or, without one, from the configured language model's (503 when none is
+/// configured, 502 when the model fails or its graph is rejected after one correction).
 #[utoipa::path(post, path = "/api/curriculum/generate", tag = "curriculum", request_body = GenerateInput,
-    responses((status = 201, body = PlanSummary), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 201, body = PlanSummary), (status = 422, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn generate(
     State(s): State<AppState>,
     Auth(l): Auth,
     JsonBody(input): JsonBody<GenerateInput>,
 ) -> ApiResult<(StatusCode, Json<PlanSummary>)> {
-    Ok((StatusCode::CREATED, Json(s.app.generate_from_decomposition(l.id, input).await?)))
+    Ok((StatusCode::CREATED, Json(s.app.curriculum_generate(l.id, input).await?)))
 }
 
 /// Plan an empty draft map from a decomposition, all or nothing.

@@ -171,22 +171,19 @@ async fn write_group(pool: &PgPool, group: Vec<Pending>) -> Vec<Pending> {
         return Vec::new();
     };
     let mut decided = Vec::with_capacity(group.len());
+    let mut alone = Vec::new();
     for item in group {
         match decide_one(&item, found.get(&item.new.node_id)) {
-            Ok((decision, _)) if decision.became_mastered => {
-                // Rare, and it may complete the map: the single path locks the map.
-                let pool = pool.clone();
-                tokio::spawn(async move {
-                    let result = record_alone(&pool, item.learner, &item.new, &item.decide).await;
-                    let _ = item.reply.send(result);
-                });
-            }
+            // Rare, and it may complete the map: the single path locks the map. It runs
+            // before this group's nodes are released, so no later group races it.
+            Ok((decision, _)) if decision.became_mastered => alone.push(item),
             Ok((decision, version)) => decided.push((item, decision, version)),
             Err(refused) => {
                 let _ = item.reply.send(Err(refused));
             }
         }
     }
+    write_each_alone(pool, alone).await;
     if decided.is_empty() {
         return Vec::new();
     }

@@ -1,0 +1,292 @@
+//! `curriculum_generate` with a language model: the model builds the concept graph with
+//! tools (`mind_map_node_create`, `mind_map_edge_create`, deletions to correct itself, and
+//! `finish`). Its graph is held as a draft in memory and checked, on `finish`, by exactly
+//! the validation a supplied decomposition goes through. A rejected graph is explained to
+//! the model once; if the corrected one is rejected too, or the model fails, nothing is
+//! stored and the error says why. Only a valid graph is stored, in one transaction.
+
+use crate::curriculum::{GenerateInput, PlanSummary};
+use crate::{App, AppError, AppResult, ErrorKind, Store};
+use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
+use pathwise_domain::lifecycle;
+use pathwise_domain::model::{MapAggregate, Metadata};
+use pathwise_domain::{MindMapId, NodeId};
+use pathwise_llm::{prompts, Message, Request, Session, Tool, ToolCall};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+/// The operation's name in token accounting and in the offline error.
+pub const OPERATION: &str = "curriculum_generate";
+
+/// Model turns before giving up on a conversation that never finishes.
+const MAX_TURNS: usize = 60;
+
+/// How often a graph rejected on `finish` is explained before the generation fails.
+const CORRECTIONS: usize = 1;
+
+/// The graph as the model has built it so far.
+#[derive(Default)]
+struct Draft {
+    nodes: Vec<(String, ConceptSpec)>,
+    edges: Vec<EdgeSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeArgs {
+    label: String,
+    #[serde(default)]
+    description: Option<String>,
+    effort_minutes: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EdgeArgs {
+    parent_node_id: String,
+    child_node_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeRef {
+    node_id: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FinishArgs {
+    #[serde(default)]
+    goal_node_id: Option<String>,
+}
+
+impl Draft {
+    /// A node by the id it was given or by its label.
+    fn label_of(&self, reference: &str) -> Result<String, String> {
+        let reference = reference.trim();
+        self.nodes
+            .iter()
+            .find(|(id, spec)| id == reference || spec.label.eq_ignore_ascii_case(reference))
+            .map(|(_, spec)| spec.label.clone())
+            .ok_or_else(|| {
+                format!("there is no node {reference:?}; create it first or use an id returned by mind_map_node_create")
+            })
+    }
+
+    fn create_node(&mut self, args: NodeArgs) -> Result<Value, String> {
+        let label = args.label.trim().to_string();
+        if label.is_empty() {
+            return Err("label must not be empty".into());
+        }
+        if self.nodes.iter().any(|(_, spec)| spec.label.eq_ignore_ascii_case(&label)) {
+            return Err(format!("a node labelled {label:?} exists already; labels are unique"));
+        }
+        let id = Uuid::now_v7().to_string();
+        self.nodes.push((
+            id.clone(),
+            ConceptSpec { label: label.clone(), description: args.description, effort_minutes: args.effort_minutes },
+        ));
+        let root = if self.nodes.len() == 1 { " (the root)" } else { "" };
+        Ok(json!({ "node_id": id, "label": label, "note": format!("created{root}") }))
+    }
+
+    fn create_edge(&mut self, args: EdgeArgs) -> Result<Value, String> {
+        let (parent, child) = (self.label_of(&args.parent_node_id)?, self.label_of(&args.child_node_id)?);
+        if parent == child {
+            return Err(format!("{parent:?} cannot be its own prerequisite"));
+        }
+        if !self.edges.iter().any(|e| e.parent == parent && e.child == child) {
+            self.edges.push(EdgeSpec { parent: parent.clone(), child: child.clone(), edge_type: Default::default() });
+        }
+        Ok(json!({ "edge": format!("{parent} -> {child}") }))
+    }
+
+    fn delete_node(&mut self, args: NodeRef) -> Result<Value, String> {
+        let label = self.label_of(&args.node_id)?;
+        self.nodes.retain(|(_, spec)| spec.label != label);
+        self.edges.retain(|e| e.parent != label && e.child != label);
+        Ok(json!({ "deleted": label }))
+    }
+
+    fn delete_edge(&mut self, args: EdgeArgs) -> Result<Value, String> {
+        let (parent, child) = (self.label_of(&args.parent_node_id)?, self.label_of(&args.child_node_id)?);
+        let before = self.edges.len();
+        self.edges.retain(|e| !(e.parent == parent && e.child == child));
+        if self.edges.len() == before {
+            return Err(format!("there is no edge {parent} -> {child}"));
+        }
+        Ok(json!({ "deleted": format!("{parent} -> {child}") }))
+    }
+
+    fn decomposition(&self, goal_node: Option<String>) -> Result<Decomposition, String> {
+        let root = self.nodes.first().map(|(_, spec)| spec.label.clone()).ok_or("the graph has no nodes yet")?;
+        Ok(Decomposition {
+            root,
+            nodes: self.nodes.iter().map(|(_, spec)| spec.clone()).collect(),
+            edges: self.edges.clone(),
+            goal_node,
+        })
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    let node_ref =
+        json!({ "type": "string", "description": "a node_id returned by mind_map_node_create, or the node's label" });
+    vec![
+        Tool {
+            name: "mind_map_node_create".into(),
+            description: "Add a concept. The first concept created is the root.".into(),
+            parameters: json!({ "type": "object", "properties": {
+                "label": { "type": "string" }, "description": { "type": "string" },
+                "effort_minutes": { "type": "integer", "minimum": 1 } },
+                "required": ["label", "description", "effort_minutes"], "additionalProperties": false }),
+        },
+        Tool {
+            name: "mind_map_edge_create".into(),
+            description: "Make parent a prerequisite of child.".into(),
+            parameters: json!({ "type": "object", "properties": { "parent_node_id": node_ref, "child_node_id": node_ref },
+                "required": ["parent_node_id", "child_node_id"], "additionalProperties": false }),
+        },
+        Tool {
+            name: "mind_map_node_delete".into(),
+            description: "Remove a concept and its edges.".into(),
+            parameters: json!({ "type": "object", "properties": { "node_id": node_ref },
+                "required": ["node_id"], "additionalProperties": false }),
+        },
+        Tool {
+            name: "mind_map_edge_delete".into(),
+            description: "Remove a prerequisite edge.".into(),
+            parameters: json!({ "type": "object", "properties": { "parent_node_id": node_ref, "child_node_id": node_ref },
+                "required": ["parent_node_id", "child_node_id"], "additionalProperties": false }),
+        },
+        Tool {
+            name: "finish".into(),
+            description: "The graph is complete; name the goal concept if the learner has a goal.".into(),
+            parameters: json!({ "type": "object", "properties": { "goal_node_id": node_ref }, "additionalProperties": false }),
+        },
+    ]
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(call: &ToolCall) -> Result<T, String> {
+    let arguments = if call.arguments.trim().is_empty() { "{}" } else { &call.arguments };
+    serde_json::from_str(arguments).map_err(|e| format!("the arguments of {} are not valid: {e}", call.name))
+}
+
+/// How a conversation ended.
+enum Outcome {
+    Graph(Decomposition),
+    Failed(AppError),
+}
+
+fn model_failed(message: String) -> AppError {
+    AppError::new(ErrorKind::Upstream, "llm_invalid_graph", message)
+}
+
+impl<S: Store> App<S> {
+    /// `curriculum_generate` without a decomposition: the model proposes one.
+    pub(crate) async fn generate_with_model(
+        &self,
+        learner: pathwise_domain::LearnerId,
+        input: GenerateInput,
+    ) -> AppResult<PlanSummary> {
+        let session = self.llm.session(OPERATION).await?;
+        let outcome = self.converse(&session, &input).await;
+        // Tokens are spent whether or not the graph was any good.
+        self.record_llm_session(learner, OPERATION, &session).await?;
+        match outcome? {
+            Outcome::Graph(decomposition) => {
+                self.store_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, &decomposition)
+                    .await
+            }
+            Outcome::Failed(error) => Err(error),
+        }
+    }
+
+    async fn converse(&self, session: &Session, input: &GenerateInput) -> AppResult<Outcome> {
+        let known: Vec<&str> =
+            input.diagnostic_results.iter().filter(|d| d.quality >= 3).map(|d| d.node_label.as_str()).collect();
+        let system = prompts::render(
+            "curriculum_planning",
+            json!({ "topic": input.topic, "goal": input.goal, "known": known,
+                    "max_nodes": self.limits.max_nodes, "max_depth": self.limits.max_depth }),
+        );
+        let mut request = Request {
+            tools: tools(),
+            ..Request::new(vec![Message::system(system), Message::user(format!("Plan \"{}\" now.", input.topic))])
+        };
+        let mut draft = Draft::default();
+        let mut rejections = 0;
+        for _ in 0..MAX_TURNS {
+            let reply = session.chat(&request).await?;
+            request.messages.push(Message::assistant(&reply));
+            if reply.tool_calls.is_empty() {
+                request.messages.push(Message::user("Build the graph with the tools, then call finish."));
+                continue;
+            }
+            for call in &reply.tool_calls {
+                let result = match call.name.as_str() {
+                    "mind_map_node_create" => parse(call).and_then(|a| draft.create_node(a)),
+                    "mind_map_edge_create" => parse(call).and_then(|a| draft.create_edge(a)),
+                    "mind_map_node_delete" => parse(call).and_then(|a| draft.delete_node(a)),
+                    "mind_map_edge_delete" => parse(call).and_then(|a| draft.delete_edge(a)),
+                    "finish" => match self.finish(&draft, parse::<FinishArgs>(call), input) {
+                        Ok(decomposition) => return Ok(Outcome::Graph(decomposition)),
+                        Err(reason) if rejections < CORRECTIONS => {
+                            rejections += 1;
+                            Err(format!(
+                                "the graph was rejected: {reason}. Correct it with the tools, then call finish again."
+                            ))
+                        }
+                        Err(reason) => {
+                            return Ok(Outcome::Failed(model_failed(format!(
+                            "the language model's concept graph was rejected, and again after one correction: {reason}"
+                        ))))
+                        }
+                    },
+                    other => Err(format!("there is no tool {other:?}")),
+                };
+                let content = match result {
+                    Ok(value) => value.to_string(),
+                    Err(message) => json!({ "error": message }).to_string(),
+                };
+                request.messages.push(Message::tool_result(call, content));
+            }
+        }
+        Ok(Outcome::Failed(model_failed(format!(
+            "the language model did not finish the concept graph within {MAX_TURNS} turns"
+        ))))
+    }
+
+    /// The draft as a decomposition, if the same rules as any supplied one accept it.
+    fn finish(
+        &self,
+        draft: &Draft,
+        args: Result<FinishArgs, String>,
+        input: &GenerateInput,
+    ) -> Result<Decomposition, String> {
+        let goal_node = args?.goal_node_id.map(|g| draft.label_of(&g)).transpose()?;
+        let decomposition = draft.decomposition(goal_node)?;
+        let now = self.now();
+        let map = lifecycle::new_map(
+            MindMapId(Uuid::nil()),
+            pathwise_domain::LearnerId(Uuid::nil()),
+            &input.topic,
+            Metadata::new(),
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+        let mut scratch = MapAggregate { map, nodes: Vec::new(), edges: Vec::new() };
+        curriculum::plan(
+            &mut scratch,
+            &decomposition,
+            input.goal.as_deref(),
+            &input.diagnostic_results,
+            || NodeId(Uuid::now_v7()),
+            now,
+            self.limits,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(decomposition)
+    }
+}
