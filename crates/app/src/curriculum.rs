@@ -85,6 +85,23 @@ pub struct AddConceptInput {
     pub prerequisite_of: Vec<NodeId>,
 }
 
+impl AddConceptInput {
+    /// The concept as the domain adds it, under `id`.
+    pub(crate) fn into_added(self, id: NodeId) -> AddedConcept {
+        AddedConcept {
+            node: NewNode {
+                id,
+                label: self.label,
+                description: self.description,
+                effort_minutes: Some(self.effort_minutes),
+                prerequisite_ids: self.prerequisite_ids,
+                metadata: Metadata::new(),
+            },
+            prerequisite_of: self.prerequisite_of,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ReplanResult {
     #[serde(flatten)]
@@ -175,26 +192,18 @@ impl<S: Store> App<S> {
 
     /// `curriculum_replan`: add concepts if asked, mark mastered nodes skippable, and
     /// recompute the sequence. Refuses maps that are not active.
-    pub async fn replan(&self, learner: LearnerId, map: MindMapId, input: ReplanInput) -> AppResult<ReplanResult> {
+    pub async fn replan(&self, learner: LearnerId, map: MindMapId, mut input: ReplanInput) -> AppResult<ReplanResult> {
         if let Some(reason) = input.reason.as_deref() {
             tracing::info!(%map, reason, "re-planning");
+            // With a reason and no concepts of the caller's, a configured model may propose
+            // missing prerequisites; offline, the plan is recomputed all the same.
+            if input.add_nodes.is_empty() && self.llm.is_configured() {
+                input.add_nodes = self.proposed_prerequisites(learner, map, reason).await?;
+            }
         }
         let limits = self.limits;
-        let added: Vec<AddedConcept> = input
-            .add_nodes
-            .into_iter()
-            .map(|c| AddedConcept {
-                node: NewNode {
-                    id: NodeId(Self::new_id()),
-                    label: c.label,
-                    description: c.description,
-                    effort_minutes: Some(c.effort_minutes),
-                    prerequisite_ids: c.prerequisite_ids,
-                    metadata: Metadata::new(),
-                },
-                prerequisite_of: c.prerequisite_of,
-            })
-            .collect();
+        let added: Vec<AddedConcept> =
+            input.add_nodes.into_iter().map(|c| c.into_added(NodeId(Self::new_id()))).collect();
         let added_ids: Vec<NodeId> = added.iter().map(|c| c.node.id).collect();
         self.edit_map(
             learner,

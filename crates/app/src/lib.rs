@@ -11,6 +11,7 @@ pub mod learners;
 pub mod maps;
 pub mod mastery;
 pub mod paging;
+pub mod replanning;
 pub mod usage;
 
 pub use clock::{Clock, ManualClock, SystemClock};

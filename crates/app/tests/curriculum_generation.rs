@@ -6,7 +6,7 @@
 
 mod support;
 
-use pathwise_app::curriculum::{GenerateInput, PlanSummary};
+use pathwise_app::curriculum::{GenerateInput, PlanSummary, ReplanInput};
 use pathwise_app::{App, AppError, ErrorKind};
 use pathwise_domain::{MapStatus, MasteryStatus};
 use pathwise_fake_llm::{FakeLlm, Script};
@@ -243,6 +243,83 @@ async fn generation_without_a_model_names_the_setting(t: &TestApp) {
         .await;
 }
 
+fn replan_with(reason: &str) -> ReplanInput {
+    ReplanInput { reason: Some(reason.into()), add_nodes: Vec::new() }
+}
+
+async fn re_plan_with_a_reason_asks_the_model_for_missing_prerequisites(t: &TestApp) {
+    let plan = t.plan("Programming", support::chain(&["Programming", "Functions", "Recursion"])).await;
+    let (fake, app) = with_model(t).await;
+    fake.script([
+        Script::tool(
+            "add_prerequisite",
+            json!({ "label": "Stack Frames", "description": "What a call leaves on the stack.", "effort_minutes": 15,
+                    "prerequisite_of": ["Recursion"], "prerequisites": ["Functions"] }),
+        ),
+        finish(None),
+    ]);
+    let result =
+        app.replan(t.learner, plan.mind_map_id, replan_with("user struggling with recursion subtree")).await.unwrap();
+    assert_eq!(result.added_node_ids.len(), 1);
+    let told = fake.requests()[0]["messages"].to_string();
+    assert!(told.contains("user struggling with recursion subtree") && told.contains("Recursion"), "{told}");
+
+    let map = t.map(plan.mind_map_id).await;
+    let ids = t.ids(plan.mind_map_id).await;
+    let frames = t.node(ids["Stack Frames"]).await;
+    assert_eq!((frames.depth, frames.effort_minutes), (2, Some(15)));
+    assert!(map.edges.iter().any(|e| e.parent_node_id == ids["Stack Frames"] && e.child_node_id == ids["Recursion"]));
+    assert_eq!(t.node(ids["Recursion"]).await.depth, 3);
+    let mut sequence: Vec<i32> = map.nodes.iter().filter_map(|n| n.sequence).collect();
+    sequence.sort();
+    assert_eq!(sequence, vec![1, 2, 3, 4]);
+    let usage = t.app().llm_usage(t.learner, None).await.unwrap();
+    assert_eq!(usage.by_operation[0].operation, "curriculum_replan");
+}
+
+async fn re_plan_proposals_that_break_the_rules_are_explained_then_refused(t: &TestApp) {
+    let plan = t.plan("Programming", support::chain(&["Programming", "Functions", "Recursion"])).await;
+    let (fake, app) = with_model(t).await;
+    let ghost = json!({ "label": "Ghost", "description": "x", "effort_minutes": 5, "prerequisite_of": ["Nowhere"] });
+    let deep = |label: &str| {
+        json!({ "label": label, "description": "x", "effort_minutes": 5, "prerequisite_of": ["Programming"],
+                "prerequisites": ["Recursion"] })
+    };
+    // An unknown label is answered at once; a cycle (a prerequisite of the root that
+    // needs Recursion) is caught on finish, explained, proposed again, and refused.
+    fake.script([
+        Script::tool("add_prerequisite", ghost),
+        Script::tool("add_prerequisite", deep("Loop back")),
+        finish(None),
+        Script::tool("add_prerequisite", deep("Loop back again")),
+        finish(None),
+    ]);
+    let before = t.map(plan.mind_map_id).await;
+    let error = app.replan(t.learner, plan.mind_map_id, replan_with("struggling")).await.unwrap_err();
+    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, "llm_invalid_graph"), "{error}");
+    let told = last_conversation(&fake);
+    assert!(told.contains("there is no concept") && told.contains("the proposals were rejected"), "{told}");
+    let after = t.map(plan.mind_map_id).await;
+    assert_eq!((after.nodes.len(), after.edges.len()), (before.nodes.len(), before.edges.len()));
+}
+
+async fn re_plan_without_a_model_recomputes_the_sequence_alone(t: &TestApp) {
+    let plan = t.plan("Programming", support::chain(&["Programming", "Functions"])).await;
+    let result = t.app().replan(t.learner, plan.mind_map_id, replan_with("struggling")).await.unwrap();
+    assert!(result.added_node_ids.is_empty());
+    assert_eq!(result.summary.node_count, 2);
+}
+
+async fn a_failing_model_leaves_the_plan_unchanged(t: &TestApp) {
+    let plan = t.plan("Programming", support::chain(&["Programming", "Functions"])).await;
+    let (fake, app) = with_model(t).await;
+    fake.script([Script::Status(502, "gateway".into())]);
+    let before = t.map(plan.mind_map_id).await;
+    let error = app.replan(t.learner, plan.mind_map_id, replan_with("struggling")).await.unwrap_err();
+    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, "llm_error"));
+    assert_eq!(t.map(plan.mind_map_id).await, before);
+}
+
 conformance!(
     basic_topic_decomposition_creates_nodes_and_edges,
     goal_scoped_plan_excludes_off_path_nodes,
@@ -253,4 +330,8 @@ conformance!(
     unknown_labels_and_malformed_arguments_are_explained_to_the_model,
     a_failing_model_leaves_nothing_behind,
     generation_without_a_model_names_the_setting,
+    re_plan_with_a_reason_asks_the_model_for_missing_prerequisites,
+    re_plan_proposals_that_break_the_rules_are_explained_then_refused,
+    re_plan_without_a_model_recomputes_the_sequence_alone,
+    a_failing_model_leaves_the_plan_unchanged,
 );

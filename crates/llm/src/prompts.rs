@@ -6,7 +6,10 @@ use serde::Serialize;
 use std::sync::LazyLock;
 
 /// Every prompt, by name (the file name without `.md`).
-const PROMPTS: &[(&str, &str)] = &[("curriculum_planning", include_str!("../prompts/curriculum_planning.md"))];
+const PROMPTS: &[(&str, &str)] = &[
+    ("curriculum_planning", include_str!("../prompts/curriculum_planning.md")),
+    ("curriculum_replan", include_str!("../prompts/curriculum_replan.md")),
+];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {
     let mut env = Environment::new();
