@@ -44,9 +44,12 @@ pub async fn plan(
     Ok(Json(s.app.plan_map(l.id, id, input).await?))
 }
 
-/// `curriculum_replan`: mark mastered nodes skippable, add concepts, recompute the sequence.
+/// `curriculum_replan`: mark mastered nodes skippable, add concepts (the caller's, or with a
+/// `reason` and a configured model, the missing prerequisites it proposes), recompute the
+/// sequence.
 #[utoipa::path(post, path = "/api/mind-maps/{id}/replan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = ReplanInput,
-    responses((status = 200, body = ReplanResult), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = ReplanResult), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn replan(
     State(s): State<AppState>,
     Auth(l): Auth,
