@@ -6,8 +6,10 @@
 //! stores persist the outcome and front doors present it.
 
 pub mod curriculum;
+pub mod diagnostic;
 pub mod edit;
 pub mod error;
+pub mod flow;
 pub mod graph;
 pub mod ids;
 pub mod lifecycle;
@@ -18,4 +20,4 @@ pub mod status;
 
 pub use error::DomainError;
 pub use ids::{LearnerId, MindMapId, NodeId, ResponseId};
-pub use status::{EdgeType, MapStatus, MasteryStatus, ResponseType};
+pub use status::{EdgeType, FlowStatus, MapStatus, MasteryStatus, ResponseType};

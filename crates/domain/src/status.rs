@@ -139,3 +139,17 @@ mod tests {
         }
     }
 }
+
+vocabulary!(
+    /// Where a learner's teaching flow for one map stands (learning-loop-design.md D3).
+    FlowStatus, "status" {
+        Pending => "pending",
+        Diagnosing => "diagnosing",
+        Planning => "planning",
+        Teaching => "teaching",
+        Quizzing => "quizzing",
+        Reviewing => "reviewing",
+        Completed => "completed",
+        Abandoned => "abandoned",
+    }
+);
