@@ -179,7 +179,8 @@ enum Outcome {
     Failed(AppError),
 }
 
-fn model_failed(message: String) -> AppError {
+/// The model's proposal broke the rules even after its correction: 502, as the model failed.
+pub(crate) fn model_failed(message: String) -> AppError {
     AppError::new(ErrorKind::Upstream, "llm_invalid_graph", message)
 }
 

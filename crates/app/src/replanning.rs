@@ -5,7 +5,8 @@
 //! through the ordinary path. The model writes nothing itself.
 
 use crate::curriculum::AddConceptInput;
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::generation::model_failed;
+use crate::{App, AppResult, Store};
 use pathwise_domain::curriculum;
 use pathwise_domain::model::MapAggregate;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId, NodeId};
@@ -154,7 +155,7 @@ impl<S: Store> App<S> {
                             Err(format!("the proposals were rejected: {reason}. Propose again, then call finish."))
                         }
                         Err(reason) => {
-                            return Err(invalid(format!(
+                            return Err(model_failed(format!(
                                 "the language model's proposals were rejected twice: {reason}"
                             )))
                         }
@@ -165,7 +166,7 @@ impl<S: Store> App<S> {
                 request.messages.push(Message::tool_result(call, content));
             }
         }
-        Err(invalid(format!("the language model did not finish its proposals within {MAX_TURNS} turns")))
+        Err(model_failed(format!("the language model did not finish its proposals within {MAX_TURNS} turns")))
     }
 
     /// Re-plan a copy of the map with the proposals: the rules the real re-plan applies.
@@ -174,8 +175,4 @@ impl<S: Store> App<S> {
         let added = proposals.iter().cloned().map(|p| p.into_added(NodeId(Uuid::now_v7()))).collect();
         curriculum::replan(&mut copy, added, self.now(), self.limits).map_err(|e| e.to_string())
     }
-}
-
-fn invalid(message: String) -> AppError {
-    AppError::new(ErrorKind::Upstream, "llm_invalid_graph", message)
 }

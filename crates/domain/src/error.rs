@@ -61,6 +61,25 @@ impl DomainError {
         DomainError::Invalid { field: field.into(), message: message.into() }
     }
 
+    /// A refused move of a state machine, naming the moves that `from` allows.
+    pub fn invalid_transition(
+        field: &'static str,
+        from: impl std::fmt::Display,
+        to: impl std::fmt::Display,
+        allowed: &[impl std::fmt::Display],
+    ) -> Self {
+        DomainError::InvalidTransition {
+            field,
+            from: from.to_string(),
+            to: to.to_string(),
+            allowed: if allowed.is_empty() {
+                format!("none ({from} is final)")
+            } else {
+                allowed.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            },
+        }
+    }
+
     pub fn kind(&self) -> ErrorKind {
         match self {
             DomainError::Invalid { .. }

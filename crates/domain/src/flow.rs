@@ -27,16 +27,7 @@ pub fn transition(from: FlowStatus, to: FlowStatus) -> Result<FlowStatus, Domain
     if allowed.contains(&to) {
         return Ok(to);
     }
-    Err(DomainError::InvalidTransition {
-        field: "status",
-        from: from.to_string(),
-        to: to.to_string(),
-        allowed: if allowed.is_empty() {
-            format!("none ({from} is final)")
-        } else {
-            allowed.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        },
-    })
+    Err(DomainError::invalid_transition("status", from, to, allowed))
 }
 
 /// Flows idle longer than this are abandoned by the weekly stale-flow check.

@@ -73,16 +73,7 @@ pub fn change_status(agg: &mut MapAggregate, to: MapStatus, now: DateTime<Utc>) 
     }
     let allowed = allowed_from(from);
     if !allowed.contains(&to) {
-        return Err(DomainError::InvalidTransition {
-            field: "status",
-            from: from.to_string(),
-            to: to.to_string(),
-            allowed: if allowed.is_empty() {
-                format!("none ({from} is final)")
-            } else {
-                allowed.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            },
-        });
+        return Err(DomainError::invalid_transition("status", from, to, allowed));
     }
     match to {
         MapStatus::Active if agg.nodes.is_empty() => {

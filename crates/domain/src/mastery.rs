@@ -217,16 +217,7 @@ pub fn check_manual_transition(from: MasteryStatus, to: MasteryStatus) -> Result
     if from == to || allowed.contains(&to) {
         return Ok(());
     }
-    Err(DomainError::InvalidTransition {
-        field: "mastery_status",
-        from: from.to_string(),
-        to: to.to_string(),
-        allowed: if allowed.is_empty() {
-            "none (mastered is final)".into()
-        } else {
-            allowed.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-        },
-    })
+    Err(DomainError::invalid_transition("mastery_status", from, to, allowed))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
