@@ -48,7 +48,7 @@ pub struct PlanSummary {
 }
 
 impl PlanSummary {
-    fn of(agg: &MapAggregate) -> Self {
+    pub(crate) fn of(agg: &MapAggregate) -> Self {
         PlanSummary {
             mind_map_id: agg.map.id,
             node_count: agg.nodes.len(),
@@ -161,13 +161,11 @@ impl<S: Store> App<S> {
     /// `curriculum_generate`: a new map for the topic, planned and active, or nothing at
     /// all. The decomposition is the caller's, or the language model's when none is given.
     pub async fn curriculum_generate(&self, learner: LearnerId, input: GenerateInput) -> AppResult<PlanSummary> {
-        match &input.decomposition {
-            Some(decomposition) => {
-                self.store_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, decomposition)
-                    .await
-            }
-            None => self.generate_with_model(learner, input).await,
-        }
+        let decomposition = match &input.decomposition {
+            Some(decomposition) => decomposition.clone(),
+            None => self.model_decomposition(learner, &input).await?,
+        };
+        self.store_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, &decomposition).await
     }
 
     /// Plan `decomposition` into a new map for `topic` and store it in one transaction.
@@ -179,6 +177,20 @@ impl<S: Store> App<S> {
         diagnostics: &[DiagnosticResult],
         decomposition: &Decomposition,
     ) -> AppResult<PlanSummary> {
+        let (planned, changes) = self.new_plan(learner, topic, goal, diagnostics, decomposition)?;
+        self.store.insert_map(&planned.map, &changes).await?;
+        Ok(PlanSummary::of(&planned))
+    }
+
+    /// A new map for `topic` planned from `decomposition`, and the rows to write for it.
+    pub(crate) fn new_plan(
+        &self,
+        learner: LearnerId,
+        topic: &str,
+        goal: Option<&str>,
+        diagnostics: &[DiagnosticResult],
+        decomposition: &Decomposition,
+    ) -> AppResult<(MapAggregate, MapChanges)> {
         let now = self.now();
         let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, topic, Metadata::new(), now)?;
         let empty = MapAggregate { map, nodes: Vec::new(), edges: Vec::new() };
@@ -186,8 +198,7 @@ impl<S: Store> App<S> {
         curriculum::plan(&mut planned, decomposition, goal, diagnostics, || NodeId(Self::new_id()), now, self.limits)?;
         let mut changes = MapChanges::between(&empty, &planned);
         changes.map = None;
-        self.store.insert_map(&planned.map, &changes).await?;
-        Ok(PlanSummary::of(&planned))
+        Ok((planned, changes))
     }
 
     /// `curriculum_replan`: add concepts if asked, mark mastered nodes skippable, and

@@ -55,6 +55,13 @@ impl AppError {
         }
     }
 
+    /// A fault of Pathwise's own; the message goes to the log, not to the client.
+    pub fn internal(message: impl Into<String>) -> Self {
+        let message = message.into();
+        tracing::error!(%message, "internal error");
+        AppError::new(ErrorKind::Internal, "internal", message)
+    }
+
     pub fn invalid(field: &str, message: impl std::fmt::Display) -> Self {
         DomainError::invalid(field, message.to_string()).into()
     }

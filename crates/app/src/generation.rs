@@ -5,7 +5,7 @@
 //! the model once; if the corrected one is rejected too, or the model fails, nothing is
 //! stored and the error says why. Only a valid graph is stored, in one transaction.
 
-use crate::curriculum::{GenerateInput, PlanSummary};
+use crate::curriculum::GenerateInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::lifecycle;
@@ -185,21 +185,19 @@ pub(crate) fn model_failed(message: String) -> AppError {
 }
 
 impl<S: Store> App<S> {
-    /// `curriculum_generate` without a decomposition: the model proposes one.
-    pub(crate) async fn generate_with_model(
+    /// The model's decomposition of `input.topic`, checked by the planning rules; its tokens
+    /// are recorded whatever the outcome.
+    pub(crate) async fn model_decomposition(
         &self,
         learner: pathwise_domain::LearnerId,
-        input: GenerateInput,
-    ) -> AppResult<PlanSummary> {
+        input: &GenerateInput,
+    ) -> AppResult<Decomposition> {
         let session = self.llm.session(OPERATION).await?;
-        let outcome = self.converse(&session, &input).await;
+        let outcome = self.converse(&session, input).await;
         // Tokens are spent whether or not the graph was any good.
         self.record_llm_session(learner, OPERATION, &session).await?;
         match outcome? {
-            Outcome::Graph(decomposition) => {
-                self.store_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, &decomposition)
-                    .await
-            }
+            Outcome::Graph(decomposition) => Ok(decomposition),
             Outcome::Failed(error) => Err(error),
         }
     }

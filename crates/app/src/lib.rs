@@ -3,20 +3,29 @@
 //! learner. Front doors (HTTP, MCP, CLI) call these and nothing else; rules come from
 //! `pathwise-domain`, persistence from `pathwise-store`.
 
+pub mod analytics;
 pub mod clock;
+mod context;
 pub mod curriculum;
+pub mod diagnostics;
 pub mod error;
+pub mod flows;
 pub mod generation;
 pub mod learners;
 pub mod maps;
 pub mod mastery;
 pub mod paging;
 pub mod replanning;
+mod review_jobs;
+pub mod scheduler;
+pub mod teaching;
+mod tutor;
 pub mod usage;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
 pub use pathwise_llm::Llm;
+pub use pathwise_notify::Notifier;
 pub use pathwise_store::{AnyStore, Learner, Store};
 
 use pathwise_domain::graph::GraphLimits;
@@ -31,6 +40,8 @@ pub struct App<S: Store = AnyStore> {
     clock: Arc<dyn Clock>,
     llm: Llm,
     limits: GraphLimits,
+    notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
+    changed_maps: review_jobs::ChangedMaps,
 }
 
 impl<S: Store> App<S> {
@@ -39,7 +50,20 @@ impl<S: Store> App<S> {
     }
 
     pub fn with_clock(store: S, clock: Arc<dyn Clock>) -> Self {
-        App { store, clock, llm: Llm::offline(), limits: GraphLimits::SINGLE_TOPIC }
+        App {
+            store,
+            clock,
+            llm: Llm::offline(),
+            limits: GraphLimits::SINGLE_TOPIC,
+            notifiers: Arc::new(Vec::new()),
+            changed_maps: Default::default(),
+        }
+    }
+
+    /// The same application delivering digests and reminders through these notifiers.
+    pub fn with_notifiers(mut self, notifiers: Vec<Arc<dyn pathwise_notify::Notifier>>) -> Self {
+        self.notifiers = Arc::new(notifiers);
+        self
     }
 
     /// The same application with a language model; without one it runs offline.

@@ -98,8 +98,12 @@ impl<S: Store> App<S> {
     }
 
     pub async fn update_map_status(&self, learner: LearnerId, id: MindMapId, status: MapStatus) -> AppResult<MindMap> {
-        self.edit_map(learner, id, move |agg, now| lifecycle::change_status(agg, status, now), |agg| agg.map.clone())
-            .await
+        let map = self
+            .edit_map(learner, id, move |agg, now| lifecycle::change_status(agg, status, now), |agg| agg.map.clone())
+            .await?;
+        // A map that is no longer active keeps no pending reviews.
+        self.sync_review_jobs(learner, id).await?;
+        Ok(map)
     }
 
     pub async fn delete_map(&self, learner: LearnerId, id: MindMapId) -> AppResult<()> {

@@ -104,6 +104,7 @@ impl<S: Store> App<S> {
             pathwise_store::StoreError::NotFound(_) => AppError::not_found("node", input.node_id),
             other => other.into(),
         })?;
+        self.review_jobs_changed(learner, response.mind_map_id);
         Ok(RecordedResponse { id: response.id, response, node })
     }
 

@@ -4,8 +4,14 @@
 //! session reads the flow, does one step and moves it on; the store guards each move with
 //! the version read (compare-and-set), so two sessions cannot both take the same step.
 
-use crate::status::FlowStatus;
-use crate::DomainError;
+use crate::curriculum::DiagnosticResult;
+use crate::diagnostic::Probe;
+use crate::question::Question;
+use crate::status::{FlowStatus, ResponseType};
+use crate::{DomainError, FlowId, LearnerId, MindMapId, NodeId};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The states a flow may move to from `from`.
 pub fn allowed_from(from: FlowStatus) -> &'static [FlowStatus] {
@@ -34,12 +40,176 @@ pub fn transition(from: FlowStatus, to: FlowStatus) -> Result<FlowStatus, Domain
 pub const STALE_AFTER_DAYS: i64 = 30;
 
 /// Whether a flow last active at `last_activity` is stale at `now`.
-pub fn is_stale(
-    status: FlowStatus,
-    last_activity: chrono::DateTime<chrono::Utc>,
-    now: chrono::DateTime<chrono::Utc>,
-) -> bool {
+pub fn is_stale(status: FlowStatus, last_activity: DateTime<Utc>, now: DateTime<Utc>) -> bool {
     !allowed_from(status).is_empty() && now - last_activity > chrono::Duration::days(STALE_AFTER_DAYS)
+}
+
+/// One learner's way through one topic (D3's state value): its status and version for
+/// compare-and-set, the map once planned, and what the current step needs to continue.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Flow {
+    pub id: FlowId,
+    #[serde(skip)]
+    pub learner_id: LearnerId,
+    pub topic: String,
+    pub goal: Option<String>,
+    pub mind_map_id: Option<MindMapId>,
+    pub status: FlowStatus,
+    /// Incremented by every stored change; a change read at another version is refused.
+    pub version: i64,
+    pub session_count: i64,
+    pub state: FlowState,
+    pub started_at: DateTime<Utc>,
+    pub last_session_at: DateTime<Utc>,
+}
+
+/// What a flow's next step needs to know.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FlowState {
+    pub current_node_id: Option<NodeId>,
+    pub current_phase: Option<Phase>,
+    /// The diagnostic, once started: its inventory and the probes answered so far.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub diagnostic: Option<DiagnosticState>,
+    /// What the diagnostic found, as handed to planning.
+    #[serde(default)]
+    pub diagnostic_results: Vec<DiagnosticResult>,
+    /// The question waiting for the learner's answer, with its key.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub question: Option<PendingQuestion>,
+}
+
+/// Where within a step the flow is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Probing,
+    Explaining,
+    Questioning,
+    Reviewing,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PendingQuestion {
+    #[serde(flatten)]
+    pub question: Question,
+    /// The inventory rank a diagnostic probe asks about.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rank: Option<usize>,
+    /// The node a quiz or review question asks about.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub node_id: Option<NodeId>,
+    pub response_type: ResponseType,
+    pub asked_at: DateTime<Utc>,
+}
+
+/// A concept of the diagnostic's inventory, ranked easiest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct InventoryConcept {
+    pub label: String,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DiagnosticState {
+    pub inventory: Vec<InventoryConcept>,
+    pub probes: Vec<AnsweredProbe>,
+}
+
+/// A probe asked and graded, kept until the probes are recorded as diagnostic responses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AnsweredProbe {
+    pub rank: usize,
+    pub concept: String,
+    pub question_text: String,
+    pub answer: String,
+    pub quality: u8,
+    pub answered_at: DateTime<Utc>,
+}
+
+impl DiagnosticState {
+    pub fn probes(&self) -> Vec<Probe> {
+        self.probes.iter().map(|p| Probe { rank: p.rank, quality: p.quality }).collect()
+    }
+
+    /// The rank to probe next, or `None` once the diagnostic has seen enough.
+    pub fn next_rank(&self) -> Option<usize> {
+        crate::diagnostic::next_probe(self.inventory.len(), &self.probes())
+    }
+
+    /// Results for the concepts the diagnostic inferred without asking (known, below the
+    /// boundary); asked concepts are recorded as diagnostic responses instead.
+    pub fn inferred_results(&self) -> Vec<DiagnosticResult> {
+        let labels: Vec<String> = self.inventory.iter().map(|c| c.label.clone()).collect();
+        let asked: Vec<&str> = self.probes.iter().map(|p| p.concept.as_str()).collect();
+        crate::diagnostic::results(&labels, &self.probes())
+            .into_iter()
+            .filter(|r| !asked.contains(&r.node_label.as_str()))
+            .collect()
+    }
+
+    /// Everything the diagnostic found, asked and inferred.
+    pub fn results(&self) -> Vec<DiagnosticResult> {
+        let labels: Vec<String> = self.inventory.iter().map(|c| c.label.clone()).collect();
+        crate::diagnostic::results(&labels, &self.probes())
+    }
+}
+
+impl Flow {
+    /// A new flow for a topic: pending, nothing asked yet.
+    pub fn start(id: FlowId, learner_id: LearnerId, topic: String, goal: Option<String>, now: DateTime<Utc>) -> Self {
+        Flow {
+            id,
+            learner_id,
+            topic,
+            goal,
+            mind_map_id: None,
+            status: FlowStatus::Pending,
+            version: 0,
+            session_count: 0,
+            state: FlowState::default(),
+            started_at: now,
+            last_session_at: now,
+        }
+    }
+
+    /// The flow after one more session step, moved to `to` (which may be where it is).
+    pub fn step(&self, to: FlowStatus, now: DateTime<Utc>) -> Result<Flow, DomainError> {
+        if to != self.status {
+            transition(self.status, to)?;
+        } else if allowed_from(self.status).is_empty() {
+            return Err(DomainError::Conflict {
+                message: format!("the flow is {}; a {} flow takes no more steps", self.status, self.status),
+            });
+        }
+        let mut next = self.clone();
+        next.status = to;
+        next.version += 1;
+        next.session_count += 1;
+        next.last_session_at = now;
+        Ok(next)
+    }
+
+    /// The flow as the learner may see it: a waiting question without its key.
+    pub fn for_learner(&self) -> Flow {
+        let mut shown = self.clone();
+        if let Some(pending) = &mut shown.state.question {
+            pending.question = pending.question.for_learner();
+        }
+        shown
+    }
+
+    /// Refuse a step unless the flow is in one of `expected`.
+    pub fn expect(&self, operation: &str, expected: &[FlowStatus]) -> Result<(), DomainError> {
+        if expected.contains(&self.status) {
+            return Ok(());
+        }
+        let names: Vec<&str> = expected.iter().map(FlowStatus::as_str).collect();
+        Err(DomainError::Conflict {
+            message: format!("{operation}: the flow is {}; this step needs it {}", self.status, names.join(" or ")),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -51,3 +51,11 @@ id_type!(
     /// One recorded quiz response.
     ResponseId
 );
+id_type!(
+    /// A learner's teaching flow through one topic.
+    FlowId
+);
+id_type!(
+    /// A scheduled job: a review, a batch of reviews, or a recurring task.
+    JobId
+);

@@ -15,9 +15,11 @@ pub mod ids;
 pub mod lifecycle;
 pub mod mastery;
 pub mod model;
+pub mod question;
+pub mod review_jobs;
 pub mod srs;
 pub mod status;
 
 pub use error::DomainError;
-pub use ids::{LearnerId, MindMapId, NodeId, ResponseId};
-pub use status::{EdgeType, FlowStatus, MapStatus, MasteryStatus, ResponseType};
+pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId};
+pub use status::{EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType};

@@ -153,3 +153,24 @@ vocabulary!(
         Abandoned => "abandoned",
     }
 );
+
+vocabulary!(
+    /// What a scheduled job does when it fires.
+    JobKind, "kind" {
+        Review => "review",
+        ReviewBatch => "review_batch",
+        NightlyAnalytics => "nightly_analytics",
+        WeeklyDigest => "weekly_digest",
+        StaleFlows => "stale_flows",
+        Noop => "noop",
+    }
+);
+
+vocabulary!(
+    /// How one firing of a job ended.
+    JobOutcome, "outcome" {
+        Done => "done",
+        Failed => "failed",
+        Expired => "expired",
+    }
+);

@@ -9,6 +9,13 @@ use std::sync::LazyLock;
 const PROMPTS: &[(&str, &str)] = &[
     ("curriculum_planning", include_str!("../prompts/curriculum_planning.md")),
     ("curriculum_replan", include_str!("../prompts/curriculum_replan.md")),
+    ("diagnostic_inventory", include_str!("../prompts/diagnostic_inventory.md")),
+    ("diagnostic_question", include_str!("../prompts/diagnostic_question.md")),
+    ("teaching", include_str!("../prompts/teaching.md")),
+    ("quiz_question", include_str!("../prompts/quiz_question.md")),
+    ("review", include_str!("../prompts/review.md")),
+    ("grading", include_str!("../prompts/grading.md")),
+    ("digest", include_str!("../prompts/digest.md")),
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

@@ -1,12 +1,14 @@
 //! Either store behind one type, chosen at start-up from the configuration.
 
 use crate::{
-    Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore, ResponseContext, ResponseDecision, ResponseFilter,
-    SqliteStore, Store, StoreResult,
+    FinishedJob, FlowStore, Job, JobRun, JobStore, Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore,
+    ResponseContext, ResponseDecision, ResponseFilter, ReviewDue, Snapshot, SnapshotStore, SqliteStore, Store,
+    StoreResult,
 };
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
+use pathwise_domain::flow::Flow;
 use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
+use pathwise_domain::{DomainError, FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -170,5 +172,112 @@ impl Store for AnyStore {
 
     async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
         delegate!(self.table_counts())
+    }
+}
+
+impl FlowStore for AnyStore {
+    async fn insert_flow(&self, flow: &Flow) -> StoreResult<()> {
+        delegate!(self.insert_flow(flow))
+    }
+
+    async fn get_flow(&self, learner: LearnerId, id: FlowId) -> StoreResult<Option<Flow>> {
+        delegate!(self.get_flow(learner, id))
+    }
+
+    async fn flow_for_map(&self, learner: LearnerId, map: MindMapId) -> StoreResult<Option<Flow>> {
+        delegate!(self.flow_for_map(learner, map))
+    }
+
+    async fn list_flows(
+        &self,
+        learner: LearnerId,
+        status: Option<FlowStatus>,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Page<Flow>> {
+        delegate!(self.list_flows(learner, status, offset, limit))
+    }
+
+    async fn save_flow(&self, flow: &Flow) -> StoreResult<()> {
+        delegate!(self.save_flow(flow))
+    }
+
+    async fn save_flow_with_map(&self, flow: &Flow, map: &MindMap, changes: &MapChanges) -> StoreResult<()> {
+        delegate!(self.save_flow_with_map(flow, map, changes))
+    }
+
+    async fn abandon_stale_flows(&self, cutoff: DateTime<Utc>, now: DateTime<Utc>) -> StoreResult<Vec<Flow>> {
+        delegate!(self.abandon_stale_flows(cutoff, now))
+    }
+}
+
+impl JobStore for AnyStore {
+    async fn insert_jobs(&self, jobs: &[Job]) -> StoreResult<()> {
+        delegate!(self.insert_jobs(jobs))
+    }
+
+    async fn ensure_recurring_job(&self, job: &Job) -> StoreResult<()> {
+        delegate!(self.ensure_recurring_job(job))
+    }
+
+    async fn claim_due_jobs(
+        &self,
+        worker: &str,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> StoreResult<Vec<Job>> {
+        delegate!(self.claim_due_jobs(worker, now, lease_until, limit))
+    }
+
+    async fn finish_jobs(&self, finished: &[FinishedJob]) -> StoreResult<u64> {
+        delegate!(self.finish_jobs(finished))
+    }
+
+    async fn replace_review_jobs<F>(
+        &self,
+        learner: LearnerId,
+        map: MindMapId,
+        now: DateTime<Utc>,
+        plan: F,
+    ) -> StoreResult<usize>
+    where
+        F: FnOnce(&ReviewDue) -> Vec<Job> + Send + 'static,
+    {
+        delegate!(self.replace_review_jobs(learner, map, now, plan))
+    }
+
+    async fn list_jobs(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Job>> {
+        delegate!(self.list_jobs(learner, map))
+    }
+
+    async fn recurring_jobs(&self) -> StoreResult<Vec<Job>> {
+        delegate!(self.recurring_jobs())
+    }
+
+    async fn job_runs(&self, learner: Option<LearnerId>, limit: i64) -> StoreResult<Vec<JobRun>> {
+        delegate!(self.job_runs(learner, limit))
+    }
+}
+
+impl SnapshotStore for AnyStore {
+    async fn upsert_snapshot(&self, snapshot: &Snapshot) -> StoreResult<()> {
+        delegate!(self.upsert_snapshot(snapshot))
+    }
+
+    async fn snapshots(&self, learner: LearnerId, map: MindMapId, from: NaiveDate) -> StoreResult<Vec<Snapshot>> {
+        delegate!(self.snapshots(learner, map, from))
+    }
+
+    async fn latest_snapshots(&self, learner: LearnerId) -> StoreResult<Vec<Snapshot>> {
+        delegate!(self.latest_snapshots(learner))
+    }
+
+    async fn maps_with_status(&self, status: MapStatus) -> StoreResult<Vec<MindMap>> {
+        delegate!(self.maps_with_status(status))
+    }
+
+    async fn all_learners(&self) -> StoreResult<Vec<Learner>> {
+        delegate!(self.all_learners())
     }
 }

@@ -7,8 +7,10 @@
 
 mod any;
 mod error;
+mod learning_loop;
 mod postgres;
 mod sql;
+mod sql_loop;
 mod sqlite;
 mod sqlite_batch;
 mod sqlite_checkpoint;
@@ -16,6 +18,7 @@ mod ts;
 
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
+pub use learning_loop::{FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, ReviewDue, Snapshot, SnapshotStore};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
@@ -91,7 +94,7 @@ pub struct Page<T> {
 
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.
-pub trait Store: Clone + Send + Sync + 'static {
+pub trait Store: FlowStore + JobStore + SnapshotStore + Clone + Send + Sync + 'static {
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
     fn engine(&self) -> &'static str;
 

@@ -13,6 +13,7 @@ use std::sync::{Arc, LazyLock};
 // (`KEY SHARE` on its map) does not wait for them, so the two never wait on each other in
 // opposite orders.
 shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
+crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR UPDATE SKIP LOCKED");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 

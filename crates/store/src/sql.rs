@@ -34,8 +34,19 @@ pub(crate) fn check_response_target(
     Ok(())
 }
 
-pub(crate) const TABLES: &[&str] =
-    &["learners", "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses", "llm_calls"];
+pub(crate) const TABLES: &[&str] = &[
+    "learners",
+    "api_tokens",
+    "mind_maps",
+    "mind_map_nodes",
+    "mind_map_edges",
+    "quiz_responses",
+    "llm_calls",
+    "teaching_flows",
+    "jobs",
+    "job_runs",
+    "analytics_snapshots",
+];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
 where

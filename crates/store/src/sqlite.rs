@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 shared_store!(SqliteStore, sqlx::Sqlite, "");
+crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite, "", "");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 

@@ -1,0 +1,71 @@
+//! Teaching flows (D3): start one for a topic, read and list them, abandon one. Every step
+//! of a flow (the diagnostic in `diagnostics.rs`, planning and teaching in `teaching.rs`)
+//! reads the flow, does its work, and stores the flow moved on with compare-and-set: two
+//! sessions stepping the same flow at once cannot both succeed.
+
+use crate::paging::{window, Paged};
+use crate::{App, AppError, AppResult, Store};
+use pathwise_domain::flow::Flow;
+use pathwise_domain::lifecycle::{clean_text, MAX_TITLE_CHARS};
+use pathwise_domain::{FlowId, FlowStatus, LearnerId, MapStatus};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+/// Start learning a topic.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartFlow {
+    pub topic: String,
+    /// What the learner wants to be able to do; scopes the plan.
+    #[serde(default)]
+    pub goal: Option<String>,
+}
+
+const MAX_GOAL_CHARS: usize = 500;
+
+impl<S: Store> App<S> {
+    /// A new flow for a topic, pending: nothing asked or planned yet.
+    pub async fn flow_start(&self, learner: LearnerId, input: StartFlow) -> AppResult<Flow> {
+        let topic = clean_text("topic", &input.topic, MAX_TITLE_CHARS)?;
+        let goal = input.goal.as_deref().map(|g| clean_text("goal", g, MAX_GOAL_CHARS)).transpose()?;
+        let flow = Flow::start(FlowId(Self::new_id()), learner, topic, goal, self.now());
+        self.store.insert_flow(&flow).await?;
+        Ok(flow)
+    }
+
+    pub async fn flow_get(&self, learner: LearnerId, id: FlowId) -> AppResult<Flow> {
+        Ok(self.load_flow(learner, id).await?.for_learner())
+    }
+
+    pub async fn flow_list(
+        &self,
+        learner: LearnerId,
+        status: Option<FlowStatus>,
+        offset: Option<i64>,
+        limit: Option<i64>,
+    ) -> AppResult<Paged<Flow>> {
+        let (offset, limit) = window(offset, limit)?;
+        let page = self.store.list_flows(learner, status, offset, limit).await?;
+        Ok(Paged { items: page.items.iter().map(Flow::for_learner).collect(), total: page.total, offset, limit })
+    }
+
+    /// Abandon a flow, and its map if it is active; the map's pending reviews go with it.
+    pub async fn flow_abandon(&self, learner: LearnerId, id: FlowId) -> AppResult<Flow> {
+        let flow = self.load_flow(learner, id).await?;
+        let mut next = flow.step(FlowStatus::Abandoned, self.now())?;
+        next.state.question = None;
+        self.store.save_flow(&next).await?;
+        if let Some(map) = next.mind_map_id {
+            let found = self.store.get_map(learner, map).await?;
+            if found.is_some_and(|m| m.status == MapStatus::Active) {
+                self.update_map_status(learner, map, MapStatus::Abandoned).await?;
+            }
+            self.sync_review_jobs(learner, map).await?;
+        }
+        Ok(next.for_learner())
+    }
+
+    pub(crate) async fn load_flow(&self, learner: LearnerId, id: FlowId) -> AppResult<Flow> {
+        self.store.get_flow(learner, id).await?.ok_or_else(|| AppError::not_found("flow", id))
+    }
+}

@@ -1,0 +1,98 @@
+//! Review jobs kept in step with the maps (D2). A response changes its node's
+//! `next_review_at`; rather than rewrite the map's jobs inside every response (the hot
+//! path), the map is marked and its jobs are re-planned in one transaction at the next
+//! scheduler tick, however many responses came in between. A map's status change
+//! re-plans at once. Planning itself is the domain's `review_jobs::plan`.
+
+use crate::{App, AppResult, Store};
+use pathwise_domain::review_jobs::{self, PlannedReview};
+use pathwise_domain::{JobId, JobKind, LearnerId, MapStatus, MindMapId};
+use pathwise_store::{Job, StoreError};
+use serde_json::json;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use uuid::Uuid;
+
+/// Maps whose review jobs are to be re-planned.
+#[derive(Clone, Default)]
+pub(crate) struct ChangedMaps(Arc<Mutex<HashSet<(LearnerId, MindMapId)>>>);
+
+impl ChangedMaps {
+    fn mark(&self, learner: LearnerId, map: MindMapId) {
+        self.0.lock().expect("changed maps lock").insert((learner, map));
+    }
+
+    fn take(&self) -> Vec<(LearnerId, MindMapId)> {
+        self.0.lock().expect("changed maps lock").drain().collect()
+    }
+}
+
+impl<S: Store> App<S> {
+    pub(crate) fn review_jobs_changed(&self, learner: LearnerId, map: MindMapId) {
+        self.changed_maps.mark(learner, map);
+    }
+
+    /// Re-plan the review jobs of every map changed since the last call; how many maps.
+    pub async fn flush_review_jobs(&self) -> AppResult<usize> {
+        let maps = self.changed_maps.take();
+        for (learner, map) in &maps {
+            self.sync_review_jobs(*learner, *map).await?;
+        }
+        Ok(maps.len())
+    }
+
+    /// Re-plan one map's review jobs now.
+    pub async fn sync_review_jobs(&self, learner: LearnerId, map: MindMapId) -> AppResult<usize> {
+        let now = self.now();
+        let planned = self
+            .store
+            .replace_review_jobs(learner, map, now, move |due| {
+                review_jobs::plan(due.map_status, &due.nodes, now)
+                    .into_iter()
+                    .map(|planned| review_job(learner, map, planned, now))
+                    .collect()
+            })
+            .await;
+        match planned {
+            // A map deleted since it was marked has no jobs left to plan.
+            Err(StoreError::NotFound(_)) => Ok(0),
+            other => Ok(other?),
+        }
+    }
+
+    /// Re-plan the review jobs of every active map (at start-up and nightly), so that
+    /// marks lost in a restart cannot leave a map without its reviews.
+    pub async fn sync_all_review_jobs(&self) -> AppResult<usize> {
+        let maps = self.store.maps_with_status(MapStatus::Active).await?;
+        for map in &maps {
+            self.sync_review_jobs(map.learner_id, map.id).await?;
+        }
+        Ok(maps.len())
+    }
+}
+
+fn review_job(learner: LearnerId, map: MindMapId, planned: PlannedReview, now: chrono::DateTime<chrono::Utc>) -> Job {
+    let (kind, node_id, payload, run_at, expires_at) = match planned {
+        PlannedReview::Single { node_id, run_at, expires_at } => {
+            (JobKind::Review, Some(node_id), json!({}), run_at, expires_at)
+        }
+        PlannedReview::Batch { node_ids, run_at, expires_at } => {
+            (JobKind::ReviewBatch, None, json!({ "node_ids": node_ids }), run_at, expires_at)
+        }
+    };
+    Job {
+        id: JobId(Uuid::now_v7()),
+        kind,
+        name: None,
+        learner_id: Some(learner),
+        mind_map_id: Some(map),
+        node_id,
+        payload,
+        cron: None,
+        run_at,
+        expires_at: Some(expires_at),
+        attempts: 0,
+        last_error: None,
+        created_at: now,
+    }
+}

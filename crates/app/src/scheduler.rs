@@ -1,0 +1,227 @@
+//! The job scheduler: recurring jobs from the configuration (cron, via `croner`) and
+//! one-shot review jobs, all in the `jobs` table and claimed by lease, so that with several
+//! `pathwise serve` processes on one database each firing runs once. A worker claims a
+//! batch of due jobs, runs them, and records each firing and the job's next run in one
+//! transaction.
+
+use crate::{App, AppError, AppResult, ErrorKind, Store};
+use chrono::{DateTime, Duration, Utc};
+use croner::Cron;
+use pathwise_domain::{JobId, JobKind, JobOutcome};
+use pathwise_store::{FinishedJob, Job, JobNext};
+use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A failed one-shot job is tried this many times in all.
+pub const MAX_ATTEMPTS: i32 = 3;
+/// Wait before retrying a failed one-shot job, times the attempts so far.
+const RETRY_AFTER_SECONDS: i64 = 60;
+
+/// A recurring job as the configuration names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Schedule {
+    pub name: String,
+    /// `nightly_analytics`, `weekly_digest`, `stale_flows` or `noop`.
+    pub job: JobKind,
+    /// Five-field cron, in UTC: minute hour day-of-month month day-of-week.
+    pub cron: String,
+}
+
+/// The recurring jobs of learning-loop-design.md: nightly analytics at 03:00, the weekly
+/// digest on Sunday at 09:00, the stale-flow check on Monday at 04:00 (UTC).
+pub fn default_schedules() -> Vec<Schedule> {
+    vec![
+        Schedule { name: "nightly-analytics".into(), job: JobKind::NightlyAnalytics, cron: "0 3 * * *".into() },
+        Schedule { name: "weekly-progress-digest".into(), job: JobKind::WeeklyDigest, cron: "0 9 * * 0".into() },
+        Schedule { name: "stale-flow-check".into(), job: JobKind::StaleFlows, cron: "0 4 * * 1".into() },
+    ]
+}
+
+/// The first firing of `cron` strictly after `after`.
+pub fn next_firing(cron: &str, after: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+    let parsed = Cron::from_str(cron).map_err(|e| format!("'{cron}' is not a cron expression: {e}"))?;
+    parsed.find_next_occurrence(&after, false).map_err(|e| format!("'{cron}' has no next firing: {e}"))
+}
+
+/// How one worker takes jobs.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// This worker's name in leases and in the record of runs.
+    pub worker: String,
+    /// Jobs claimed at once.
+    pub batch: i64,
+    /// How long a claimed job is this worker's; another takes it over only after that.
+    pub lease: Duration,
+}
+
+impl WorkerOptions {
+    pub fn new(worker: impl Into<String>) -> Self {
+        WorkerOptions { worker: worker.into(), batch: 100, lease: Duration::minutes(10) }
+    }
+}
+
+/// What one pass of a worker did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct JobsRun {
+    pub claimed: usize,
+    pub done: usize,
+    pub failed: usize,
+    pub expired: usize,
+}
+
+impl<S: Store> App<S> {
+    /// Create or update the recurring jobs; a bad cron expression names its schedule and
+    /// nothing is written.
+    pub async fn install_schedules(&self, schedules: &[Schedule]) -> AppResult<()> {
+        let now = self.now();
+        let mut jobs = Vec::new();
+        for schedule in schedules {
+            if schedule.name.trim().is_empty() {
+                return Err(AppError::invalid("schedules.name", "is empty; every schedule needs a name"));
+            }
+            let run_at = next_firing(&schedule.cron, now)
+                .map_err(|e| AppError::invalid(&format!("schedules.{}.cron", schedule.name), e))?;
+            if matches!(schedule.job, JobKind::Review | JobKind::ReviewBatch) {
+                return Err(AppError::invalid(
+                    &format!("schedules.{}.job", schedule.name),
+                    "review jobs are planned from the maps; a schedule runs nightly_analytics, weekly_digest, \
+                     stale_flows or noop",
+                ));
+            }
+            jobs.push(Job {
+                id: JobId(Uuid::now_v7()),
+                kind: schedule.job,
+                name: Some(schedule.name.clone()),
+                learner_id: None,
+                mind_map_id: None,
+                node_id: None,
+                payload: serde_json::json!({}),
+                cron: Some(schedule.cron.clone()),
+                run_at,
+                expires_at: None,
+                attempts: 0,
+                last_error: None,
+                created_at: now,
+            });
+        }
+        for job in &jobs {
+            self.store.ensure_recurring_job(job).await?;
+        }
+        Ok(())
+    }
+
+    /// Claim the due jobs (up to a batch), run them, and record how each went.
+    pub async fn run_due_jobs(&self, options: &WorkerOptions) -> AppResult<JobsRun> {
+        let now = self.now();
+        let claimed = self.store.claim_due_jobs(&options.worker, now, now + options.lease, options.batch).await?;
+        let mut run = JobsRun { claimed: claimed.len(), ..JobsRun::default() };
+        let mut finished = Vec::with_capacity(claimed.len());
+        for job in claimed {
+            let (outcome, detail) = if job.expires_at.is_some_and(|at| at <= now) {
+                (JobOutcome::Expired, Some("not run before it expired".to_string()))
+            } else {
+                match self.run_job(&job).await {
+                    Ok(detail) => (JobOutcome::Done, detail),
+                    Err(error) => {
+                        tracing::warn!(job = %job.id, kind = %job.kind, %error, "job failed");
+                        (JobOutcome::Failed, Some(error.to_string()))
+                    }
+                }
+            };
+            let finished_at = self.now();
+            let next =
+                match (&job.cron, outcome) {
+                    (Some(cron), _) => JobNext::RunAt(next_firing(cron, job.run_at.max(finished_at)).map_err(|e| {
+                        AppError::new(ErrorKind::Internal, "bad_schedule", format!("job {}: {e}", job.id))
+                    })?),
+                    (None, JobOutcome::Failed) if job.attempts < MAX_ATTEMPTS => {
+                        JobNext::RunAt(finished_at + Duration::seconds(RETRY_AFTER_SECONDS * i64::from(job.attempts)))
+                    }
+                    (None, _) => JobNext::Delete,
+                };
+            match outcome {
+                JobOutcome::Done => run.done += 1,
+                JobOutcome::Failed => run.failed += 1,
+                JobOutcome::Expired => run.expired += 1,
+            }
+            finished.push(FinishedJob { job, worker: options.worker.clone(), outcome, detail, next, finished_at });
+        }
+        if !finished.is_empty() {
+            self.store.finish_jobs(&finished).await?;
+        }
+        Ok(run)
+    }
+
+    /// Run one job; what it did, for the record of runs.
+    async fn run_job(&self, job: &Job) -> AppResult<Option<String>> {
+        match job.kind {
+            JobKind::Noop => Ok(None),
+            JobKind::Review | JobKind::ReviewBatch => self.remind_review(job).await,
+            JobKind::NightlyAnalytics => self.nightly_analytics().await.map(Some),
+            JobKind::WeeklyDigest => self.weekly_digests().await.map(Some),
+            JobKind::StaleFlows => self.abandon_stale_flows().await.map(|n| Some(format!("{n} stale flows abandoned"))),
+        }
+    }
+
+    /// Abandon flows idle longer than the domain allows, with their maps and reviews.
+    pub async fn abandon_stale_flows(&self) -> AppResult<usize> {
+        let now = self.now();
+        let cutoff = now - Duration::days(pathwise_domain::flow::STALE_AFTER_DAYS);
+        let flows = self.store.abandon_stale_flows(cutoff, now).await?;
+        Ok(flows.len())
+    }
+}
+
+/// Run the scheduler until `shutdown` resolves: re-plan changed maps' reviews, then run
+/// due jobs, every `tick`.
+pub async fn run_scheduler<S: Store>(
+    app: App<S>,
+    options: WorkerOptions,
+    tick: std::time::Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    if let Err(error) = app.sync_all_review_jobs().await {
+        tracing::warn!(%error, "could not re-plan review jobs at start-up");
+    }
+    loop {
+        if let Err(error) = app.flush_review_jobs().await {
+            tracing::warn!(%error, "could not re-plan review jobs");
+        }
+        loop {
+            match app.run_due_jobs(&options).await {
+                Ok(run) if run.claimed as i64 == options.batch => continue,
+                Ok(_) => break,
+                Err(error) => {
+                    tracing::warn!(%error, "the scheduler could not run due jobs");
+                    break;
+                }
+            }
+        }
+        tokio::select! {
+            _ = &mut shutdown => return,
+            _ = tokio::time::sleep(tick) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn the_next_firing_is_strictly_after_and_bad_expressions_are_named() {
+        let at = Utc.with_ymd_and_hms(2026, 3, 1, 3, 0, 0).unwrap();
+        assert_eq!(next_firing("0 3 * * *", at).unwrap(), at + Duration::days(1));
+        assert_eq!(
+            next_firing("0 9 * * 0", at).unwrap(),
+            Utc.with_ymd_and_hms(2026, 3, 1, 9, 0, 0).unwrap(),
+            "1 March 2026 is a Sunday"
+        );
+        assert!(next_firing("every day", at).unwrap_err().contains("'every day'"));
+    }
+}

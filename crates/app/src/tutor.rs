@@ -1,0 +1,166 @@
+//! What the tutor asks the language model for, and the checks its answers go through:
+//! a diagnostic's concept inventory, questions (with their computed keys), grades of
+//! free-text answers, explanations. The model proposes; these checks and the domain's
+//! rules decide. A reply that fails them is a 502 that says what was wrong.
+
+use crate::{AppError, AppResult, ErrorKind};
+use pathwise_domain::flow::InventoryConcept;
+use pathwise_domain::question::{Question, QuestionKind};
+use pathwise_llm::{prompts, Message, OutputSchema, Request, Session};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// A diagnostic inventory spans the topic in this many concepts (D4: 10-15; fewer are
+/// accepted for narrow topics, as long as a search has room to move).
+pub const MIN_INVENTORY: usize = 5;
+pub const MAX_INVENTORY: usize = 15;
+/// Explanations stay short: one concept per session.
+const MAX_EXPLANATION_WORDS: usize = 350;
+/// Upper bounds on what the model may write, so a runaway reply cannot bloat the state.
+const MAX_TEXT_CHARS: usize = 4_000;
+
+pub(crate) fn invalid_reply(message: impl Into<String>) -> AppError {
+    AppError::new(ErrorKind::Upstream, "llm_invalid_reply", message)
+}
+
+fn structured_request(prompt: String, ask: &str, name: &str, schema: Value) -> Request {
+    Request {
+        output: Some(OutputSchema { name: name.into(), schema }),
+        temperature: Some(0.2),
+        ..Request::new(vec![Message::system(prompt), Message::user(ask)])
+    }
+}
+
+#[derive(Deserialize)]
+struct InventoryReply {
+    concepts: Vec<InventoryConcept>,
+}
+
+/// The concept inventory of `topic`, easiest first.
+pub(crate) async fn inventory(session: &Session, topic: &str, goal: Option<&str>) -> AppResult<Vec<InventoryConcept>> {
+    let prompt = prompts::render(
+        "diagnostic_inventory",
+        json!({ "topic": topic, "goal": goal, "min": MIN_INVENTORY, "max": MAX_INVENTORY }),
+    );
+    let schema = json!({ "type": "object", "properties": { "concepts": { "type": "array", "items": {
+        "type": "object", "properties": { "label": { "type": "string" }, "description": { "type": "string" } },
+        "required": ["label", "description"], "additionalProperties": false } } },
+        "required": ["concepts"], "additionalProperties": false });
+    let (reply, _): (InventoryReply, _) = session
+        .structured(&structured_request(prompt, "List the concept inventory now.", "concept_inventory", schema))
+        .await?;
+    let mut concepts = reply.concepts;
+    for concept in &mut concepts {
+        concept.label = concept.label.trim().to_string();
+    }
+    if !(MIN_INVENTORY..=MAX_INVENTORY).contains(&concepts.len()) {
+        return Err(invalid_reply(format!(
+            "the language model's concept inventory has {} concepts; a diagnostic needs {MIN_INVENTORY} to {MAX_INVENTORY}",
+            concepts.len()
+        )));
+    }
+    let mut labels: Vec<String> = concepts.iter().map(|c| c.label.to_lowercase()).collect();
+    if labels.iter().any(|l| l.is_empty()) {
+        return Err(invalid_reply("the language model's concept inventory has a concept without a label"));
+    }
+    labels.sort();
+    labels.dedup();
+    if labels.len() != concepts.len() {
+        return Err(invalid_reply("the language model's concept inventory names a concept twice"));
+    }
+    Ok(concepts)
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum QuestionReply {
+    Choice { question: String, choices: Vec<String>, correct_index: usize },
+    FreeText { question: String, rubric: String },
+}
+
+fn question_schema() -> Value {
+    json!({ "type": "object", "properties": {
+        "kind": { "type": "string", "enum": ["choice", "free_text"] },
+        "question": { "type": "string" },
+        "choices": { "type": "array", "items": { "type": "string" } },
+        "correct_index": { "type": "integer", "minimum": 0 },
+        "rubric": { "type": "string" } },
+        "required": ["kind", "question"] })
+}
+
+/// One question on `concept` from the named prompt, checked before it is asked.
+pub(crate) async fn question(
+    session: &Session,
+    prompt_name: &str,
+    concept: &str,
+    context: Value,
+) -> AppResult<Question> {
+    let prompt = prompts::render(prompt_name, context);
+    let (reply, _): (QuestionReply, _) = session
+        .structured(&structured_request(prompt, "Write the question now.", "question", question_schema()))
+        .await?;
+    let (text, kind) = match reply {
+        QuestionReply::Choice { question, choices, correct_index } => (
+            question,
+            QuestionKind::Choice {
+                choices: choices.into_iter().map(|c| c.trim().to_string()).collect(),
+                correct: Some(correct_index),
+            },
+        ),
+        QuestionReply::FreeText { question, rubric } => (question, QuestionKind::FreeText { rubric: Some(rubric) }),
+    };
+    let question = Question { concept: concept.to_string(), text: text.trim().to_string(), kind };
+    question.validate().map_err(|e| invalid_reply(format!("the language model's question is unusable: {e}")))?;
+    if question.text.chars().count() > MAX_TEXT_CHARS {
+        return Err(invalid_reply(format!("the language model's question is longer than {MAX_TEXT_CHARS} characters")));
+    }
+    Ok(question)
+}
+
+/// A grade of a free-text answer: SM-2 quality and feedback for the learner.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Graded {
+    pub quality: i64,
+    pub feedback: String,
+}
+
+pub(crate) async fn grade(session: &Session, question: &Question, answer: &str) -> AppResult<Graded> {
+    let rubric = match &question.kind {
+        QuestionKind::FreeText { rubric } => rubric.clone().unwrap_or_default(),
+        QuestionKind::Choice { .. } => String::new(),
+    };
+    let prompt = prompts::render(
+        "grading",
+        json!({ "concept": question.concept, "question": question.text, "rubric": rubric, "answer": answer }),
+    );
+    let schema = json!({ "type": "object", "properties": {
+        "quality": { "type": "integer", "minimum": 0, "maximum": 5 }, "feedback": { "type": "string" } },
+        "required": ["quality", "feedback"], "additionalProperties": false });
+    let (graded, _): (Graded, _) =
+        session.structured(&structured_request(prompt, "Grade the answer now.", "grade", schema)).await?;
+    if !(0..=5).contains(&graded.quality) {
+        return Err(invalid_reply(format!(
+            "the language model graded the answer {}; a quality is an integer from 0 to 5",
+            graded.quality
+        )));
+    }
+    Ok(graded)
+}
+
+/// An explanation of one concept, as plain text.
+pub(crate) async fn explain(session: &Session, concept: &str, context: &str) -> AppResult<String> {
+    let prompt = prompts::render(
+        "teaching",
+        json!({ "concept": concept, "context": context, "max_words": MAX_EXPLANATION_WORDS }),
+    );
+    let request = Request {
+        temperature: Some(0.4),
+        ..Request::new(vec![Message::system(prompt), Message::user(format!("Teach \"{concept}\" now."))])
+    };
+    let reply = session.chat(&request).await?;
+    let text = reply.content.unwrap_or_default().trim().to_string();
+    if text.is_empty() {
+        return Err(invalid_reply("the language model's explanation is empty"));
+    }
+    Ok(text.chars().take(MAX_TEXT_CHARS * 2).collect())
+}

@@ -1,0 +1,205 @@
+//! Questions the tutor asks (diagnostic probes, quiz questions, reviews) and how an answer
+//! to a choice question is graded: exactly, by comparing it with the computed key. Free-text
+//! answers are graded by the language model against the question's rubric.
+
+use crate::DomainError;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The quality a correct answer to a choice question earns: right, but a choice cannot
+/// show effortless recall (5).
+pub const CHOICE_CORRECT_QUALITY: u8 = 4;
+/// The quality a wrong choice earns: an attempt that missed.
+pub const CHOICE_WRONG_QUALITY: u8 = 1;
+pub const MIN_CHOICES: usize = 2;
+pub const MAX_CHOICES: usize = 6;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QuestionKind {
+    /// Pick one of `choices`; `correct` is the index of the right one (never sent to the
+    /// learner before they answer).
+    Choice {
+        choices: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        correct: Option<usize>,
+    },
+    /// Answer in words; the rubric says what a full answer contains.
+    FreeText {
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        rubric: Option<String>,
+    },
+}
+
+/// One question as it is kept while it waits for an answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Question {
+    /// The concept asked about (a node label, or an inventory concept in a diagnostic).
+    pub concept: String,
+    pub text: String,
+    #[serde(flatten)]
+    pub kind: QuestionKind,
+}
+
+impl Question {
+    /// Check a question a model wrote: a text, 2-6 distinct choices with a key in range,
+    /// or a rubric for free text.
+    pub fn validate(&self) -> Result<(), DomainError> {
+        if self.text.trim().is_empty() {
+            return Err(DomainError::invalid("question.text", "is empty; a question needs a text"));
+        }
+        match &self.kind {
+            QuestionKind::Choice { choices, correct } => {
+                if !(MIN_CHOICES..=MAX_CHOICES).contains(&choices.len()) {
+                    return Err(DomainError::invalid(
+                        "question.choices",
+                        format!("has {} choices; a choice question has {MIN_CHOICES} to {MAX_CHOICES}", choices.len()),
+                    ));
+                }
+                if choices.iter().any(|c| c.trim().is_empty()) {
+                    return Err(DomainError::invalid("question.choices", "contains an empty choice"));
+                }
+                let mut normalized: Vec<String> = choices.iter().map(|c| normalize(c)).collect();
+                normalized.sort();
+                normalized.dedup();
+                if normalized.len() != choices.len() {
+                    return Err(DomainError::invalid("question.choices", "contains the same choice twice"));
+                }
+                match correct {
+                    Some(index) if *index < choices.len() => Ok(()),
+                    Some(index) => Err(DomainError::invalid(
+                        "question.correct",
+                        format!("{index} is not a choice; it is an index from 0 to {}", choices.len() - 1),
+                    )),
+                    None => {
+                        Err(DomainError::invalid("question.correct", "is missing; a choice question needs its key"))
+                    }
+                }
+            }
+            QuestionKind::FreeText { rubric } => match rubric {
+                Some(r) if !r.trim().is_empty() => Ok(()),
+                _ => Err(DomainError::invalid("question.rubric", "is missing; a free-text question needs a rubric")),
+            },
+        }
+    }
+
+    /// The question as the learner sees it: without the key.
+    pub fn for_learner(&self) -> Question {
+        let kind = match &self.kind {
+            QuestionKind::Choice { choices, .. } => QuestionKind::Choice { choices: choices.clone(), correct: None },
+            QuestionKind::FreeText { .. } => QuestionKind::FreeText { rubric: None },
+        };
+        Question { concept: self.concept.clone(), text: self.text.clone(), kind }
+    }
+
+    pub fn is_choice(&self) -> bool {
+        matches!(self.kind, QuestionKind::Choice { .. })
+    }
+}
+
+/// Grade an answer to a choice question: the answer is the choice's index (`"2"`) or its
+/// text (compared without case and surrounding space). `None` for free-text questions.
+pub fn grade_choice(question: &Question, answer: &str) -> Option<Result<ChoiceGrade, DomainError>> {
+    let QuestionKind::Choice { choices, correct } = &question.kind else {
+        return None;
+    };
+    let picked = match answer.trim().parse::<usize>() {
+        Ok(index) if index < choices.len() => Ok(index),
+        Ok(index) => Err(DomainError::invalid(
+            "answer",
+            format!("{index} is not a choice; answer with an index from 0 to {} or a choice's text", choices.len() - 1),
+        )),
+        Err(_) => choices.iter().position(|c| normalize(c) == normalize(answer)).ok_or_else(|| {
+            DomainError::invalid(
+                "answer",
+                format!(
+                    "'{}' is none of the choices; answer with an index from 0 to {} or one of: {}",
+                    answer.trim(),
+                    choices.len() - 1,
+                    choices.join(" | ")
+                ),
+            )
+        }),
+    };
+    Some(picked.map(|index| {
+        let right = Some(index) == *correct;
+        ChoiceGrade {
+            picked: index,
+            correct: right,
+            quality: if right { CHOICE_CORRECT_QUALITY } else { CHOICE_WRONG_QUALITY },
+        }
+    }))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChoiceGrade {
+    pub picked: usize,
+    pub correct: bool,
+    pub quality: u8,
+}
+
+fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choice(correct: usize) -> Question {
+        Question {
+            concept: "Ownership".into(),
+            text: "Which moves?".into(),
+            kind: QuestionKind::Choice {
+                choices: vec!["let b = a;".into(), "let b = &a;".into(), "let b = a.clone();".into()],
+                correct: Some(correct),
+            },
+        }
+    }
+
+    #[test]
+    fn a_choice_is_graded_by_index_or_by_text_exactly() {
+        let q = choice(0);
+        assert_eq!(grade_choice(&q, "0").unwrap().unwrap().quality, CHOICE_CORRECT_QUALITY);
+        assert_eq!(grade_choice(&q, "  LET B = A; ").unwrap().unwrap().picked, 0);
+        let wrong = grade_choice(&q, "let b = &a;").unwrap().unwrap();
+        assert_eq!((wrong.correct, wrong.quality), (false, CHOICE_WRONG_QUALITY));
+    }
+
+    #[test]
+    fn an_answer_that_is_no_choice_names_the_allowed_answers() {
+        let err = grade_choice(&choice(0), "7").unwrap().unwrap_err().to_string();
+        assert!(err.contains("index from 0 to 2"), "{err}");
+        let err = grade_choice(&choice(0), "maybe").unwrap().unwrap_err().to_string();
+        assert!(err.contains("let b = &a;"), "{err}");
+    }
+
+    #[test]
+    fn free_text_questions_are_not_graded_here() {
+        let q = Question {
+            concept: "x".into(),
+            text: "Explain".into(),
+            kind: QuestionKind::FreeText { rubric: Some("mentions moves".into()) },
+        };
+        assert!(grade_choice(&q, "anything").is_none());
+        assert!(q.validate().is_ok());
+    }
+
+    #[test]
+    fn a_model_written_question_is_checked_before_it_is_asked() {
+        assert!(choice(2).validate().is_ok());
+        assert!(choice(3).validate().unwrap_err().to_string().contains("index from 0 to 2"));
+        let mut q = choice(0);
+        q.kind = QuestionKind::Choice { choices: vec!["a".into(), "A ".into()], correct: Some(0) };
+        assert!(q.validate().unwrap_err().to_string().contains("twice"));
+        q.kind = QuestionKind::FreeText { rubric: None };
+        assert!(q.validate().is_err());
+    }
+
+    #[test]
+    fn the_learner_never_sees_the_key() {
+        let shown = serde_json::to_value(choice(1).for_learner()).unwrap();
+        assert!(shown.get("correct").is_none(), "{shown}");
+        assert_eq!(shown["kind"], "choice");
+    }
+}
