@@ -33,6 +33,21 @@ pub struct Settings {
     pub llm_timeout_secs: u64,
     /// Conversations with the model at once; more wait for a free slot.
     pub max_concurrent_sessions: usize,
+    /// Whether `serve` runs due jobs (reviews, analytics, digests). Any number of servers
+    /// on one database may: each firing runs once.
+    pub scheduler_enabled: bool,
+    /// How often the scheduler looks for due jobs, in milliseconds.
+    pub scheduler_tick_ms: u64,
+    /// This server's name in job leases and the record of runs; host name and process id
+    /// when unset.
+    pub worker_name: Option<String>,
+    /// Recurring jobs: `[[schedules]]` with `name`, `job` (nightly_analytics, weekly_digest,
+    /// stale_flows, noop) and a five-field UTC `cron`.
+    pub schedules: Vec<pathwise_app::scheduler::Schedule>,
+    /// Where digests and review reminders go: `[[notifiers]]` with `kind = "webhook"` or
+    /// `kind = "smtp"`.
+    #[serde(default, skip_serializing)]
+    pub notifiers: Vec<pathwise_notify::NotifierConfig>,
 }
 
 impl Default for Settings {
@@ -50,6 +65,11 @@ impl Default for Settings {
             llm_api_key: None,
             llm_timeout_secs: 120,
             max_concurrent_sessions: 4,
+            scheduler_enabled: true,
+            scheduler_tick_ms: 1_000,
+            worker_name: None,
+            schedules: pathwise_app::scheduler::default_schedules(),
+            notifiers: Vec::new(),
         }
     }
 }

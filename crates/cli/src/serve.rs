@@ -3,6 +3,7 @@
 use crate::config::{self, Settings, StoreFlags};
 use anyhow::{bail, Context, Result};
 use pathwise_app::learners::NewLearner;
+use pathwise_app::scheduler::{run_scheduler, WorkerOptions};
 use pathwise_app::App;
 use pathwise_server::AppState;
 use serde::Serialize;
@@ -64,8 +65,10 @@ pub async fn run(settings: Settings) -> Result<()> {
         );
     }
     let llm = config::language_model(&settings)?;
+    let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
     let store = crate::open_store(&settings).await?;
-    let app = App::new(store).with_llm(llm);
+    let app = App::new(store).with_llm(llm).with_notifiers(notifiers);
+    app.install_schedules(&settings.schedules).await.context("invalid schedules")?;
     let listener = tokio::net::TcpListener::bind((settings.host.as_str(), settings.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
@@ -81,9 +84,22 @@ pub async fn run(settings: Settings) -> Result<()> {
     }
     println!("Language model: {}", app.llm().describe());
     println!("API reference: {base}/api/docs");
+    if settings.scheduler_enabled {
+        let worker = settings.worker_name.clone().unwrap_or_else(default_worker_name);
+        println!("Scheduler: running due jobs as {worker}");
+        let options = WorkerOptions::new(worker);
+        let tick = std::time::Duration::from_millis(settings.scheduler_tick_ms.max(10));
+        tokio::spawn(run_scheduler(app.clone(), options, tick, std::future::pending()));
+    }
     let state = AppState::new(app, settings.operator_token.as_deref());
     pathwise_server::serve(listener, state, shutdown_signal()).await?;
     Ok(())
+}
+
+fn default_worker_name() -> String {
+    let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
+    let host = if host.is_empty() { "pathwise".to_string() } else { host };
+    format!("{host}-{}", std::process::id())
 }
 
 async fn shutdown_signal() {
