@@ -618,3 +618,79 @@ async fn serve_names_its_language_model_and_refuses_an_incomplete_one() {
     .failure();
     assert!(bad_url.stderr.contains("http://"), "stderr: {}", bad_url.stderr);
 }
+
+/// Two `pathwise serve` processes on one PostgreSQL database take due jobs by lease: each
+/// job runs exactly once, whichever server gets it.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_on_one_postgres_run_each_job_once() {
+    use pathwise_domain::{JobId, JobKind};
+    use pathwise_store::{Job, JobStore, PgStore};
+    use sqlx::Connection;
+    let Some(admin_url) = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty()) else {
+        return;
+    };
+    let database = format!("pw_two_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("connect");
+    sqlx::query(&format!("CREATE DATABASE {database}")).execute(&mut admin).await.expect("create database");
+    let url = format!("{}/{database}", admin_url.rsplit_once('/').expect("a URL with a database").0);
+    let store = PgStore::connect(&url, 4).await.expect("migrate");
+
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let servers: Vec<Server> = ["server-a", "server-b"]
+        .iter()
+        .zip(&dirs)
+        .map(|(name, dir)| {
+            Server::start(
+                dir.path(),
+                &["--port", "0", "--database-url", &url],
+                &[("PATHWISE_SCHEDULER_TICK_MS", "20"), ("PATHWISE_WORKER_NAME", name)],
+            )
+        })
+        .collect();
+    let now = chrono::Utc::now();
+    let jobs: Vec<Job> = (0..400)
+        .map(|i| Job {
+            id: JobId(uuid::Uuid::now_v7()),
+            kind: JobKind::Noop,
+            name: None,
+            learner_id: None,
+            mind_map_id: None,
+            node_id: None,
+            payload: json!({}),
+            cron: None,
+            run_at: now - chrono::Duration::milliseconds(i),
+            expires_at: None,
+            attempts: 0,
+            last_error: None,
+            created_at: now,
+        })
+        .collect();
+    for chunk in jobs.chunks(100) {
+        store.insert_jobs(chunk).await.expect("insert jobs");
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE kind = 'noop'").fetch_one(store.pool()).await.unwrap();
+        if left == 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{left} jobs still due after a minute");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let runs: Vec<(uuid::Uuid, String)> = sqlx::query_as("SELECT job_id, worker FROM job_runs WHERE kind = 'noop'")
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+    let distinct: std::collections::HashSet<_> = runs.iter().map(|(id, _)| *id).collect();
+    assert_eq!((runs.len(), distinct.len()), (400, 400), "every job ran exactly once");
+    let by_a = runs.iter().filter(|(_, worker)| worker == "server-a").count();
+    println!("server-a ran {by_a} jobs, server-b {}", runs.len() - by_a);
+    assert!(runs.iter().all(|(_, worker)| worker == "server-a" || worker == "server-b"));
+
+    for server in servers {
+        server.stop();
+    }
+    store.pool().close().await;
+    sqlx::query(&format!("DROP DATABASE {database} WITH (FORCE)")).execute(&mut admin).await.expect("drop database");
+}
