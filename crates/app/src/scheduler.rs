@@ -14,6 +14,8 @@ use std::str::FromStr;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+/// Job firings listed per learner.
+const RUNS_SHOWN: i64 = 100;
 /// A failed one-shot job is tried this many times in all.
 pub const MAX_ATTEMPTS: i32 = 3;
 /// Wait before retrying a failed one-shot job, times the attempts so far.
@@ -164,6 +166,16 @@ impl<S: Store> App<S> {
             JobKind::WeeklyDigest => self.weekly_digests().await.map(Some),
             JobKind::StaleFlows => self.abandon_stale_flows().await.map(|n| Some(format!("{n} stale flows abandoned"))),
         }
+    }
+
+    /// A learner's pending jobs (of one map), soonest first.
+    pub async fn jobs(&self, learner: pathwise_domain::LearnerId, map: Option<pathwise_domain::MindMapId>) -> AppResult<Vec<Job>> {
+        Ok(self.store.list_jobs(learner, map).await?)
+    }
+
+    /// A learner's latest job firings, newest first.
+    pub async fn job_runs(&self, learner: pathwise_domain::LearnerId) -> AppResult<Vec<pathwise_store::JobRun>> {
+        Ok(self.store.job_runs(Some(learner), RUNS_SHOWN).await?)
     }
 
     /// Abandon flows idle longer than the domain allows, with their maps and reviews.

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use pathwise_app::App;
-use routes::{curriculum, docs, learners, maps, mastery, nodes};
+use routes::{analytics, curriculum, docs, flows, learners, maps, mastery, nodes};
 use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -57,6 +57,23 @@ pub fn router(state: AppState) -> Router {
         .route("/responses", post(mastery::record))
         .route("/quiz-responses", get(mastery::list))
         .route("/reviews/pending", get(mastery::all_reviews))
+        .route("/flows", get(flows::list).post(flows::start))
+        .route("/flows/{id}", get(flows::get))
+        .route("/flows/{id}/abandon", post(flows::abandon))
+        .route("/flows/{id}/diagnostic/start", post(flows::diagnostic_start))
+        .route("/flows/{id}/diagnostic/answer", post(flows::diagnostic_answer))
+        .route("/flows/{id}/diagnostic/complete", post(flows::diagnostic_complete))
+        .route("/flows/{id}/plan", post(flows::plan))
+        .route("/flows/{id}/teach", post(flows::teach))
+        .route("/flows/{id}/quiz", post(flows::quiz))
+        .route("/flows/{id}/answer", post(flows::answer))
+        .route("/flows/{id}/review", post(flows::review))
+        .route("/mind-maps/{id}/analytics", get(analytics::map_analytics))
+        .route("/mind-maps/{id}/analytics/snapshot", post(analytics::snapshot))
+        .route("/me/portfolio", get(analytics::portfolio))
+        .route("/me/digest", get(analytics::digest))
+        .route("/jobs", get(analytics::jobs))
+        .route("/jobs/runs", get(analytics::runs))
         .route("/openapi.json", get(docs::openapi_json))
         .route("/docs", get(docs::docs_page));
     Router::new()

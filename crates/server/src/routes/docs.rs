@@ -5,7 +5,7 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{curriculum, learners, maps, mastery, nodes};
+use super::{analytics, curriculum, flows, learners, maps, mastery, nodes};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -18,6 +18,11 @@ use super::{curriculum, learners, maps, mastery, nodes};
         nodes::get_node, nodes::update_node, nodes::delete_node, nodes::history, nodes::subtree,
         curriculum::generate, curriculum::plan, curriculum::replan, curriculum::next_node,
         mastery::record, mastery::list, mastery::summary, mastery::struggles, mastery::map_reviews, mastery::all_reviews,
+        flows::start, flows::list, flows::get, flows::abandon,
+        flows::diagnostic_start, flows::diagnostic_answer, flows::diagnostic_complete,
+        flows::plan, flows::teach, flows::quiz, flows::answer, flows::review,
+        analytics::map_analytics, analytics::snapshot, analytics::portfolio, analytics::digest,
+        analytics::jobs, analytics::runs,
     ),
     modifiers(&BearerAuth)
 )]

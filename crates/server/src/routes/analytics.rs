@@ -1,0 +1,75 @@
+//! Analytics, the digest, and the learner's scheduled jobs.
+
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{Auth, PathIds, QueryParams};
+use crate::AppState;
+use axum::extract::State;
+use axum::Json;
+use pathwise_analytics::{MapMetrics, Portfolio};
+use pathwise_app::analytics::{Digest, MapAnalytics};
+use pathwise_domain::MindMapId;
+use pathwise_store::{Job, JobRun};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+/// A map's latest nightly snapshot, the last week's, and their trend.
+#[utoipa::path(get, path = "/api/mind-maps/{id}/analytics", tag = "analytics", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = MapAnalytics), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn map_analytics(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+) -> ApiResult<Json<MapAnalytics>> {
+    Ok(Json(s.app.map_analytics(l.id, id).await?))
+}
+
+/// Take today's snapshot of a map now, without waiting for the night.
+#[utoipa::path(post, path = "/api/mind-maps/{id}/analytics/snapshot", tag = "analytics", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = MapMetrics), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn snapshot(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<MindMapId>,
+) -> ApiResult<Json<MapMetrics>> {
+    Ok(Json(s.app.snapshot_map(l.id, id).await?))
+}
+
+/// Every map of the caller with its latest snapshot, summed up.
+#[utoipa::path(get, path = "/api/me/portfolio", tag = "analytics",
+    responses((status = 200, body = Portfolio)), security(("bearer" = [])))]
+pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Portfolio>> {
+    Ok(Json(s.app.portfolio(l.id).await?))
+}
+
+/// This week's digest, as it would be delivered (written by the model when one is
+/// configured, from the template otherwise); nothing is sent.
+#[utoipa::path(get, path = "/api/me/digest", tag = "analytics",
+    responses((status = 200, body = Digest)), security(("bearer" = [])))]
+pub async fn digest(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Digest>> {
+    Ok(Json(s.app.digest(l.id).await?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct JobsQuery {
+    /// Only this map's jobs.
+    mind_map_id: Option<MindMapId>,
+}
+
+/// The caller's pending jobs (reviews), soonest first.
+#[utoipa::path(get, path = "/api/jobs", tag = "jobs", params(JobsQuery),
+    responses((status = 200, body = Vec<Job>)), security(("bearer" = [])))]
+pub async fn jobs(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    QueryParams(q): QueryParams<JobsQuery>,
+) -> ApiResult<Json<Vec<Job>>> {
+    Ok(Json(s.app.jobs(l.id, q.mind_map_id).await?))
+}
+
+/// The caller's latest job firings, newest first.
+#[utoipa::path(get, path = "/api/jobs/runs", tag = "jobs",
+    responses((status = 200, body = Vec<JobRun>)), security(("bearer" = [])))]
+pub async fn runs(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Vec<JobRun>>> {
+    Ok(Json(s.app.job_runs(l.id).await?))
+}

@@ -1,0 +1,188 @@
+//! Teaching flows, analytics and jobs over HTTP: a real server on 127.0.0.1 over SQLite,
+//! with a fake OpenAI-compatible server playing the model.
+
+use pathwise_app::{AnyStore, App};
+use pathwise_fake_llm::{FakeLlm, Script};
+use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
+use pathwise_server::AppState;
+use pathwise_store::SqliteStore;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+struct Server {
+    base: String,
+    token: String,
+    other: String,
+    fake: FakeLlm,
+    app: App,
+    _dir: tempfile::TempDir,
+}
+
+async fn start() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.unwrap();
+    let fake = FakeLlm::start().await;
+    let config =
+        OpenAiConfig { timeout: std::time::Duration::from_millis(500), ..OpenAiConfig::new(fake.base_url(), "tutor") };
+    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2);
+    let app = App::new(AnyStore::Sqlite(store)).with_llm(llm);
+    let token = app.create_learner("Ada").await.unwrap().token;
+    let other = app.create_learner("Bob").await.unwrap().token;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let state = AppState::new(app.clone(), None);
+    tokio::spawn(async move { pathwise_server::serve(listener, state, std::future::pending()).await.unwrap() });
+    Server { base, token, other, fake, app, _dir: dir }
+}
+
+impl Server {
+    async fn call(&self, method: reqwest::Method, token: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = reqwest::Client::new().request(method, format!("{}{path}", self.base)).bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(reqwest::Method::POST, &self.token, path, Some(body)).await
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.call(reqwest::Method::GET, &self.token, path, None).await
+    }
+}
+
+fn question(concept: &str) -> Script {
+    Script::json(json!({ "kind": "choice", "question": format!("About {concept}?"),
+        "choices": ["right", "wrong", "also wrong"], "correct_index": 0 }))
+}
+
+#[tokio::test]
+async fn a_flow_is_driven_step_by_step_over_http() {
+    let s = start().await;
+    let (status, flow) = s.post("/api/flows", json!({ "topic": "Graphs", "goal": "shortest paths" })).await;
+    assert_eq!(status, 201, "{flow}");
+    assert_eq!(flow["status"], "pending");
+    let id = flow["id"].as_str().unwrap().to_string();
+
+    // A step out of order is a conflict that names where the flow is.
+    let (status, error) = s.post(&format!("/api/flows/{id}/teach"), json!({})).await;
+    assert_eq!(status, 409, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("pending"), "{error}");
+
+    let concepts: Vec<Value> = ["Vertices", "Edges", "Paths", "Trees", "Shortest paths"]
+        .iter()
+        .map(|l| json!({ "label": l, "description": "d" }))
+        .collect();
+    s.fake.script([Script::json(json!({ "concepts": concepts })), question("Paths")]);
+    let (status, step) = s.post(&format!("/api/flows/{id}/diagnostic/start"), json!({})).await;
+    assert_eq!(status, 200, "{step}");
+    assert_eq!(step["question"]["concept"], "Paths", "the median concept first");
+    assert!(step["question"].get("correct").is_none(), "the key stays on the server: {step}");
+
+    // A bad answer is refused with what is allowed; the flow does not move.
+    let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "9" })).await;
+    assert_eq!(status, 422, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("index from 0 to 2"), "{error}");
+    let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "reply": "0" })).await;
+    assert_eq!(status, 400, "{error}");
+
+    s.fake.script([question("Trees")]);
+    let (status, step) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right" })).await;
+    assert_eq!(status, 200, "{step}");
+    assert_eq!(step["grade"]["correct"], true);
+    let (status, done) = s.post(&format!("/api/flows/{id}/diagnostic/complete"), json!({})).await;
+    assert_eq!((status, done["flow"]["status"].as_str()), (200, Some("planning")), "{done}");
+
+    // Another learner cannot see or step this flow.
+    let (status, _) = s.call(reqwest::Method::GET, &s.other, &format!("/api/flows/{id}"), None).await;
+    assert_eq!(status, 404);
+
+    // Offline-style failure: the model answers 5xx, the plan fails with 502, nothing moves.
+    s.fake.script([Script::Status(500, "down".into())]);
+    let (status, error) = s.post(&format!("/api/flows/{id}/plan"), json!({})).await;
+    assert_eq!(status, 502, "{error}");
+    let (_, unchanged) = s.get(&format!("/api/flows/{id}")).await;
+    assert_eq!((unchanged["status"].as_str(), unchanged["version"].as_i64()), (Some("planning"), Some(3)));
+
+    let create =
+        |l: &str| ("mind_map_node_create".to_string(), json!({ "label": l, "description": "d", "effort_minutes": 10 }));
+    let edge =
+        |p: &str, c: &str| ("mind_map_edge_create".to_string(), json!({ "parent_node_id": p, "child_node_id": c }));
+    s.fake.script([
+        Script::ToolCalls(vec![create("Vertices"), create("Edges"), create("Paths")]),
+        Script::ToolCalls(vec![edge("Vertices", "Edges"), edge("Edges", "Paths")]),
+        Script::tool("finish", json!({ "goal_node_id": "Paths" })),
+    ]);
+    let (status, planned) = s.post(&format!("/api/flows/{id}/plan"), json!({})).await;
+    assert_eq!(status, 200, "{planned}");
+    let map = planned["plan"]["mind_map_id"].as_str().unwrap().to_string();
+
+    s.fake.script([Script::Text("Vertices are the points of a graph.".into())]);
+    let (status, taught) = s.post(&format!("/api/flows/{id}/teach"), json!({})).await;
+    assert_eq!((status, taught["node"]["label"].as_str()), (200, Some("Vertices")), "{taught}");
+    s.fake.script([question("Vertices")]);
+    let (status, quiz) = s.post(&format!("/api/flows/{id}/quiz"), json!({})).await;
+    assert_eq!((status, quiz["flow"]["status"].as_str()), (200, Some("quizzing")), "{quiz}");
+    let (status, answered) = s.post(&format!("/api/flows/{id}/answer"), json!({ "answer": "0" })).await;
+    assert_eq!(status, 200, "{answered}");
+    assert_eq!(answered["grade"]["quality"], 4);
+    assert_eq!(answered["flow"]["status"], "reviewing");
+
+    s.app.flush_review_jobs().await.unwrap();
+    let (status, jobs) = s.get(&format!("/api/jobs?mind_map_id={map}")).await;
+    assert_eq!(status, 200, "{jobs}");
+    assert!(jobs.as_array().unwrap().iter().any(|j| j["kind"] == "review"), "{jobs}");
+    let (status, _) = s.get("/api/jobs?map=1").await;
+    assert_eq!(status, 400, "unknown query parameters are refused");
+
+    let (status, metrics) = s.post(&format!("/api/mind-maps/{map}/analytics/snapshot"), json!({})).await;
+    assert_eq!(status, 200, "{metrics}");
+    assert_eq!(metrics["total_nodes"], 3);
+    let (status, analytics) = s.get(&format!("/api/mind-maps/{map}/analytics")).await;
+    assert_eq!((status, analytics["latest"]["metrics"]["total_nodes"].as_i64()), (200, Some(3)), "{analytics}");
+    let (status, portfolio) = s.get("/api/me/portfolio").await;
+    assert_eq!(status, 200, "{portfolio}");
+    s.fake.script([Script::Status(500, "down".into())]);
+    let (status, digest) = s.get("/api/me/digest").await;
+    assert_eq!(
+        (status, digest["written_by"].as_str()),
+        (200, Some("template")),
+        "a failing model falls back: {digest}"
+    );
+
+    let (status, list) = s.get("/api/flows?status=reviewing").await;
+    assert_eq!((status, list["total"].as_i64()), (200, Some(1)), "{list}");
+    let (status, abandoned) = s.post(&format!("/api/flows/{id}/abandon"), json!({})).await;
+    assert_eq!((status, abandoned["status"].as_str()), (200, Some("abandoned")), "{abandoned}");
+    let (_, jobs) = s.get(&format!("/api/jobs?mind_map_id={map}")).await;
+    assert_eq!(jobs, json!([]), "an abandoned flow's map keeps no reviews");
+}
+
+#[tokio::test]
+async fn the_openapi_document_lists_the_learning_loop() {
+    let s = start().await;
+    let (status, doc) = s.get("/api/openapi.json").await;
+    assert_eq!(status, 200);
+    for path in [
+        "/api/flows",
+        "/api/flows/{id}/diagnostic/start",
+        "/api/flows/{id}/diagnostic/answer",
+        "/api/flows/{id}/diagnostic/complete",
+        "/api/flows/{id}/plan",
+        "/api/flows/{id}/teach",
+        "/api/flows/{id}/quiz",
+        "/api/flows/{id}/answer",
+        "/api/flows/{id}/review",
+        "/api/mind-maps/{id}/analytics",
+        "/api/me/portfolio",
+        "/api/me/digest",
+        "/api/jobs",
+        "/api/jobs/runs",
+    ] {
+        assert!(doc["paths"].get(path).is_some(), "{path} missing from the OpenAPI document");
+    }
+}
