@@ -100,7 +100,7 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
     // Diagnose: the search starts at the median concept and settles on the boundary.
     let first = fake.clone();
     let step = diagnose(&first, &app, t, flow).await;
-    assert_eq!(fake.requests().len() as usize, 1 + step.probes_answered);
+    assert_eq!(fake.requests().len(), 1 + step.probes_answered);
     let done = app.diagnostic_complete(t.learner, flow).await.unwrap();
     assert_eq!(done.flow.status, FlowStatus::Planning);
     let found = &done.flow.state.diagnostic_results;
