@@ -188,14 +188,24 @@ impl<S: Store> App<S> {
     pub async fn weekly_digests(&self) -> AppResult<String> {
         let mut sent = 0;
         for learner in self.store.all_learners().await? {
-            let digest = self.digest(learner.id).await?;
-            if digest.facts.maps.is_empty() {
-                continue;
+            if self.send_digest(learner.id).await?.is_some() {
+                sent += 1;
             }
-            self.deliver(&learner, &digest.subject, &digest.body).await?;
-            sent += 1;
         }
         Ok(format!("{sent} digests written"))
+    }
+
+    /// Write one learner's digest and deliver it; how it went, or `None` when the learner
+    /// has nothing to report on.
+    pub async fn send_digest(&self, learner: LearnerId) -> AppResult<Option<String>> {
+        let digest = self.digest(learner).await?;
+        if digest.facts.maps.is_empty() {
+            return Ok(None);
+        }
+        let Some(found) = self.store.all_learners().await?.into_iter().find(|l| l.id == learner) else {
+            return Ok(None);
+        };
+        self.deliver(&found, &digest.subject, &digest.body).await.map(Some)
     }
 
     /// A review job fired: remind the learner of what is due.

@@ -15,6 +15,7 @@ pub mod learners;
 pub mod maps;
 pub mod mastery;
 pub mod paging;
+pub mod preferences;
 pub mod replanning;
 mod review_jobs;
 pub mod scheduler;

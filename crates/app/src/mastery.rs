@@ -163,7 +163,11 @@ impl<S: Store> App<S> {
             self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
         }
         let until = pathwise_domain::srs::due_at(self.now(), horizon);
-        Ok(self.store.pending_reviews(learner, map, until).await?)
+        let mut due = self.store.pending_reviews(learner, map, until).await?;
+        if let Some(left) = self.reviews_left_today(learner).await? {
+            due.truncate(left);
+        }
+        Ok(due)
     }
 
     pub async fn list_responses(

@@ -169,7 +169,11 @@ impl<S: Store> App<S> {
     }
 
     /// A learner's pending jobs (of one map), soonest first.
-    pub async fn jobs(&self, learner: pathwise_domain::LearnerId, map: Option<pathwise_domain::MindMapId>) -> AppResult<Vec<Job>> {
+    pub async fn jobs(
+        &self,
+        learner: pathwise_domain::LearnerId,
+        map: Option<pathwise_domain::MindMapId>,
+    ) -> AppResult<Vec<Job>> {
         Ok(self.store.list_jobs(learner, map).await?)
     }
 

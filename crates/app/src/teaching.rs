@@ -299,7 +299,11 @@ impl<S: Store> App<S> {
         flow.expect("review", &[FlowStatus::Quizzing, FlowStatus::Reviewing])?;
         let map_id = planned_map(&flow)?;
         let now = self.now();
-        let due = self.store.pending_reviews(learner, Some(map_id), now).await?;
+        let mut due = self.store.pending_reviews(learner, Some(map_id), now).await?;
+        if self.reviews_left_today(learner).await? == Some(0) {
+            // Today's reviews are done: the rest wait for tomorrow.
+            due.clear();
+        }
         let Some(node) = due.into_iter().next() else {
             let mut next = flow.step(FlowStatus::Reviewing, now)?;
             next.state.question = None;

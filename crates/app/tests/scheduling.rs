@@ -219,7 +219,40 @@ async fn flows_idle_for_thirty_days_are_abandoned_with_their_reviews(t: &TestApp
     assert!(t.app().store().list_jobs(t.learner, Some(map)).await.unwrap().is_empty());
 }
 
+async fn the_daily_review_cap_bounds_the_reviews_offered_each_day(t: &TestApp) {
+    use pathwise_app::preferences::UpdatePreferences;
+    let map = t.plan("Capped", star(3)).await.mind_map_id;
+    for (_, node) in t.ids(map).await {
+        t.record(map, node, 4, ResponseType::Teach).await;
+    }
+    t.clock.advance(Duration::days(2));
+    assert_eq!(t.app().pending_reviews(t.learner, None, None).await.unwrap().len(), 4, "no cap: all due");
+
+    let before = t.counts().await;
+    for bad in [json!({ "daily_review_cap": 0 }), json!({ "daily_review_cap": 5000 })] {
+        let input: UpdatePreferences = serde_json::from_value(bad).unwrap();
+        let error = t.app().update_preferences(t.learner, input).await.unwrap_err();
+        assert!(error.message.contains("from 1 to 1000"), "{error}");
+    }
+    assert_eq!(t.counts().await, before, "a refused change writes nothing");
+
+    let cap: UpdatePreferences = serde_json::from_value(json!({ "daily_review_cap": 2 })).unwrap();
+    assert_eq!(t.app().update_preferences(t.learner, cap).await.unwrap().daily_review_cap, Some(2));
+    let due = t.app().pending_reviews(t.learner, None, None).await.unwrap();
+    assert_eq!(due.len(), 2);
+    t.record(map, due[0].id, 4, ResponseType::Review).await;
+    assert_eq!(t.app().pending_reviews(t.learner, None, None).await.unwrap().len(), 1, "one review left today");
+    t.clock.advance(Duration::days(1));
+    assert_eq!(t.app().pending_reviews(t.learner, None, None).await.unwrap().len(), 2, "a new day, a new allowance");
+
+    let unchanged: UpdatePreferences = serde_json::from_value(json!({})).unwrap();
+    assert_eq!(t.app().update_preferences(t.learner, unchanged).await.unwrap().daily_review_cap, Some(2));
+    let cleared: UpdatePreferences = serde_json::from_value(json!({ "daily_review_cap": null })).unwrap();
+    assert_eq!(t.app().update_preferences(t.learner, cleared).await.unwrap().daily_review_cap, None);
+}
+
 conformance!(
+    the_daily_review_cap_bounds_the_reviews_offered_each_day,
     review_jobs_follow_next_review_at_and_more_than_twenty_are_batched,
     two_workers_at_once_run_each_job_exactly_once,
     a_recurring_job_fires_once_per_firing_then_moves_to_the_next,

@@ -2,8 +2,8 @@
 
 use crate::{
     FinishedJob, FlowStore, Job, JobRun, JobStore, Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore,
-    ResponseContext, ResponseDecision, ResponseFilter, ReviewDue, Snapshot, SnapshotStore, SqliteStore, Store,
-    StoreResult,
+    PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter, ReviewDue, Snapshot,
+    SnapshotStore, SqliteStore, Store, StoreResult,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use pathwise_domain::flow::Flow;
@@ -279,5 +279,29 @@ impl SnapshotStore for AnyStore {
 
     async fn all_learners(&self) -> StoreResult<Vec<Learner>> {
         delegate!(self.all_learners())
+    }
+}
+
+impl PreferenceStore for AnyStore {
+    async fn preferences(&self, learner: LearnerId) -> StoreResult<Preferences> {
+        delegate!(self.preferences(learner))
+    }
+
+    async fn set_preferences(
+        &self,
+        learner: LearnerId,
+        preferences: &Preferences,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        delegate!(self.set_preferences(learner, preferences, now))
+    }
+
+    async fn count_responses_since(
+        &self,
+        learner: LearnerId,
+        response_type: pathwise_domain::ResponseType,
+        since: DateTime<Utc>,
+    ) -> StoreResult<i64> {
+        delegate!(self.count_responses_since(learner, response_type, since))
     }
 }

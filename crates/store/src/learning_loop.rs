@@ -85,6 +85,31 @@ pub struct Snapshot {
     pub created_at: DateTime<Utc>,
 }
 
+/// What a learner chose about their own learning.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct Preferences {
+    /// Reviews a day at most; none for no limit.
+    pub daily_review_cap: Option<u32>,
+}
+
+pub trait PreferenceStore {
+    /// The learner's preferences; the defaults when they never set any.
+    fn preferences(&self, learner: LearnerId) -> impl Future<Output = StoreResult<Preferences>> + Send;
+    fn set_preferences(
+        &self,
+        learner: LearnerId,
+        preferences: &Preferences,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// How many responses of this type the learner gave since `since`.
+    fn count_responses_since(
+        &self,
+        learner: LearnerId,
+        response_type: pathwise_domain::ResponseType,
+        since: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<i64>> + Send;
+}
+
 pub trait FlowStore {
     fn insert_flow(&self, flow: &Flow) -> impl Future<Output = StoreResult<()>> + Send;
     fn get_flow(&self, learner: LearnerId, id: FlowId) -> impl Future<Output = StoreResult<Option<Flow>>> + Send;

@@ -18,7 +18,10 @@ mod ts;
 
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
-pub use learning_loop::{FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, ReviewDue, Snapshot, SnapshotStore};
+pub use learning_loop::{
+    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, PreferenceStore, Preferences, ReviewDue, Snapshot,
+    SnapshotStore,
+};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
@@ -94,7 +97,7 @@ pub struct Page<T> {
 
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.
-pub trait Store: FlowStore + JobStore + SnapshotStore + Clone + Send + Sync + 'static {
+pub trait Store: FlowStore + JobStore + SnapshotStore + PreferenceStore + Clone + Send + Sync + 'static {
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
     fn engine(&self) -> &'static str;
 

@@ -46,6 +46,7 @@ pub(crate) const TABLES: &[&str] = &[
     "jobs",
     "job_runs",
     "analytics_snapshots",
+    "learner_preferences",
 ];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>

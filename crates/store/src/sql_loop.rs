@@ -23,7 +23,10 @@ pub(crate) fn stale_flow(read: i64, stored: i64) -> crate::StoreError {
 
 macro_rules! loop_store {
     ($store:ty, $db:ty, $for_update:literal, $skip_locked:literal) => {
-        use crate::learning_loop::{FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, ReviewDue, Snapshot, SnapshotStore};
+        use crate::learning_loop::{
+            FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, PreferenceStore, Preferences, ReviewDue, Snapshot,
+            SnapshotStore,
+        };
         use crate::sql_loop::{stale_flow, FLOW_COLUMNS, JOB_COLUMNS, RUN_COLUMNS};
         use chrono::NaiveDate;
         use pathwise_domain::flow::{Flow, FlowState};
@@ -413,6 +416,50 @@ macro_rules! loop_store {
                     query = query.bind(learner.0);
                 }
                 query.fetch_all(self.reader()).await?.iter().map(run_from_row).collect()
+            }
+        }
+
+        impl PreferenceStore for $store {
+            async fn preferences(&self, learner: LearnerId) -> StoreResult<Preferences> {
+                let cap: Option<Option<i32>> =
+                    sqlx::query_scalar("SELECT daily_review_cap FROM learner_preferences WHERE learner_id = $1")
+                        .bind(learner.0)
+                        .fetch_optional(self.reader())
+                        .await?;
+                let cap = cap.flatten().map(u32::try_from).transpose().map_err(StoreError::corrupt)?;
+                Ok(Preferences { daily_review_cap: cap })
+            }
+
+            async fn set_preferences(&self, learner: LearnerId, preferences: &Preferences, now: DateTime<Utc>) -> StoreResult<()> {
+                let cap = preferences.daily_review_cap.map(i32::try_from).transpose().map_err(StoreError::corrupt)?;
+                sqlx::query(
+                    "INSERT INTO learner_preferences (learner_id, daily_review_cap, updated_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (learner_id) DO UPDATE SET daily_review_cap = excluded.daily_review_cap, \
+                     updated_at = excluded.updated_at",
+                )
+                .bind(learner.0)
+                .bind(cap)
+                .bind(Ts(now))
+                .execute(self.writer())
+                .await?;
+                Ok(())
+            }
+
+            async fn count_responses_since(
+                &self,
+                learner: LearnerId,
+                response_type: pathwise_domain::ResponseType,
+                since: DateTime<Utc>,
+            ) -> StoreResult<i64> {
+                Ok(sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
+                     WHERE m.learner_id = $1 AND r.response_type = $2 AND r.responded_at >= $3",
+                )
+                .bind(learner.0)
+                .bind(response_type.as_str())
+                .bind(Ts(since))
+                .fetch_one(self.reader())
+                .await?)
             }
         }
 

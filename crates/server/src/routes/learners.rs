@@ -104,3 +104,23 @@ pub async fn llm_usage(
 ) -> ApiResult<Json<LlmUsage>> {
     Ok(Json(s.app.llm_usage(l.id, q.since_days).await?))
 }
+
+/// The caller's preferences (the daily review cap).
+#[utoipa::path(get, path = "/api/me/preferences", tag = "learners",
+    responses((status = 200, body = pathwise_store::Preferences)), security(("bearer" = [])))]
+pub async fn preferences(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<pathwise_store::Preferences>> {
+    Ok(Json(s.app.preferences(l.id).await?))
+}
+
+/// Change the caller's preferences; a field left out keeps its value, `null` clears it.
+#[utoipa::path(patch, path = "/api/me/preferences", tag = "learners",
+    request_body = pathwise_app::preferences::UpdatePreferences,
+    responses((status = 200, body = pathwise_store::Preferences), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn update_preferences(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    crate::extract::JsonBody(input): crate::extract::JsonBody<pathwise_app::preferences::UpdatePreferences>,
+) -> ApiResult<Json<pathwise_store::Preferences>> {
+    Ok(Json(s.app.update_preferences(l.id, input).await?))
+}

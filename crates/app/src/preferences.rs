@@ -1,0 +1,62 @@
+//! A learner's own choices: for now the daily review cap, which bounds how many reviews
+//! are offered a day (the due list and a flow's review step), so that a backlog after a
+//! break comes back over several days instead of all at once.
+
+use crate::{App, AppError, AppResult, Store};
+use chrono::{DateTime, NaiveTime, Utc};
+use pathwise_domain::{LearnerId, ResponseType};
+use pathwise_store::Preferences;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+pub const MAX_DAILY_REVIEW_CAP: u32 = 1_000;
+
+/// A change of preferences; a field left out keeps its value, `null` clears it.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdatePreferences {
+    /// Reviews a day at most, 1-1000; `null` for no limit.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<i64>)]
+    pub daily_review_cap: Option<Option<i64>>,
+}
+
+/// A field that is present, even as `null` (`Some(None)`); left out it stays `None`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Option<i64>>, D::Error> {
+    Option::<i64>::deserialize(deserializer).map(Some)
+}
+
+impl<S: Store> App<S> {
+    pub async fn preferences(&self, learner: LearnerId) -> AppResult<Preferences> {
+        Ok(self.store.preferences(learner).await?)
+    }
+
+    pub async fn update_preferences(&self, learner: LearnerId, input: UpdatePreferences) -> AppResult<Preferences> {
+        let mut preferences = self.store.preferences(learner).await?;
+        if let Some(cap) = input.daily_review_cap {
+            preferences.daily_review_cap = match cap {
+                None => None,
+                Some(cap) if (1..=i64::from(MAX_DAILY_REVIEW_CAP)).contains(&cap) => Some(cap as u32),
+                Some(cap) => {
+                    return Err(AppError::invalid(
+                        "daily_review_cap",
+                        format!("{cap} is not allowed; the cap is from 1 to {MAX_DAILY_REVIEW_CAP} reviews a day, or null for none"),
+                    ))
+                }
+            };
+        }
+        self.store.set_preferences(learner, &preferences, self.now()).await?;
+        Ok(preferences)
+    }
+
+    /// Reviews the learner may still take today (UTC), or `None` without a cap.
+    pub(crate) async fn reviews_left_today(&self, learner: LearnerId) -> AppResult<Option<usize>> {
+        let Some(cap) = self.store.preferences(learner).await?.daily_review_cap else {
+            return Ok(None);
+        };
+        let now = self.now();
+        let midnight = DateTime::<Utc>::from_naive_utc_and_offset(now.date_naive().and_time(NaiveTime::MIN), Utc);
+        let done = self.store.count_responses_since(learner, ResponseType::Review, midnight).await?;
+        Ok(Some((i64::from(cap) - done).max(0) as usize))
+    }
+}
