@@ -9,6 +9,7 @@ mod context;
 pub mod curriculum;
 pub mod diagnostics;
 pub mod error;
+mod export;
 pub mod flows;
 pub mod generation;
 pub mod learners;

@@ -71,6 +71,7 @@ pub fn router(state: AppState) -> Router {
         .route("/mind-maps/{id}/analytics", get(analytics::map_analytics))
         .route("/mind-maps/{id}/analytics/snapshot", post(analytics::snapshot))
         .route("/me/portfolio", get(analytics::portfolio))
+        .route("/me/review-log.csv", get(learners::review_log))
         .route("/me/preferences", get(learners::preferences).patch(learners::update_preferences))
         .route("/me/digest", get(analytics::digest))
         .route("/jobs", get(analytics::jobs))

@@ -12,7 +12,7 @@ use super::{analytics, curriculum, flows, learners, maps, mastery, nodes};
     info(title = "Pathwise API", description = "A learner's concept maps, learning order, mastery and reviews. \
         Every call needs `Authorization: Bearer <token>`; errors are `{\"error\": {\"code\", \"message\", \"details\"}}`."),
     paths(
-        learners::create, learners::me, learners::llm_usage, learners::preferences, learners::update_preferences,
+        learners::create, learners::me, learners::llm_usage, learners::preferences, learners::update_preferences, learners::review_log,
         maps::create_map, maps::list_maps, maps::get_map, maps::update_map, maps::delete_map,
         maps::create_node, maps::list_nodes, maps::create_edge, maps::delete_edge, maps::frontier,
         nodes::get_node, nodes::update_node, nodes::delete_node, nodes::history, nodes::subtree,

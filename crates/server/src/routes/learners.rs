@@ -124,3 +124,13 @@ pub async fn update_preferences(
 ) -> ApiResult<Json<pathwise_store::Preferences>> {
     Ok(Json(s.app.update_preferences(l.id, input).await?))
 }
+
+/// The caller's history as a review log (CSV `item_id,timestamp,grade`, oldest first), the
+/// format `pathwise srs-eval` compares SM-2 and FSRS on.
+#[utoipa::path(get, path = "/api/me/review-log.csv", tag = "learners",
+    responses((status = 200, content_type = "text/csv", body = String)), security(("bearer" = [])))]
+pub async fn review_log(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let csv = s.app.review_log(l.id).await?;
+    Ok(([(axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
+}
