@@ -33,15 +33,15 @@ pub struct BenchFlags {
     quick: bool,
 }
 
-struct Stats {
-    ops: usize,
-    concurrency: usize,
-    elapsed: Duration,
-    latencies: Vec<Duration>,
+pub(crate) struct Stats {
+    pub ops: usize,
+    pub concurrency: usize,
+    pub elapsed: Duration,
+    pub latencies: Vec<Duration>,
 }
 
 impl Stats {
-    fn print(mut self, bench: &str, store: &str, extra: serde_json::Value) {
+    pub fn print(mut self, bench: &str, store: &str, extra: serde_json::Value) {
         self.latencies.sort();
         let pick = |q: f64| {
             let i = ((self.latencies.len() as f64 - 1.0) * q).round() as usize;
@@ -109,6 +109,21 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
             }
             schema.drop(app).await?;
         }
+    }
+    if wanted("scheduler") {
+        if sqlite {
+            let app = sqlite_app(dir.path(), "scheduler").await?;
+            crate::bench_loop::jobs(&app, "sqlite", 10_000 / scale).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            crate::bench_loop::jobs(&app, "postgres", 10_000 / scale).await?;
+            schema.drop(app).await?;
+        }
+    }
+    if wanted("teaching_step") && sqlite {
+        let store = SqliteStore::open(&dir.path().join("teaching.db")).await?;
+        crate::bench_loop::teaching_step_tokens(AnyStore::Sqlite(store)).await?;
     }
     if wanted("http") && sqlite {
         let app = sqlite_app(dir.path(), "http").await?;

@@ -1,8 +1,11 @@
 //! `pathwise`: the adaptive tutoring engine's one binary.
 
 mod bench;
+mod bench_loop;
 mod config;
+mod learn;
 mod serve;
+mod srs_eval;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -41,6 +44,42 @@ enum Command {
     CreateLearner { name: String },
     /// Measure throughput and latency; prints one JSON object per line.
     Bench(bench::BenchFlags),
+    /// Teaching flows step by step: start, diagnose, answer, plan, teach, quiz, review.
+    Flow {
+        #[command(subcommand)]
+        command: learn::FlowCommand,
+        /// Act for the learner with this API token instead of the local learner.
+        #[arg(long, env = "PATHWISE_TOKEN", global = true)]
+        token: Option<String>,
+    },
+    /// Scheduled jobs: list the learner's, or run every due one once.
+    Jobs {
+        #[command(subcommand)]
+        command: learn::JobsCommand,
+        #[arg(long, env = "PATHWISE_TOKEN", global = true)]
+        token: Option<String>,
+    },
+    /// Learning analytics: the nightly snapshots now, a map's trend, the portfolio.
+    Analytics {
+        #[command(subcommand)]
+        command: learn::AnalyticsCommand,
+        #[arg(long, env = "PATHWISE_TOKEN", global = true)]
+        token: Option<String>,
+    },
+    /// This week's learning digest; --send delivers it through the configured notifiers.
+    Digest {
+        #[arg(long)]
+        send: bool,
+        #[arg(long, env = "PATHWISE_TOKEN")]
+        token: Option<String>,
+    },
+    /// Print the learner's history as a review log (CSV: item_id,timestamp,grade) for srs-eval.
+    ExportReviews {
+        #[arg(long, env = "PATHWISE_TOKEN")]
+        token: Option<String>,
+    },
+    /// Compare SM-2 and FSRS on a review log (CSV: item_id,timestamp,grade) and print log loss, RMSE (bins) and AUC.
+    SrsEval(srs_eval::SrsEvalFlags),
 }
 
 #[derive(Serialize)]
@@ -106,7 +145,27 @@ async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Bench(flags) => bench::run(flags).await,
+        Command::Flow { command, token } => {
+            learn::flow(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
+        }
+        Command::Jobs { command, token } => {
+            learn::jobs(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
+        }
+        Command::Analytics { command, token } => {
+            learn::analytics(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
+        }
+        Command::ExportReviews { token } => {
+            learn::export_reviews(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref()).await
+        }
+        Command::Digest { send, token } => {
+            learn::digest(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), send).await
+        }
+        Command::SrsEval(flags) => srs_eval::run(flags),
     }
+}
+
+fn settings_for(store: &StoreFlags, config_file: Option<&std::path::Path>) -> Result<Settings> {
+    config::load(config_file, &StoreOverrides(store))
 }
 
 pub async fn open_store(settings: &Settings) -> Result<AnyStore> {

@@ -694,3 +694,36 @@ async fn two_servers_on_one_postgres_run_each_job_once() {
     store.pool().close().await;
     sqlx::query(&format!("DROP DATABASE {database} WITH (FORCE)")).execute(&mut admin).await.expect("drop database");
 }
+
+/// The learning loop from the command line, offline: a flow is started and listed, the
+/// model's steps name the setting to configure, jobs run, the digest comes from the template.
+#[test]
+fn flows_jobs_analytics_and_the_digest_work_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = data_dir_arg(dir.path());
+    let started =
+        run(dir.path(), &["flow", "start", "Graph theory", "--goal", "shortest paths", "--data-dir", &data], &[])
+            .success();
+    let flow: Value = serde_json::from_str(&started.stdout).expect("JSON");
+    assert_eq!(flow["status"], "pending");
+    let id = flow["id"].as_str().unwrap();
+    let listed: Value =
+        serde_json::from_str(&run(dir.path(), &["flow", "list", "--data-dir", &data], &[]).success().stdout).unwrap();
+    assert_eq!(listed["total"], 1);
+
+    let offline = run(dir.path(), &["flow", "diagnose", id, "--data-dir", &data], &[]).failure();
+    assert!(offline.stderr.contains("llm_base_url"), "{}", offline.stderr);
+    let bad = run(dir.path(), &["flow", "show", "not-a-uuid", "--data-dir", &data], &[]).failure();
+    assert!(bad.stderr.contains("not-a-uuid") || bad.stderr.contains("invalid"), "{}", bad.stderr);
+
+    let jobs: Value =
+        serde_json::from_str(&run(dir.path(), &["jobs", "run", "--data-dir", &data], &[]).success().stdout).unwrap();
+    assert_eq!(jobs["failed"], 0, "{jobs}");
+    let nightly = run(dir.path(), &["analytics", "nightly", "--data-dir", &data], &[]).success();
+    assert!(nightly.stdout.contains("maps snapshotted"), "{}", nightly.stdout);
+    let digest: Value =
+        serde_json::from_str(&run(dir.path(), &["digest", "--data-dir", &data], &[]).success().stdout).unwrap();
+    assert_eq!(digest["written_by"], "template", "{digest}");
+    let abandoned = run(dir.path(), &["flow", "abandon", id, "--data-dir", &data], &[]).success();
+    assert!(abandoned.stdout.contains("\"abandoned\""), "{}", abandoned.stdout);
+}

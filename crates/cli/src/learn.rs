@@ -1,0 +1,171 @@
+//! The learning loop from the command line: teaching flows step by step, scheduled jobs,
+//! analytics and the digest. Each command is one application operation for the local
+//! learner (or the learner of `--token`), printed as JSON.
+
+use crate::config::{self, Settings};
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use pathwise_app::flows::StartFlow;
+use pathwise_app::scheduler::WorkerOptions;
+use pathwise_app::teaching::AnswerInput;
+use pathwise_app::{AnyStore, App};
+use pathwise_domain::{FlowId, FlowStatus, LearnerId, MindMapId};
+use serde::Serialize;
+
+#[derive(Subcommand)]
+pub enum FlowCommand {
+    /// Start learning a topic: a pending flow.
+    Start {
+        topic: String,
+        #[arg(long)]
+        goal: Option<String>,
+    },
+    /// The learner's flows, newest first.
+    List {
+        #[arg(long)]
+        status: Option<FlowStatus>,
+    },
+    /// One flow, with the question waiting for an answer.
+    Show { id: FlowId },
+    /// Start the diagnostic: the model lists the topic's concepts and asks the first probe.
+    Diagnose { id: FlowId },
+    /// Answer the waiting question (a diagnostic probe, a quiz or a review question); a
+    /// choice by its index or its text.
+    Answer { id: FlowId, answer: String },
+    /// End the diagnostic; its findings are kept for planning.
+    CompleteDiagnostic { id: FlowId },
+    /// Plan the flow's map with the model.
+    Plan { id: FlowId },
+    /// Explain the next concept.
+    Teach { id: FlowId },
+    /// Ask a question on the concept just taught.
+    Quiz { id: FlowId },
+    /// Ask the most overdue review.
+    Review { id: FlowId },
+    /// Abandon the flow, its map and its pending reviews.
+    Abandon { id: FlowId },
+}
+
+#[derive(Subcommand)]
+pub enum JobsCommand {
+    /// The learner's pending jobs (reviews), soonest first.
+    List {
+        #[arg(long)]
+        map: Option<MindMapId>,
+    },
+    /// Re-plan changed maps' reviews and run every due job once, as a server's scheduler
+    /// would (for deployments that run jobs from cron instead of `serve`).
+    Run,
+}
+
+#[derive(Subcommand)]
+pub enum AnalyticsCommand {
+    /// Snapshot every active map now, with the feedback re-plan (the nightly job).
+    Nightly,
+    /// A map's latest snapshot, the last week's, and their trend.
+    Show { map: MindMapId },
+    /// Every map of the learner with its latest snapshot.
+    Portfolio,
+}
+
+/// The application as `serve` builds it: store, model, notifiers.
+pub async fn open_app(settings: &Settings) -> Result<App> {
+    let llm = config::language_model(settings)?;
+    let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
+    Ok(App::<AnyStore>::new(crate::open_store(settings).await?).with_llm(llm).with_notifiers(notifiers))
+}
+
+pub async fn learner(app: &App, settings: &Settings, token: Option<&str>) -> Result<LearnerId> {
+    Ok(match token {
+        Some(token) => app.authenticate(token).await?.id,
+        None => crate::serve::local_learner(app, settings).await?.learner.id,
+    })
+}
+
+fn print(value: &impl Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+pub async fn flow(settings: &Settings, token: Option<&str>, command: FlowCommand) -> Result<()> {
+    let app = open_app(settings).await?;
+    let me = learner(&app, settings, token).await?;
+    match command {
+        FlowCommand::Start { topic, goal } => print(&app.flow_start(me, StartFlow { topic, goal }).await?),
+        FlowCommand::List { status } => print(&app.flow_list(me, status, None, None).await?),
+        FlowCommand::Show { id } => print(&app.flow_get(me, id).await?),
+        FlowCommand::Diagnose { id } => print(&app.diagnostic_start(me, id).await?),
+        FlowCommand::Answer { id, answer } => {
+            let input = AnswerInput { answer };
+            if app.flow_get(me, id).await?.status == FlowStatus::Diagnosing {
+                print(&app.diagnostic_answer(me, id, input).await?)
+            } else {
+                print(&app.flow_answer(me, id, input).await?)
+            }
+        }
+        FlowCommand::CompleteDiagnostic { id } => print(&app.diagnostic_complete(me, id).await?),
+        FlowCommand::Plan { id } => print(&app.flow_plan(me, id).await?),
+        FlowCommand::Teach { id } => print(&app.flow_teach(me, id).await?),
+        FlowCommand::Quiz { id } => print(&app.flow_quiz(me, id).await?),
+        FlowCommand::Review { id } => print(&app.flow_review(me, id).await?),
+        FlowCommand::Abandon { id } => print(&app.flow_abandon(me, id).await?),
+    }
+}
+
+pub async fn jobs(settings: &Settings, token: Option<&str>, command: JobsCommand) -> Result<()> {
+    let app = open_app(settings).await?;
+    match command {
+        JobsCommand::List { map } => {
+            let me = learner(&app, settings, token).await?;
+            print(&app.jobs(me, map).await?)
+        }
+        JobsCommand::Run => {
+            app.install_schedules(&settings.schedules).await.context("invalid schedules")?;
+            app.flush_review_jobs().await?;
+            app.sync_all_review_jobs().await?;
+            let worker = settings.worker_name.clone().unwrap_or_else(|| format!("cli-{}", std::process::id()));
+            let options = WorkerOptions::new(worker);
+            let mut total = pathwise_app::scheduler::JobsRun::default();
+            loop {
+                let run = app.run_due_jobs(&options).await?;
+                total.claimed += run.claimed;
+                total.done += run.done;
+                total.failed += run.failed;
+                total.expired += run.expired;
+                if (run.claimed as i64) < options.batch {
+                    break;
+                }
+            }
+            print(&total)
+        }
+    }
+}
+
+pub async fn analytics(settings: &Settings, token: Option<&str>, command: AnalyticsCommand) -> Result<()> {
+    let app = open_app(settings).await?;
+    match command {
+        AnalyticsCommand::Nightly => print(&serde_json::json!({ "summary": app.nightly_analytics().await? })),
+        AnalyticsCommand::Show { map } => print(&app.map_analytics(learner(&app, settings, token).await?, map).await?),
+        AnalyticsCommand::Portfolio => print(&app.portfolio(learner(&app, settings, token).await?).await?),
+    }
+}
+
+/// This week's digest; with `send`, delivered through the configured notifiers.
+pub async fn digest(settings: &Settings, token: Option<&str>, send: bool) -> Result<()> {
+    let app = open_app(settings).await?;
+    let me = learner(&app, settings, token).await?;
+    if send {
+        print(&serde_json::json!({ "delivery": app.send_digest(me).await? }))
+    } else {
+        print(&app.digest(me).await?)
+    }
+}
+
+/// The learner's history as a review log (CSV), for `pathwise srs-eval`.
+pub async fn export_reviews(settings: &Settings, token: Option<&str>) -> Result<()> {
+    let app = open_app(settings).await?;
+    let me = learner(&app, settings, token).await?;
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(app.review_log(me).await?.as_bytes());
+    Ok(())
+}

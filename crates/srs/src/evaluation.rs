@@ -1,0 +1,336 @@
+//! Which scheduler predicts a learner's recall best: replays a review log item by item in
+//! time order and, before each review, has every scheduler predict the probability of
+//! recall; the outcome is a grade of 3 or more.
+//!
+//! - `sm2` replays `pathwise_domain::srs::review` and reads the interval SM-2 chose as the
+//!   time at which recall has fallen to 90% (the convention of the open FSRS benchmark for
+//!   schedulers that only give intervals): predicted recall = 0.9^(elapsed / interval).
+//! - `fsrs_default`: FSRS with the crate's default parameters.
+//! - `fsrs_fitted`: FSRS with parameters fitted on the earlier part of the log.
+//!
+//! The log is split in time: the reviews before the chronologically middle review (about
+//! the first half) are the training part, used only to fit `fsrs_fitted`; every scheduler is
+//! scored on the rest, so the three sets of figures are comparable. Each scheduler still
+//! replays the whole history, so its state at the first scored review reflects everything
+//! before it.
+
+use crate::fsrs_fit::{fit_parameters, FittedParameters};
+use crate::fsrs_scheduler::{whole_days, FsrsError, FsrsMemory, FsrsScheduler, DEFAULT_DESIRED_RETENTION};
+use crate::metrics::{Bin, Metrics, Prediction};
+use crate::review_log::{ItemHistory, ReviewLog, PASSING_GRADE};
+use chrono::{DateTime, Utc};
+use pathwise_domain::srs::{self as sm2, Sm2State};
+use serde::{Serialize, Serializer};
+use thiserror::Error;
+
+/// The retention SM-2's intervals are read as reaching.
+pub const SM2_INTERVAL_RETENTION: f64 = 0.9;
+
+/// The comparison, with the split it was made on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvaluationReport {
+    pub items: usize,
+    /// Reviews in the log (every row after an item's introduction).
+    pub reviews: usize,
+    /// Reviews before the split, used to fit `fsrs_fitted`, not scored.
+    pub fitting_reviews: usize,
+    /// Reviews from the split on, on which every scheduler is scored.
+    pub scored_reviews: usize,
+    /// The time of the first scored review.
+    pub split_at: DateTime<Utc>,
+    /// The share of scored reviews recalled.
+    pub observed_recall: f64,
+    pub sm2: Metrics,
+    pub fsrs_default: Metrics,
+    pub fsrs_fitted: FittedOutcome,
+    /// The scheduler with the lowest log loss.
+    pub best: &'static str,
+}
+
+/// `fsrs_fitted`'s figures, or why there are none.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FittedOutcome {
+    Scored { metrics: Metrics, fit: FittedParameters },
+    Unavailable { reason: String },
+}
+
+impl FittedOutcome {
+    pub fn metrics(&self) -> Option<&Metrics> {
+        match self {
+            FittedOutcome::Scored { metrics, .. } => Some(metrics),
+            FittedOutcome::Unavailable { .. } => None,
+        }
+    }
+}
+
+/// Serialised with the same figures as the other schedulers (null when unavailable), plus
+/// `available`, and either `reason` or the fit.
+impl Serialize for FittedOutcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shape<'a> {
+            available: bool,
+            log_loss: Option<f64>,
+            rmse_bins: Option<f64>,
+            auc: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reason: Option<&'a str>,
+            #[serde(flatten, skip_serializing_if = "Option::is_none")]
+            fit: Option<&'a FittedParameters>,
+        }
+        let metrics = self.metrics();
+        let (reason, fit) = match self {
+            FittedOutcome::Scored { fit, .. } => (None, Some(fit)),
+            FittedOutcome::Unavailable { reason } => (Some(reason.as_str()), None),
+        };
+        Shape {
+            available: metrics.is_some(),
+            log_loss: metrics.map(|m| m.log_loss),
+            rmse_bins: metrics.map(|m| m.rmse_bins),
+            auc: metrics.and_then(|m| m.auc),
+            reason,
+            fit,
+        }
+        .serialize(serializer)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum EvaluationError {
+    #[error(
+        "no reviews to score: each of the {items} items has only its introduction row; \
+         an item needs at least two rows (its introduction, then reviews)"
+    )]
+    NoReviews { items: usize },
+    #[error("replaying item `{item_id}` through FSRS failed: {source}")]
+    Fsrs { item_id: String, source: FsrsError },
+}
+
+/// Compares the schedulers on a log.
+pub fn evaluate(log: &ReviewLog) -> Result<EvaluationReport, EvaluationError> {
+    let mut review_times: Vec<DateTime<Utc>> =
+        log.items().iter().flat_map(|item| item.reviews().iter().map(|review| review.timestamp)).collect();
+    if review_times.is_empty() {
+        return Err(EvaluationError::NoReviews { items: log.items().len() });
+    }
+    review_times.sort();
+    let split_at = review_times[review_times.len() / 2];
+    let fitting_reviews = review_times.partition_point(|time| *time < split_at);
+
+    let sm2_predictions = predictions(log, split_at, &mut Sm2Replay)?;
+    let fsrs_default_predictions = predictions(log, split_at, &mut FsrsReplay(FsrsScheduler::default()))?;
+    let fsrs_fitted = if fitting_reviews == 0 {
+        FittedOutcome::Unavailable { reason: "no reviews before the split to fit on".into() }
+    } else {
+        match fit_parameters(log, Some(split_at)) {
+            Err(error) => FittedOutcome::Unavailable { reason: error.to_string() },
+            Ok(fit) => match FsrsScheduler::new(fit.parameters.clone())
+                .map_err(|source| EvaluationError::Fsrs { item_id: String::new(), source })
+                .and_then(|scheduler| predictions(log, split_at, &mut FsrsReplay(scheduler)))
+            {
+                Ok(scored) => FittedOutcome::Scored { metrics: Metrics::of(&scored), fit },
+                Err(error) => FittedOutcome::Unavailable { reason: error.to_string() },
+            },
+        }
+    };
+
+    let sm2 = Metrics::of(&sm2_predictions);
+    let fsrs_default = Metrics::of(&fsrs_default_predictions);
+    let mut best = ("sm2", sm2.log_loss);
+    for (name, metrics) in [("fsrs_default", Some(&fsrs_default)), ("fsrs_fitted", fsrs_fitted.metrics())] {
+        if let Some(metrics) = metrics.filter(|m| m.log_loss < best.1) {
+            best = (name, metrics.log_loss);
+        }
+    }
+    let scored_reviews = sm2_predictions.len();
+    Ok(EvaluationReport {
+        items: log.items().len(),
+        reviews: review_times.len(),
+        fitting_reviews,
+        scored_reviews,
+        split_at,
+        observed_recall: sm2_predictions.iter().filter(|p| p.recalled).count() as f64 / scored_reviews as f64,
+        sm2,
+        fsrs_default,
+        fsrs_fitted,
+        best: best.0,
+    })
+}
+
+/// A scheduler being replayed: one state per item.
+trait Replay {
+    type State;
+    fn introduce(&mut self, grade: u8) -> Result<Self::State, FsrsError>;
+    fn predict(&self, state: &Self::State, elapsed_days: f64) -> Result<f64, FsrsError>;
+    fn review(&self, state: Self::State, elapsed_days: f64, grade: u8) -> Result<Self::State, FsrsError>;
+}
+
+struct Sm2Replay;
+
+impl Replay for Sm2Replay {
+    type State = Sm2State;
+    fn introduce(&mut self, grade: u8) -> Result<Sm2State, FsrsError> {
+        Ok(sm2::review(Sm2State::default(), grade))
+    }
+    fn predict(&self, state: &Sm2State, elapsed_days: f64) -> Result<f64, FsrsError> {
+        Ok(sm2_recall(state.interval_days, elapsed_days))
+    }
+    fn review(&self, state: Sm2State, _elapsed_days: f64, grade: u8) -> Result<Sm2State, FsrsError> {
+        Ok(sm2::review(state, grade))
+    }
+}
+
+/// SM-2's predicted recall `elapsed_days` after a review that scheduled `interval_days`.
+pub fn sm2_recall(interval_days: f64, elapsed_days: f64) -> f64 {
+    SM2_INTERVAL_RETENTION.powf(elapsed_days / interval_days.max(f64::MIN_POSITIVE))
+}
+
+struct FsrsReplay(FsrsScheduler);
+
+impl Replay for FsrsReplay {
+    type State = FsrsMemory;
+    fn introduce(&mut self, grade: u8) -> Result<FsrsMemory, FsrsError> {
+        Ok(self.0.review(None, 0.0, grade, DEFAULT_DESIRED_RETENTION)?.memory)
+    }
+    fn predict(&self, state: &FsrsMemory, elapsed_days: f64) -> Result<f64, FsrsError> {
+        self.0.recall_probability(*state, elapsed_days)
+    }
+    fn review(&self, state: FsrsMemory, elapsed_days: f64, grade: u8) -> Result<FsrsMemory, FsrsError> {
+        Ok(self.0.review(Some(state), elapsed_days, grade, DEFAULT_DESIRED_RETENTION)?.memory)
+    }
+}
+
+/// Every scored review's prediction by one scheduler, item by item.
+fn predictions<R: Replay>(
+    log: &ReviewLog,
+    split_at: DateTime<Utc>,
+    scheduler: &mut R,
+) -> Result<Vec<Prediction>, EvaluationError> {
+    let mut scored = Vec::new();
+    for item in log.items() {
+        replay_item(item, split_at, scheduler, &mut scored)
+            .map_err(|source| EvaluationError::Fsrs { item_id: item.item_id.clone(), source })?;
+    }
+    Ok(scored)
+}
+
+fn replay_item<R: Replay>(
+    item: &ItemHistory,
+    split_at: DateTime<Utc>,
+    scheduler: &mut R,
+    scored: &mut Vec<Prediction>,
+) -> Result<(), FsrsError> {
+    let Some((introduction, reviews)) = item.events.split_first() else { return Ok(()) };
+    let mut state = scheduler.introduce(introduction.grade)?;
+    let mut previous = introduction.timestamp;
+    // For the benchmark's bins: reviews a day or more after the previous response, and
+    // how many of them were lapses.
+    let (mut long_term_reviews, mut lapses) = (0, 0);
+    for review in reviews {
+        let elapsed_days = (review.timestamp - previous).num_milliseconds() as f64 / 86_400_000.0;
+        let days = whole_days(elapsed_days)?;
+        let recalled = review.grade >= PASSING_GRADE;
+        if days > 0 {
+            long_term_reviews += 1;
+        }
+        if review.timestamp >= split_at {
+            let probability = scheduler.predict(&state, elapsed_days)?;
+            scored.push(Prediction { probability, recalled, bin: Bin::new(days, long_term_reviews, lapses) });
+        }
+        if days > 0 && !recalled {
+            lapses += 1;
+        }
+        state = scheduler.review(state, elapsed_days, review.grade)?;
+        previous = review.timestamp;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review_log::ReviewRow;
+
+    fn at_day(day: f64) -> DateTime<Utc> {
+        let start = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap().with_timezone(&Utc);
+        start + chrono::Duration::milliseconds((day * 86_400_000.0) as i64)
+    }
+
+    fn row(item: &str, day: f64, grade: u8) -> ReviewRow {
+        ReviewRow { item_id: item.into(), timestamp: at_day(day), grade }
+    }
+
+    #[test]
+    fn sm2_replay_predicts_from_the_intervals_the_domain_schedules() {
+        // Introduction (grade 4) schedules 1 day; reviewed after 2 days: 0.9^2. Grade 5
+        // then schedules 6 days; reviewed after 3 days: 0.9^0.5. Then grade 3 after a
+        // failure-free run schedules 6 * 2.6 = 15.6 days.
+        let grades = [4, 5, 3, 4];
+        let days = [0.0, 2.0, 5.0, 20.6];
+        let log = ReviewLog::from_rows(days.iter().zip(grades).map(|(&day, grade)| row("x", day, grade)));
+        let mut scored = Vec::new();
+        replay_item(&log.items()[0], at_day(0.0), &mut Sm2Replay, &mut scored).unwrap();
+        let mut state = sm2::review(Sm2State::default(), grades[0]);
+        for (index, prediction) in scored.iter().enumerate() {
+            let elapsed = days[index + 1] - days[index];
+            assert!((prediction.probability - 0.9f64.powf(elapsed / state.interval_days)).abs() < 1e-9);
+            state = sm2::review(state, grades[index + 1]);
+        }
+        let probabilities: Vec<f64> = scored.iter().map(|p| p.probability).collect();
+        assert!((probabilities[0] - 0.81).abs() < 1e-9);
+        assert!((probabilities[1] - 0.9f64.sqrt()).abs() < 1e-9);
+        assert!((probabilities[2] - 0.9).abs() < 1e-6, "15.6 days after a 15.6-day interval is 90%");
+    }
+
+    #[test]
+    fn only_reviews_from_the_split_on_are_scored_and_bins_count_lapses_before_them() {
+        let log = ReviewLog::from_rows([row("x", 0.0, 4), row("x", 1.0, 1), row("x", 3.0, 4), row("x", 3.1, 4)]);
+        let mut scored = Vec::new();
+        replay_item(&log.items()[0], at_day(3.0), &mut Sm2Replay, &mut scored).unwrap();
+        assert_eq!(scored.len(), 2);
+        assert_eq!(scored[0].bin, Bin::new(2, 2, 1));
+        assert_eq!(scored[1].bin, Bin::new(0, 2, 1), "a same-day review is not a long-term one");
+        assert!(scored[0].recalled);
+    }
+
+    #[test]
+    fn a_log_of_introductions_only_cannot_be_evaluated() {
+        let log = ReviewLog::from_rows([row("x", 0.0, 4), row("y", 1.0, 4)]);
+        assert_eq!(evaluate(&log), Err(EvaluationError::NoReviews { items: 2 }));
+    }
+
+    #[test]
+    fn a_small_log_reports_fsrs_fitted_unavailable_and_scores_the_later_half() {
+        let log = ReviewLog::from_rows([
+            row("x", 0.0, 4),
+            row("x", 1.0, 4),
+            row("x", 7.0, 2),
+            row("y", 0.0, 5),
+            row("y", 4.0, 4),
+            row("y", 9.0, 5),
+        ]);
+        let report = evaluate(&log).unwrap();
+        assert_eq!((report.reviews, report.fitting_reviews, report.scored_reviews), (4, 2, 2));
+        assert_eq!(report.split_at, at_day(7.0));
+        assert!((report.observed_recall - 0.5).abs() < 1e-12);
+        assert!(report.sm2.log_loss.is_finite() && report.fsrs_default.log_loss.is_finite());
+        let FittedOutcome::Unavailable { reason } = &report.fsrs_fitted else { panic!("{:?}", report.fsrs_fitted) };
+        assert!(reason.contains("too few reviews"), "{reason}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["fsrs_fitted"]["available"], false);
+        assert!(json["fsrs_fitted"]["log_loss"].is_null());
+        assert!(json["sm2"]["rmse_bins"].is_number());
+        assert_eq!(json["scored_reviews"], 2);
+    }
+
+    #[test]
+    fn a_single_review_is_scored_with_nothing_to_fit_on() {
+        let report = evaluate(&ReviewLog::from_rows([row("x", 0.0, 4), row("x", 2.0, 4)])).unwrap();
+        assert_eq!((report.fitting_reviews, report.scored_reviews), (0, 1));
+        assert_eq!(report.sm2.auc, None, "one outcome only");
+        assert_eq!(
+            report.fsrs_fitted,
+            FittedOutcome::Unavailable { reason: "no reviews before the split to fit on".into() }
+        );
+    }
+}

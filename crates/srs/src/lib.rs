@@ -1,0 +1,26 @@
+//! Spaced-repetition schedulers beside SM-2 and their evaluation on review logs.
+//!
+//! SM-2 (`pathwise_domain::srs`) stays Pathwise's default; FSRS is available per learner.
+//! This crate does no I/O beyond parsing the text it is given, and never reads the clock.
+//!
+//! - [`review_log`]: the review log CSV (`item_id,timestamp,grade`), parsed and written.
+//! - [`fsrs_scheduler`]: live FSRS scheduling of one item; with [`fsrs_fit`] the only
+//!   modules that touch the `fsrs` crate, whose types never leave them.
+//! - [`fsrs_fit`]: fitting FSRS's parameters on a learner's history.
+//! - [`metrics`]: log loss, RMSE (bins) and AUC of predicted recall.
+//! - [`evaluation`]: SM-2, FSRS with default and with fitted parameters, compared on a log.
+
+pub mod evaluation;
+pub mod fsrs_fit;
+pub mod fsrs_scheduler;
+pub mod metrics;
+pub mod review_log;
+
+pub use evaluation::{evaluate, EvaluationError, EvaluationReport, FittedOutcome};
+pub use fsrs_fit::{fit_parameters, FitError, FittedParameters};
+pub use fsrs_scheduler::{
+    fsrs_review, FsrsError, FsrsMemory, FsrsParameters, FsrsRating, FsrsReview, FsrsScheduler,
+    DEFAULT_DESIRED_RETENTION,
+};
+pub use metrics::Metrics;
+pub use review_log::{parse_review_log, write_review_log, ReviewLog, ReviewLogError, ReviewRow};
