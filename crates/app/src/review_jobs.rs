@@ -6,12 +6,11 @@
 
 use crate::{App, AppResult, Store};
 use pathwise_domain::review_jobs::{self, PlannedReview};
-use pathwise_domain::{JobId, JobKind, LearnerId, MapStatus, MindMapId};
+use pathwise_domain::{JobKind, LearnerId, MapStatus, MindMapId};
 use pathwise_store::{Job, StoreError};
 use serde_json::json;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use uuid::Uuid;
 
 /// Maps whose review jobs are to be re-planned.
 #[derive(Clone, Default)]
@@ -81,18 +80,11 @@ fn review_job(learner: LearnerId, map: MindMapId, planned: PlannedReview, now: c
         }
     };
     Job {
-        id: JobId(Uuid::now_v7()),
-        kind,
-        name: None,
         learner_id: Some(learner),
         mind_map_id: Some(map),
         node_id,
         payload,
-        cron: None,
-        run_at,
         expires_at: Some(expires_at),
-        attempts: 0,
-        last_error: None,
-        created_at: now,
+        ..Job::one_shot(kind, run_at, now)
     }
 }

@@ -7,12 +7,11 @@
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use chrono::{DateTime, Duration, Utc};
 use croner::Cron;
-use pathwise_domain::{JobId, JobKind, JobOutcome};
+use pathwise_domain::{JobKind, JobOutcome};
 use pathwise_store::{FinishedJob, Job, JobNext};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 /// Job firings listed per learner.
 const RUNS_SHOWN: i64 = 100;
@@ -94,19 +93,9 @@ impl<S: Store> App<S> {
                 ));
             }
             jobs.push(Job {
-                id: JobId(Uuid::now_v7()),
-                kind: schedule.job,
                 name: Some(schedule.name.clone()),
-                learner_id: None,
-                mind_map_id: None,
-                node_id: None,
-                payload: serde_json::json!({}),
                 cron: Some(schedule.cron.clone()),
-                run_at,
-                expires_at: None,
-                attempts: 0,
-                last_error: None,
-                created_at: now,
+                ..Job::one_shot(schedule.job, run_at, now)
             });
         }
         for job in &jobs {

@@ -241,20 +241,7 @@ impl<S: Store> App<S> {
         )
         .await;
         self.record_llm_session(learner, TEACHING, &session).await?;
-        let question = question?;
-        let mut next = flow.step(FlowStatus::Quizzing, self.now())?;
-        next.state.current_phase = Some(Phase::Questioning);
-        next.state.question = Some(PendingQuestion {
-            question,
-            rank: None,
-            node_id: Some(node.id),
-            response_type: ResponseType::Teach,
-            asked_at: self.now(),
-        });
-        self.store.save_flow(&next).await?;
-        let mut step = TeachingStep::of(&next);
-        step.node = Some(node);
-        Ok(step)
+        self.ask(&flow, FlowStatus::Quizzing, Phase::Questioning, node, question?, ResponseType::Teach).await
     }
 
     /// Answer the waiting quiz or review question: graded, recorded as a response.
@@ -325,17 +312,24 @@ impl<S: Store> App<S> {
         )
         .await;
         self.record_llm_session(learner, REVIEW, &session).await?;
-        let question = question?;
-        let mut next = flow.step(FlowStatus::Reviewing, self.now())?;
+        self.ask(&flow, FlowStatus::Reviewing, Phase::Reviewing, node, question?, ResponseType::Review).await
+    }
+
+    /// Move the flow on with `question` on `node` waiting for the learner's answer.
+    async fn ask(
+        &self,
+        flow: &Flow,
+        to: FlowStatus,
+        phase: Phase,
+        node: Node,
+        question: Question,
+        response_type: ResponseType,
+    ) -> AppResult<TeachingStep> {
+        let mut next = flow.step(to, self.now())?;
         next.state.current_node_id = Some(node.id);
-        next.state.current_phase = Some(Phase::Reviewing);
-        next.state.question = Some(PendingQuestion {
-            question,
-            rank: None,
-            node_id: Some(node.id),
-            response_type: ResponseType::Review,
-            asked_at: self.now(),
-        });
+        next.state.current_phase = Some(phase);
+        next.state.question =
+            Some(PendingQuestion { question, rank: None, node_id: Some(node.id), response_type, asked_at: self.now() });
         self.store.save_flow(&next).await?;
         let mut step = TeachingStep::of(&next);
         step.node = Some(node);

@@ -17,7 +17,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use support::TestApp;
-use uuid::Uuid;
 
 /// A root with `n` concepts that need only it.
 fn star(n: usize) -> Value {
@@ -31,21 +30,7 @@ fn star(n: usize) -> Value {
 }
 
 fn noop(run_at: chrono::DateTime<chrono::Utc>) -> Job {
-    Job {
-        id: JobId(Uuid::now_v7()),
-        kind: JobKind::Noop,
-        name: None,
-        learner_id: None,
-        mind_map_id: None,
-        node_id: None,
-        payload: json!({}),
-        cron: None,
-        run_at,
-        expires_at: None,
-        attempts: 0,
-        last_error: None,
-        created_at: run_at,
-    }
+    Job::one_shot(JobKind::Noop, run_at, run_at)
 }
 
 async fn review_jobs_follow_next_review_at_and_more_than_twenty_are_batched(t: &TestApp) {

@@ -12,7 +12,7 @@ use pathwise_app::mastery::RecordResponse;
 use pathwise_app::scheduler::WorkerOptions;
 use pathwise_app::teaching::AnswerInput;
 use pathwise_app::{AnyStore, App, ManualClock};
-use pathwise_domain::{FlowStatus, JobId, JobKind, ResponseType};
+use pathwise_domain::{FlowStatus, JobKind, ResponseType};
 use pathwise_llm::{LanguageModel, Llm, LlmError, Reply, Request, Usage};
 use pathwise_store::{FlowStore, Job, JobStore};
 use serde_json::json;
@@ -20,28 +20,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use uuid::Uuid;
 
 /// Claim and run `count` due no-op jobs, a batch at a time, as one worker.
 pub async fn jobs(app: &App, store: &str, count: usize) -> Result<()> {
     let now = Utc::now();
-    let jobs: Vec<Job> = (0..count)
-        .map(|i| Job {
-            id: JobId(Uuid::now_v7()),
-            kind: JobKind::Noop,
-            name: None,
-            learner_id: None,
-            mind_map_id: None,
-            node_id: None,
-            payload: json!({}),
-            cron: None,
-            run_at: now - Duration::milliseconds(i as i64),
-            expires_at: None,
-            attempts: 0,
-            last_error: None,
-            created_at: now,
-        })
-        .collect();
+    let jobs: Vec<Job> =
+        (0..count).map(|i| Job::one_shot(JobKind::Noop, now - Duration::milliseconds(i as i64), now)).collect();
     for chunk in jobs.chunks(500) {
         app.store().insert_jobs(chunk).await?;
     }

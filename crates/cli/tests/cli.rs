@@ -623,7 +623,7 @@ async fn serve_names_its_language_model_and_refuses_an_incomplete_one() {
 /// job runs exactly once, whichever server gets it.
 #[tokio::test(flavor = "multi_thread")]
 async fn two_servers_on_one_postgres_run_each_job_once() {
-    use pathwise_domain::{JobId, JobKind};
+    use pathwise_domain::JobKind;
     use pathwise_store::{Job, JobStore, PgStore};
     use sqlx::Connection;
     let Some(admin_url) = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty()) else {
@@ -648,23 +648,8 @@ async fn two_servers_on_one_postgres_run_each_job_once() {
         })
         .collect();
     let now = chrono::Utc::now();
-    let jobs: Vec<Job> = (0..400)
-        .map(|i| Job {
-            id: JobId(uuid::Uuid::now_v7()),
-            kind: JobKind::Noop,
-            name: None,
-            learner_id: None,
-            mind_map_id: None,
-            node_id: None,
-            payload: json!({}),
-            cron: None,
-            run_at: now - chrono::Duration::milliseconds(i),
-            expires_at: None,
-            attempts: 0,
-            last_error: None,
-            created_at: now,
-        })
-        .collect();
+    let jobs: Vec<Job> =
+        (0..400).map(|i| Job::one_shot(JobKind::Noop, now - chrono::Duration::milliseconds(i), now)).collect();
     for chunk in jobs.chunks(100) {
         store.insert_jobs(chunk).await.expect("insert jobs");
     }

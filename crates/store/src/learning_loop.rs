@@ -33,6 +33,28 @@ pub struct Job {
     pub created_at: DateTime<Utc>,
 }
 
+impl Job {
+    /// A one-shot job of `kind` due at `run_at`, created at `now`, about nothing in
+    /// particular until its fields say otherwise.
+    pub fn one_shot(kind: JobKind, run_at: DateTime<Utc>, now: DateTime<Utc>) -> Job {
+        Job {
+            id: JobId(uuid::Uuid::now_v7()),
+            kind,
+            name: None,
+            learner_id: None,
+            mind_map_id: None,
+            node_id: None,
+            payload: Value::Object(Default::default()),
+            cron: None,
+            run_at,
+            expires_at: None,
+            attempts: 0,
+            last_error: None,
+            created_at: now,
+        }
+    }
+}
+
 /// What happens to a job after one firing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobNext {

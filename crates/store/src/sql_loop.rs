@@ -90,10 +90,9 @@ macro_rules! loop_store {
             })
         }
 
-        async fn insert_job_row(conn: &mut Conn, job: &Job) -> StoreResult<()> {
-            sqlx::query(&format!(
-                "INSERT INTO jobs ({JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-            ))
+        /// `sql` with a job's columns bound as `$1..$13`, in `JOB_COLUMNS` order.
+        fn bind_job<'q>(sql: &'q str, job: &'q Job) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+            sqlx::query(sql)
             .bind(job.id.0)
             .bind(job.kind.as_str())
             .bind(&job.name)
@@ -107,8 +106,11 @@ macro_rules! loop_store {
             .bind(job.attempts)
             .bind(&job.last_error)
             .bind(Ts(job.created_at))
-            .execute(&mut *conn)
-            .await?;
+        }
+
+        async fn insert_job_row(conn: &mut Conn, job: &Job) -> StoreResult<()> {
+            let sql = format!("INSERT INTO jobs ({JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)");
+            bind_job(&sql, job).execute(&mut *conn).await?;
             Ok(())
         }
 
@@ -256,27 +258,13 @@ macro_rules! loop_store {
             }
 
             async fn ensure_recurring_job(&self, job: &Job) -> StoreResult<()> {
-                sqlx::query(&format!(
+                let sql = format!(
                     "INSERT INTO jobs ({JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
                      ON CONFLICT (name) WHERE name IS NOT NULL DO UPDATE SET kind = excluded.kind, payload = excluded.payload, \
                      cron = excluded.cron, \
                      run_at = CASE WHEN jobs.cron IS DISTINCT FROM excluded.cron THEN excluded.run_at ELSE jobs.run_at END"
-                ))
-                .bind(job.id.0)
-                .bind(job.kind.as_str())
-                .bind(&job.name)
-                .bind(job.learner_id.map(|l| l.0))
-                .bind(job.mind_map_id.map(|m| m.0))
-                .bind(job.node_id.map(|n| n.0))
-                .bind(Json(&job.payload))
-                .bind(&job.cron)
-                .bind(Ts(job.run_at))
-                .bind(job.expires_at.map(Ts))
-                .bind(job.attempts)
-                .bind(&job.last_error)
-                .bind(Ts(job.created_at))
-                .execute(self.writer())
-                .await?;
+                );
+                bind_job(&sql, job).execute(self.writer()).await?;
                 Ok(())
             }
 
