@@ -11,6 +11,7 @@ pub mod diagnostics;
 pub mod error;
 mod export;
 pub mod flows;
+mod fsrs;
 pub mod generation;
 pub mod learners;
 pub mod maps;
@@ -44,6 +45,7 @@ pub struct App<S: Store = AnyStore> {
     limits: GraphLimits,
     notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
     changed_maps: review_jobs::ChangedMaps,
+    scheduler_choices: fsrs::SchedulerChoices,
 }
 
 impl<S: Store> App<S> {
@@ -59,6 +61,7 @@ impl<S: Store> App<S> {
             limits: GraphLimits::SINGLE_TOPIC,
             notifiers: Arc::new(Vec::new()),
             changed_maps: Default::default(),
+            scheduler_choices: Default::default(),
         }
     }
 

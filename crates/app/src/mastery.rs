@@ -73,6 +73,7 @@ impl<S: Store> App<S> {
                 return Err(AppError::invalid("user_answer", format!("must be at most {MAX_TEXT_CHARS} characters")));
             }
         }
+        let fsrs = self.fsrs_before(learner, input.node_id, response_type).await?;
         let now = self.now();
         let new = NewResponse {
             id: ResponseId(Self::new_id()),
@@ -104,6 +105,10 @@ impl<S: Store> App<S> {
             pathwise_store::StoreError::NotFound(_) => AppError::not_found("node", input.node_id),
             other => other.into(),
         })?;
+        let node = match fsrs {
+            Some(before) => self.apply_fsrs(learner, before, quality.value(), node).await?,
+            None => node,
+        };
         self.review_jobs_changed(learner, response.mind_map_id);
         Ok(RecordedResponse { id: response.id, response, node })
     }

@@ -19,6 +19,9 @@ pub struct UpdatePreferences {
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<i64>)]
     pub daily_review_cap: Option<Option<i64>>,
+    /// `sm2` (the default) or `fsrs`: which scheduler spaces the learner's reviews.
+    #[serde(default)]
+    pub srs_scheduler: Option<pathwise_domain::SrsScheduler>,
 }
 
 /// A field that is present, even as `null` (`Some(None)`); left out it stays `None`.
@@ -45,7 +48,11 @@ impl<S: Store> App<S> {
                 }
             };
         }
+        if let Some(scheduler) = input.srs_scheduler {
+            preferences.srs_scheduler = scheduler;
+        }
         self.store.set_preferences(learner, &preferences, self.now()).await?;
+        self.scheduler_choices.forget(learner);
         Ok(preferences)
     }
 

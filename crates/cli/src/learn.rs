@@ -169,3 +169,26 @@ pub async fn export_reviews(settings: &Settings, token: Option<&str>) -> Result<
     let _ = std::io::stdout().lock().write_all(app.review_log(me).await?.as_bytes());
     Ok(())
 }
+
+/// Show the learner's preferences, changing them first when asked.
+pub async fn preferences(
+    settings: &Settings,
+    token: Option<&str>,
+    daily_review_cap: Option<String>,
+    srs_scheduler: Option<pathwise_domain::SrsScheduler>,
+) -> Result<()> {
+    let app = open_app(settings).await?;
+    let me = learner(&app, settings, token).await?;
+    if daily_review_cap.is_none() && srs_scheduler.is_none() {
+        return print(&app.preferences(me).await?);
+    }
+    let cap = match daily_review_cap.as_deref().map(str::trim) {
+        None => None,
+        Some("none") => Some(None),
+        Some(text) => Some(Some(text.parse::<i64>().map_err(|_| {
+            anyhow::anyhow!("--daily-review-cap: '{text}' is not a number; give 1-1000, or none for no limit")
+        })?)),
+    };
+    let update = pathwise_app::preferences::UpdatePreferences { daily_review_cap: cap, srs_scheduler };
+    print(&app.update_preferences(me, update).await?)
+}

@@ -73,6 +73,17 @@ enum Command {
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
     },
+    /// Show the learner's preferences, or change them.
+    Preferences {
+        /// Reviews a day at most (1-1000), or `none` for no limit.
+        #[arg(long)]
+        daily_review_cap: Option<String>,
+        /// Which scheduler spaces reviews: sm2 (the default) or fsrs.
+        #[arg(long)]
+        srs_scheduler: Option<pathwise_domain::SrsScheduler>,
+        #[arg(long, env = "PATHWISE_TOKEN")]
+        token: Option<String>,
+    },
     /// Print the learner's history as a review log (CSV: item_id,timestamp,grade) for srs-eval.
     ExportReviews {
         #[arg(long, env = "PATHWISE_TOKEN")]
@@ -153,6 +164,10 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::Analytics { command, token } => {
             learn::analytics(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
+        }
+        Command::Preferences { daily_review_cap, srs_scheduler, token } => {
+            let settings = settings_for(&cli.store, cli.config.as_deref())?;
+            learn::preferences(&settings, token.as_deref(), daily_review_cap, srs_scheduler).await
         }
         Command::ExportReviews { token } => {
             learn::export_reviews(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref()).await

@@ -709,6 +709,16 @@ fn flows_jobs_analytics_and_the_digest_work_from_the_command_line() {
     let digest: Value =
         serde_json::from_str(&run(dir.path(), &["digest", "--data-dir", &data], &[]).success().stdout).unwrap();
     assert_eq!(digest["written_by"], "template", "{digest}");
+    let chosen = run(
+        dir.path(),
+        &["preferences", "--srs-scheduler", "fsrs", "--daily-review-cap", "30", "--data-dir", &data],
+        &[],
+    )
+    .success();
+    let chosen: Value = serde_json::from_str(&chosen.stdout).unwrap();
+    assert_eq!((chosen["srs_scheduler"].as_str(), chosen["daily_review_cap"].as_i64()), (Some("fsrs"), Some(30)));
+    let refused = run(dir.path(), &["preferences", "--daily-review-cap", "0", "--data-dir", &data], &[]).failure();
+    assert!(refused.stderr.contains("from 1 to 1000"), "{}", refused.stderr);
     let abandoned = run(dir.path(), &["flow", "abandon", id, "--data-dir", &data], &[]).success();
     assert!(abandoned.stdout.contains("\"abandoned\""), "{}", abandoned.stdout);
 }

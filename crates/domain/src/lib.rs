@@ -22,4 +22,4 @@ pub mod status;
 
 pub use error::DomainError;
 pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId};
-pub use status::{EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType};
+pub use status::{EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SrsScheduler};

@@ -174,3 +174,11 @@ vocabulary!(
         Expired => "expired",
     }
 );
+
+vocabulary!(
+    /// Which scheduler spaces a learner's reviews: SM-2 (the default) or FSRS.
+    SrsScheduler, "srs_scheduler" {
+        Sm2 => "sm2",
+        Fsrs => "fsrs",
+    }
+);

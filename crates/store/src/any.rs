@@ -296,6 +296,22 @@ impl PreferenceStore for AnyStore {
         delegate!(self.set_preferences(learner, preferences, now))
     }
 
+    async fn node_fsrs(&self, learner: LearnerId, node: NodeId) -> StoreResult<Option<crate::NodeFsrs>> {
+        delegate!(self.node_fsrs(learner, node))
+    }
+
+    async fn apply_fsrs(
+        &self,
+        learner: LearnerId,
+        node: NodeId,
+        memory: crate::NodeFsrs,
+        interval_days: f64,
+        next_review_at: DateTime<Utc>,
+        reviewed_at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        delegate!(self.apply_fsrs(learner, node, memory, interval_days, next_review_at, reviewed_at))
+    }
+
     async fn count_responses_since(
         &self,
         learner: LearnerId,

@@ -108,10 +108,25 @@ pub struct Snapshot {
 }
 
 /// What a learner chose about their own learning.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 pub struct Preferences {
     /// Reviews a day at most; none for no limit.
     pub daily_review_cap: Option<u32>,
+    /// Which scheduler spaces the learner's reviews.
+    pub srs_scheduler: pathwise_domain::SrsScheduler,
+}
+
+impl Default for Preferences {
+    fn default() -> Self {
+        Preferences { daily_review_cap: None, srs_scheduler: pathwise_domain::SrsScheduler::Sm2 }
+    }
+}
+
+/// FSRS's memory of one node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeFsrs {
+    pub stability: f64,
+    pub difficulty: f64,
 }
 
 pub trait PreferenceStore {
@@ -123,6 +138,21 @@ pub trait PreferenceStore {
         preferences: &Preferences,
         now: DateTime<Utc>,
     ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// FSRS's memory of a learner's node, if it has one.
+    fn node_fsrs(&self, learner: LearnerId, node: NodeId)
+        -> impl Future<Output = StoreResult<Option<NodeFsrs>>> + Send;
+    /// Keep FSRS's memory of a node and its schedule: the node's interval and next review,
+    /// provided it was last reviewed at `reviewed_at` (a later response has not moved it
+    /// since). Whether it was applied.
+    fn apply_fsrs(
+        &self,
+        learner: LearnerId,
+        node: NodeId,
+        memory: NodeFsrs,
+        interval_days: f64,
+        next_review_at: DateTime<Utc>,
+        reviewed_at: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<bool>> + Send;
     /// How many responses of this type the learner gave since `since`.
     fn count_responses_since(
         &self,

@@ -19,8 +19,8 @@ mod ts;
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
 pub use learning_loop::{
-    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, PreferenceStore, Preferences, ReviewDue, Snapshot,
-    SnapshotStore,
+    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, NodeFsrs, PreferenceStore, Preferences, ReviewDue,
+    Snapshot, SnapshotStore,
 };
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;

@@ -47,6 +47,7 @@ pub(crate) const TABLES: &[&str] = &[
     "job_runs",
     "analytics_snapshots",
     "learner_preferences",
+    "node_fsrs",
 ];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>

@@ -409,24 +409,82 @@ macro_rules! loop_store {
 
         impl PreferenceStore for $store {
             async fn preferences(&self, learner: LearnerId) -> StoreResult<Preferences> {
-                let cap: Option<Option<i32>> =
-                    sqlx::query_scalar("SELECT daily_review_cap FROM learner_preferences WHERE learner_id = $1")
-                        .bind(learner.0)
-                        .fetch_optional(self.reader())
-                        .await?;
-                let cap = cap.flatten().map(u32::try_from).transpose().map_err(StoreError::corrupt)?;
-                Ok(Preferences { daily_review_cap: cap })
+                let row = sqlx::query("SELECT daily_review_cap, srs_scheduler FROM learner_preferences WHERE learner_id = $1")
+                    .bind(learner.0)
+                    .fetch_optional(self.reader())
+                    .await?;
+                let Some(row) = row else { return Ok(Preferences::default()) };
+                let cap: Option<i32> = row.try_get(0)?;
+                Ok(Preferences {
+                    daily_review_cap: cap.map(u32::try_from).transpose().map_err(StoreError::corrupt)?,
+                    srs_scheduler: parse(&row.try_get::<String, _>(1)?)?,
+                })
+            }
+
+            async fn node_fsrs(&self, learner: LearnerId, node: NodeId) -> StoreResult<Option<crate::learning_loop::NodeFsrs>> {
+                let row = sqlx::query(
+                    "SELECT f.stability, f.difficulty FROM node_fsrs f JOIN mind_map_nodes n ON n.id = f.node_id \
+                     JOIN mind_maps m ON m.id = n.mind_map_id WHERE f.node_id = $1 AND m.learner_id = $2",
+                )
+                .bind(node.0)
+                .bind(learner.0)
+                .fetch_optional(self.reader())
+                .await?;
+                row.map(|r| Ok(crate::learning_loop::NodeFsrs { stability: r.try_get(0)?, difficulty: r.try_get(1)? }))
+                    .transpose()
+            }
+
+            async fn apply_fsrs(
+                &self,
+                learner: LearnerId,
+                node: NodeId,
+                memory: crate::learning_loop::NodeFsrs,
+                interval_days: f64,
+                next_review_at: DateTime<Utc>,
+                reviewed_at: DateTime<Utc>,
+            ) -> StoreResult<bool> {
+                let mut tx = self.begin_write().await?;
+                let moved = sqlx::query(
+                    "UPDATE mind_map_nodes SET interval_days = $3, next_review_at = $4, version = version + 1 \
+                     WHERE id = $1 AND last_reviewed_at = $5 \
+                     AND mind_map_id IN (SELECT id FROM mind_maps WHERE learner_id = $2)",
+                )
+                .bind(node.0)
+                .bind(learner.0)
+                .bind(interval_days)
+                .bind(Ts(next_review_at))
+                .bind(Ts(reviewed_at))
+                .execute(&mut *tx)
+                .await?;
+                if moved.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                sqlx::query(
+                    "INSERT INTO node_fsrs (node_id, stability, difficulty, updated_at) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (node_id) DO UPDATE SET stability = excluded.stability, \
+                     difficulty = excluded.difficulty, updated_at = excluded.updated_at",
+                )
+                .bind(node.0)
+                .bind(memory.stability)
+                .bind(memory.difficulty)
+                .bind(Ts(reviewed_at))
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn set_preferences(&self, learner: LearnerId, preferences: &Preferences, now: DateTime<Utc>) -> StoreResult<()> {
                 let cap = preferences.daily_review_cap.map(i32::try_from).transpose().map_err(StoreError::corrupt)?;
                 sqlx::query(
-                    "INSERT INTO learner_preferences (learner_id, daily_review_cap, updated_at) VALUES ($1, $2, $3) \
-                     ON CONFLICT (learner_id) DO UPDATE SET daily_review_cap = excluded.daily_review_cap, \
+                    "INSERT INTO learner_preferences (learner_id, daily_review_cap, srs_scheduler, updated_at) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (learner_id) DO UPDATE SET \
+                     daily_review_cap = excluded.daily_review_cap, srs_scheduler = excluded.srs_scheduler, \
                      updated_at = excluded.updated_at",
                 )
                 .bind(learner.0)
                 .bind(cap)
+                .bind(preferences.srs_scheduler.as_str())
                 .bind(Ts(now))
                 .execute(self.writer())
                 .await?;

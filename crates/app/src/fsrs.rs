@@ -1,0 +1,85 @@
+//! FSRS for the learners who chose it. The response is recorded as for everyone (SM-2's
+//! state stays on the node, so a learner can switch back); then FSRS, fed the node's FSRS
+//! memory and the days since its last review, sets the node's interval and next review and
+//! keeps its new memory. A learner who switches mid-way starts each node's FSRS memory at
+//! its next review. SM-2 learners pay nothing: the choice is cached for a short while.
+
+use crate::{App, AppError, AppResult, Store};
+use chrono::{DateTime, Utc};
+use pathwise_domain::model::Node;
+use pathwise_domain::{srs, LearnerId, ResponseType, SrsScheduler};
+use pathwise_srs::{fsrs_review, FsrsMemory, FsrsParameters, DEFAULT_DESIRED_RETENTION};
+use pathwise_store::NodeFsrs;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a learner's choice of scheduler is trusted before it is read again (another
+/// server may have changed it).
+const CHOICE_TTL: Duration = Duration::from_secs(30);
+
+#[derive(Clone, Default)]
+pub(crate) struct SchedulerChoices(Arc<Mutex<HashMap<LearnerId, (SrsScheduler, Instant)>>>);
+
+impl SchedulerChoices {
+    pub(crate) fn forget(&self, learner: LearnerId) {
+        self.0.lock().expect("choices lock").remove(&learner);
+    }
+}
+
+/// What FSRS needs from before a response.
+pub(crate) struct FsrsBefore {
+    last_reviewed_at: Option<DateTime<Utc>>,
+    memory: Option<NodeFsrs>,
+}
+
+impl<S: Store> App<S> {
+    async fn scheduler_of(&self, learner: LearnerId) -> AppResult<SrsScheduler> {
+        if let Some((choice, at)) = self.scheduler_choices.0.lock().expect("choices lock").get(&learner) {
+            if at.elapsed() < CHOICE_TTL {
+                return Ok(*choice);
+            }
+        }
+        let choice = self.store.preferences(learner).await?.srs_scheduler;
+        self.scheduler_choices.0.lock().expect("choices lock").insert(learner, (choice, Instant::now()));
+        Ok(choice)
+    }
+
+    /// For an FSRS learner's teach or review response: the node's state before it.
+    pub(crate) async fn fsrs_before(
+        &self,
+        learner: LearnerId,
+        node: pathwise_domain::NodeId,
+        response_type: ResponseType,
+    ) -> AppResult<Option<FsrsBefore>> {
+        if response_type == ResponseType::Diagnostic || self.scheduler_of(learner).await? != SrsScheduler::Fsrs {
+            return Ok(None);
+        }
+        let Some(found) = self.store.get_node(learner, node).await? else { return Ok(None) };
+        let memory = self.store.node_fsrs(learner, node).await?;
+        Ok(Some(FsrsBefore { last_reviewed_at: found.last_reviewed_at, memory }))
+    }
+
+    /// Reschedule `node` (as the response left it) with FSRS.
+    pub(crate) async fn apply_fsrs(
+        &self,
+        learner: LearnerId,
+        before: FsrsBefore,
+        quality: u8,
+        mut node: Node,
+    ) -> AppResult<Node> {
+        let Some(reviewed_at) = node.last_reviewed_at else { return Ok(node) };
+        let elapsed_days =
+            before.last_reviewed_at.map_or(0.0, |at| ((reviewed_at - at).num_seconds().max(0) as f64) / 86_400.0);
+        let prior = before.memory.map(|m| FsrsMemory { stability: m.stability, difficulty: m.difficulty });
+        let review = fsrs_review(prior, elapsed_days, quality, DEFAULT_DESIRED_RETENTION, &FsrsParameters::default())
+            .map_err(|e| AppError::internal(format!("FSRS could not schedule node {}: {e}", node.id)))?;
+        let next_review_at = srs::due_at(reviewed_at, review.interval_days);
+        let memory = NodeFsrs { stability: review.memory.stability, difficulty: review.memory.difficulty };
+        if self.store.apply_fsrs(learner, node.id, memory, review.interval_days, next_review_at, reviewed_at).await? {
+            node.interval_days = review.interval_days;
+            node.next_review_at = Some(next_review_at);
+        }
+        Ok(node)
+    }
+}
