@@ -47,7 +47,7 @@ pub fn count_sessions<'a>(responses: impl IntoIterator<Item = &'a QuizResponse>)
 
 /// A part of the local day, by the hour: morning 05-12, afternoon 12-17, evening 17-22,
 /// night 22-05 (each includes its first hour and excludes its last).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DayPart {
     Morning,
@@ -73,7 +73,7 @@ impl DayPart {
 }
 
 /// How many responses fell in each part of the local day (see [`DayPart`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(default)]
 pub struct TimeOfDayDistribution {
     pub morning: u32,

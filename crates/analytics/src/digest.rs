@@ -38,14 +38,14 @@ pub struct DigestMapInput {
 }
 
 /// A node named for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct NamedNode {
     pub id: NodeId,
     pub label: String,
 }
 
 /// One map's week, from its newest snapshot and the trend of the week.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct DigestMapFacts {
     pub map_id: MindMapId,
     pub title: String,
@@ -69,7 +69,7 @@ pub struct DigestMapFacts {
 }
 
 /// Everything a weekly digest says, as facts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct DigestFacts {
     pub learner_name: Option<String>,
     pub week_start: NaiveDate,

@@ -11,7 +11,7 @@ pub const REPLAN_STRUGGLING_NODES: usize = 3;
 /// A map whose 7-day retention is below this (and that had reviews) is re-planned.
 pub const REPLAN_RETENTION_BELOW: f64 = 0.60;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReplanCause {
     /// At least [`REPLAN_STRUGGLING_NODES`] struggling nodes.
@@ -21,7 +21,7 @@ pub enum ReplanCause {
 }
 
 /// Why a map should be re-planned, for `curriculum_replan(reason = ...)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct ReplanTrigger {
     pub causes: Vec<ReplanCause>,
     /// For a person or a model, naming the figures: "3 struggling concepts: Ownership,

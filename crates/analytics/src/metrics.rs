@@ -66,7 +66,7 @@ impl MapInput {
 
 /// One stored snapshot: `snapshot_date` and the `metrics` JSON of an
 /// `analytics_snapshots` row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Snapshot {
     pub snapshot_date: NaiveDate,
     pub metrics: MapMetrics,
@@ -88,7 +88,7 @@ pub fn snapshot_date(now: DateTime<Utc>) -> NaiveDate {
 /// A map's metrics at one moment, serialised with D6's field names. Windows ("the last 7
 /// days") are the 7 × 24 hours ending at `now`, excluding the instant exactly 7 days before
 /// (see [`within_days`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(default)]
 pub struct MapMetrics {
     /// Every node of the map.

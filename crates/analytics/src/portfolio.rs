@@ -18,7 +18,7 @@ pub struct PortfolioMap {
 }
 
 /// One map's line in the portfolio.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct PortfolioEntry {
     pub map_id: MindMapId,
     pub title: String,
@@ -34,7 +34,7 @@ pub struct PortfolioEntry {
 }
 
 /// Totals across a learner's maps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Portfolio {
     /// Every map passed, whatever its status.
     pub maps_total: usize,

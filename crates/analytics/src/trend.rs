@@ -16,7 +16,7 @@ pub const MASTERED_NODES_THRESHOLD: i64 = 1;
 /// Absorbs floating-point noise, so that a change of exactly a threshold moves.
 const EPSILON: f64 = 1e-9;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     Improving,
@@ -46,7 +46,7 @@ impl Direction {
 }
 
 /// A rate or mean between two snapshots.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct RateChange {
     pub from: f64,
     pub to: f64,
@@ -66,7 +66,7 @@ impl RateChange {
 }
 
 /// A count between two snapshots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct CountChange {
     pub from: usize,
     pub to: usize,
@@ -76,7 +76,7 @@ pub struct CountChange {
 }
 
 /// The change of a map's figures from the oldest to the newest snapshot of a window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct MapTrend {
     pub from_date: NaiveDate,
     pub to_date: NaiveDate,

@@ -24,7 +24,7 @@ const TREND_DAYS: u32 = 7;
 pub const DIGEST: &str = "digest";
 
 /// A map's analytics: the latest snapshot, the recent ones, and their trend.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct MapAnalytics {
     pub mind_map_id: MindMapId,
     pub latest: Option<Snapshot>,
@@ -33,7 +33,7 @@ pub struct MapAnalytics {
 }
 
 /// A weekly digest as delivered.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct Digest {
     pub subject: String,
     pub body: String,

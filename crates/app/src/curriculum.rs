@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 /// Plan an empty draft map from a decomposition.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanInput {
     pub decomposition: Decomposition,
@@ -24,7 +24,7 @@ pub struct PlanInput {
 
 /// Create a map for a topic and plan it, in one transaction: from the decomposition given,
 /// or, without one, from the one the language model proposes.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateInput {
     pub topic: String,
@@ -38,7 +38,7 @@ pub struct GenerateInput {
 }
 
 /// What a planned map holds.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct PlanSummary {
     pub mind_map_id: MindMapId,
     pub node_count: usize,
@@ -59,7 +59,7 @@ impl PlanSummary {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplanInput {
     /// Why the plan is revisited (for example "struggling with recursion").
@@ -70,7 +70,7 @@ pub struct ReplanInput {
     pub add_nodes: Vec<AddConceptInput>,
 }
 
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddConceptInput {
     pub label: String,
@@ -102,7 +102,7 @@ impl AddConceptInput {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct ReplanResult {
     #[serde(flatten)]
     pub summary: PlanSummary,
@@ -112,7 +112,7 @@ pub struct ReplanResult {
     pub sequence: Vec<SequencedNode>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct SequencedNode {
     pub id: NodeId,
     pub label: String,

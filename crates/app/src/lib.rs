@@ -3,6 +3,7 @@
 //! learner. Front doors (HTTP, MCP, CLI) call these and nothing else; rules come from
 //! `pathwise-domain`, persistence from `pathwise-store`.
 
+pub mod advance;
 pub mod analytics;
 pub mod clock;
 mod context;
@@ -13,13 +14,15 @@ mod export;
 pub mod flows;
 mod fsrs;
 pub mod generation;
+mod grading;
 pub mod learners;
 pub mod maps;
 pub mod mastery;
 pub mod paging;
 pub mod preferences;
 pub mod replanning;
-mod review_jobs;
+pub mod review_jobs;
+mod reviewing;
 pub mod scheduler;
 pub mod teaching;
 mod tutor;

@@ -10,7 +10,7 @@ use pathwise_domain::{curriculum, DomainError, EdgeType, LearnerId, MapStatus, M
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateMap {
     pub title: String,
@@ -19,7 +19,7 @@ pub struct CreateMap {
     pub metadata: Option<Metadata>,
 }
 
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateNode {
     pub label: String,
@@ -35,7 +35,7 @@ pub struct CreateNode {
     pub metadata: Option<Metadata>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateNode {
     pub label: Option<String>,
@@ -50,7 +50,7 @@ pub struct UpdateNode {
     pub mastery_score: Option<f64>,
 }
 
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateEdge {
     pub parent_node_id: NodeId,
@@ -61,7 +61,7 @@ pub struct CreateEdge {
 }
 
 /// A node and everything that depends on it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct Subtree {
     pub root_id: NodeId,
     pub nodes: Vec<Node>,

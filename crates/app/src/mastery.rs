@@ -15,7 +15,7 @@ pub const MAX_TEXT_CHARS: usize = 20_000;
 pub const MAX_HORIZON_DAYS: f64 = 3_650.0;
 
 /// One answer to one question about one concept.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordResponse {
     pub node_id: NodeId,
@@ -53,7 +53,7 @@ impl RecordResponse {
     }
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct RecordedResponse {
     pub id: ResponseId,
     pub response: QuizResponse,

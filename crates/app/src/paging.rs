@@ -5,7 +5,7 @@ pub const DEFAULT_LIMIT: i64 = 50;
 pub const MAX_LIMIT: i64 = 500;
 
 /// One page of a listing, with the total count across all pages.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct Paged<T> {
     pub items: Vec<T>,
     pub total: u64,

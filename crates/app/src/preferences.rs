@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 pub const MAX_DAILY_REVIEW_CAP: u32 = 1_000;
 
 /// A change of preferences; a field left out keeps its value, `null` clears it.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePreferences {
     /// Reviews a day at most, 1-1000; `null` for no limit.

@@ -4,13 +4,23 @@
 //! scheduler tick, however many responses came in between. A map's status change
 //! re-plans at once. Planning itself is the domain's `review_jobs::plan`.
 
-use crate::{App, AppResult, Store};
+use crate::{App, AppError, AppResult, Store};
 use pathwise_domain::review_jobs::{self, PlannedReview};
 use pathwise_domain::{JobKind, LearnerId, MapStatus, MindMapId};
 use pathwise_store::{Job, StoreError};
+use serde::Serialize;
 use serde_json::json;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
+
+/// A map's review jobs after they were re-planned.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct ReviewSchedule {
+    pub mind_map_id: MindMapId,
+    pub status: MapStatus,
+    /// Pending review jobs the map has now.
+    pub review_jobs: usize,
+}
 
 /// Maps whose review jobs are to be re-planned.
 #[derive(Clone, Default)]
@@ -57,6 +67,14 @@ impl<S: Store> App<S> {
             Err(StoreError::NotFound(_)) => Ok(0),
             other => Ok(other?),
         }
+    }
+
+    /// Re-plan one of the learner's maps' review jobs now (`spaced_repetition_schedule_cleanup`):
+    /// what an active map has due, nothing for a completed or abandoned one.
+    pub async fn review_schedule_cleanup(&self, learner: LearnerId, map: MindMapId) -> AppResult<ReviewSchedule> {
+        let found = self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
+        let review_jobs = self.sync_review_jobs(learner, map).await?;
+        Ok(ReviewSchedule { mind_map_id: map, status: found.status, review_jobs })
     }
 
     /// Re-plan the review jobs of every active map (at start-up and nightly), so that

@@ -21,7 +21,7 @@ pub const MAX_ATTEMPTS: i32 = 3;
 const RETRY_AFTER_SECONDS: i64 = 60;
 
 /// A recurring job as the configuration names it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Schedule {
     pub name: String,
@@ -65,7 +65,7 @@ impl WorkerOptions {
 }
 
 /// What one pass of a worker did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct JobsRun {
     pub claimed: usize,
     pub done: usize,

@@ -1,56 +1,55 @@
-//! A flow's planning and teaching steps (D3). Plan: the model decomposes the topic, the
-//! planning rules check it, and the map and the flow are stored in one transaction, so a
-//! failed plan leaves no map and the flow as it was. Teach: the next frontier concept is
-//! explained. Quiz: a question on it. Answer: graded and recorded as a response, which
-//! moves mastery and SM-2. Review: the most overdue concept is asked again. Teaching
-//! resumes while the frontier has more; once every concept is mastered the flow completes.
+//! A flow's planning and teaching steps (D3). Plan: the model (or the caller) decomposes
+//! the topic, the planning rules check it, and the map and the flow are stored in one
+//! transaction, so a failed plan leaves no map and the flow as it was. Teach: the next
+//! frontier concept is explained (or handed to the caller to explain, with its context).
+//! Quiz: a question on it. Answer: graded and recorded as a response, which moves mastery
+//! and SM-2. Review: the most overdue concept is asked again. Teaching resumes while the
+//! frontier has more; once every concept is mastered the flow completes. What the caller
+//! may write instead of the model comes in through `advance.rs`; the rules are the same.
 
 use crate::context::context_block;
 use crate::curriculum::{GenerateInput, PlanSummary};
+use crate::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
 use crate::mastery::RecordResponse;
 use crate::{tutor, App, AppError, AppResult, ErrorKind, Store};
+use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::flow::{Flow, PendingQuestion, Phase};
 use pathwise_domain::model::{MapAggregate, Node};
-use pathwise_domain::question::{self, Question, QuestionKind};
+use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId, ResponseType};
 use pathwise_store::ResponseFilter;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
+pub use crate::advance::{AdvanceFlow, FlowStep};
+pub use crate::grading::AnswerGrade;
+
 pub const TEACHING: &str = "teaching";
 pub const GRADING: &str = "grading";
 pub const REVIEW: &str = "review";
-const MAX_ANSWER_CHARS: usize = 4_000;
 /// Responses given to a step's context.
 const RECENT_RESPONSES: i64 = 8;
 
-#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerInput {
     /// For a choice question, the choice's index (`"1"`) or its text.
     pub answer: String,
 }
 
-/// How an answer was graded.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct AnswerGrade {
-    /// SM-2 quality, 0-5; 3 or more is correct.
-    pub quality: u8,
-    pub correct: bool,
-    pub feedback: String,
-    /// How it was graded: `exact` (a choice) or `model` (free text).
-    pub graded_by: String,
-}
-
 /// What a teaching step produced.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct TeachingStep {
     pub flow: Flow,
     /// The concept at hand.
     pub node: Option<Node>,
-    /// The explanation, after `teach`.
+    /// The explanation, after `teach` (none when the caller explains).
     pub explanation: Option<String>,
+    /// After `teach` with `caller_explains`: the context block the explanation is written
+    /// from (topic and goal, progress, the concept with its description and prerequisites,
+    /// the frontier, the latest responses), as Pathwise's model would get it.
+    pub context: Option<String>,
     /// The question to answer, after `quiz` or `review`.
     pub question: Option<Question>,
     /// The grade, after `answer`.
@@ -62,13 +61,14 @@ pub struct TeachingStep {
 }
 
 impl TeachingStep {
-    fn of(flow: &Flow) -> Self {
+    pub(crate) fn of(flow: &Flow) -> Self {
         let shown = flow.for_learner();
         TeachingStep {
             question: shown.state.question.as_ref().map(|q| q.question.clone()),
             flow: shown,
             node: None,
             explanation: None,
+            context: None,
             grade: None,
             next_review_at: None,
             plan: None,
@@ -76,51 +76,15 @@ impl TeachingStep {
     }
 }
 
-pub(crate) fn clean_answer(answer: &str) -> AppResult<String> {
-    let answer = answer.trim();
-    if answer.is_empty() {
-        return Err(AppError::invalid("answer", "is empty; answer the question (a choice's index or text)"));
-    }
-    if answer.chars().count() > MAX_ANSWER_CHARS {
-        return Err(AppError::invalid("answer", format!("must be at most {MAX_ANSWER_CHARS} characters")));
-    }
-    Ok(answer.to_string())
-}
-
-/// Grade an answer: exactly against the key of a choice question, by the model against the
-/// rubric of a free-text one.
-pub(crate) async fn grade_answer<S: Store>(
-    app: &App<S>,
-    learner: LearnerId,
-    question: &Question,
-    answer: &str,
-) -> AppResult<AnswerGrade> {
-    if let Some(graded) = question::grade_choice(question, answer) {
-        let graded = graded?;
-        let feedback = match &question.kind {
-            QuestionKind::Choice { choices, correct: Some(key) } if !graded.correct => {
-                format!("Not quite: the answer is \"{}\".", choices[*key])
-            }
-            _ => "Correct.".to_string(),
-        };
-        return Ok(AnswerGrade {
-            quality: graded.quality,
-            correct: graded.correct,
-            feedback,
-            graded_by: "exact".into(),
-        });
-    }
-    let session = app.llm.session(GRADING).await?;
-    let graded = tutor::grade(&session, question, answer).await;
-    app.record_llm_session(learner, GRADING, &session).await?;
-    let graded = graded?;
-    let quality = graded.quality as u8;
-    Ok(AnswerGrade { quality, correct: quality >= 3, feedback: graded.feedback, graded_by: "model".into() })
-}
-
 impl<S: Store> App<S> {
-    /// Plan the flow's map: from a pending flow (no diagnostic) or after the diagnostic.
-    pub async fn flow_plan(&self, learner: LearnerId, id: FlowId) -> AppResult<TeachingStep> {
+    /// Plan the flow's map from `decomposition`, or the model's when there is none: from a
+    /// pending flow (no diagnostic) or after the diagnostic.
+    pub(crate) async fn plan_step(
+        &self,
+        learner: LearnerId,
+        id: FlowId,
+        decomposition: Option<Decomposition>,
+    ) -> AppResult<TeachingStep> {
         let flow = self.load_flow(learner, id).await?;
         flow.expect("plan", &[FlowStatus::Pending, FlowStatus::Planning])?;
         if flow.mind_map_id.is_some() {
@@ -137,13 +101,10 @@ impl<S: Store> App<S> {
         };
         next.version = flow.version + 1;
         next.session_count = flow.session_count + 1;
-        let input = GenerateInput {
-            topic: flow.topic.clone(),
-            goal: flow.goal.clone(),
-            diagnostic_results: flow.state.diagnostic_results.clone(),
-            decomposition: None,
+        let decomposition = match decomposition {
+            Some(decomposition) => decomposition,
+            None => self.model_decomposition(learner, &generate_input(&flow)).await?,
         };
-        let decomposition = self.model_decomposition(learner, &input).await?;
         // Concepts the diagnostic asked about are recorded as diagnostic responses below;
         // only those it inferred seed the plan directly.
         let inferred = flow.state.diagnostic.as_ref().map(|d| d.inferred_results()).unwrap_or_default();
@@ -178,40 +139,23 @@ impl<S: Store> App<S> {
         Ok(())
     }
 
-    /// Explain the next frontier concept; completes the flow when nothing is left to learn.
-    pub async fn flow_teach(&self, learner: LearnerId, id: FlowId) -> AppResult<TeachingStep> {
+    /// Explain the next frontier concept, or leave the explaining to the caller with the
+    /// concept's context; completes the flow when nothing is left to learn.
+    pub(crate) async fn teach_step(
+        &self,
+        learner: LearnerId,
+        id: FlowId,
+        caller_explains: bool,
+    ) -> AppResult<TeachingStep> {
         let flow = self.load_flow(learner, id).await?;
         flow.expect("teach", &[FlowStatus::Planning, FlowStatus::Teaching, FlowStatus::Reviewing])?;
-        let map_id = planned_map(&flow)?;
-        let map = self.get_map(learner, map_id).await?;
+        let map = self.get_map(learner, planned_map(&flow)?).await?;
         if map.map.status == MapStatus::Completed {
-            let mut next = flow.step(FlowStatus::Completed, self.now())?;
-            next.state.question = None;
-            next.state.current_node_id = None;
-            next.state.current_phase = None;
-            self.store.save_flow(&next).await?;
-            return Ok(TeachingStep::of(&next));
+            return self.complete(&flow).await;
         }
-        let node = match flow.status {
-            // Explaining again keeps to the concept at hand.
-            FlowStatus::Teaching => flow.state.current_node_id.and_then(|id| map.node(id).cloned()),
-            _ => None,
-        };
-        let node = match node {
-            Some(node) => node,
-            None => self.next_node(learner, map_id).await?.ok_or_else(|| {
-                AppError::new(
-                    ErrorKind::Conflict,
-                    "nothing_to_teach",
-                    format!("teach: the map is {} and has no concept to learn next", map.map.status),
-                )
-            })?,
-        };
+        let node = self.concept_to_teach(learner, &flow, &map).await?;
         let context = self.step_context(learner, &flow, &map, Some(node.id)).await?;
-        let session = self.llm.session(TEACHING).await?;
-        let explanation = tutor::explain(&session, &node.label, &context).await;
-        self.record_llm_session(learner, TEACHING, &session).await?;
-        let explanation = explanation?;
+        let explanation = if caller_explains { None } else { Some(self.explain(learner, &node, &context).await?) };
         let mut next = flow.step(FlowStatus::Teaching, self.now())?;
         next.state.current_node_id = Some(node.id);
         next.state.current_phase = Some(Phase::Explaining);
@@ -219,33 +163,75 @@ impl<S: Store> App<S> {
         self.store.save_flow(&next).await?;
         let mut step = TeachingStep::of(&next);
         step.node = Some(node);
-        step.explanation = Some(explanation);
+        step.explanation = explanation;
+        step.context = caller_explains.then_some(context);
         Ok(step)
     }
 
-    /// Ask a question on the concept just taught.
-    pub async fn flow_quiz(&self, learner: LearnerId, id: FlowId) -> AppResult<TeachingStep> {
+    async fn complete(&self, flow: &Flow) -> AppResult<TeachingStep> {
+        let mut next = flow.step(FlowStatus::Completed, self.now())?;
+        next.state.question = None;
+        next.state.current_node_id = None;
+        next.state.current_phase = None;
+        self.store.save_flow(&next).await?;
+        Ok(TeachingStep::of(&next))
+    }
+
+    async fn concept_to_teach(&self, learner: LearnerId, flow: &Flow, map: &MapAggregate) -> AppResult<Node> {
+        if flow.status == FlowStatus::Teaching {
+            // Explaining again keeps to the concept at hand.
+            if let Some(node) = flow.state.current_node_id.and_then(|id| map.node(id)) {
+                return Ok(node.clone());
+            }
+        }
+        self.next_node(learner, map.map.id).await?.ok_or_else(|| {
+            AppError::new(
+                ErrorKind::Conflict,
+                "nothing_to_teach",
+                format!("teach: the map is {} and has no concept to learn next", map.map.status),
+            )
+        })
+    }
+
+    async fn explain(&self, learner: LearnerId, node: &Node, context: &str) -> AppResult<String> {
+        let session = self.llm.session(TEACHING).await?;
+        let explanation = tutor::explain(&session, &node.label, context).await;
+        self.record_llm_session(learner, TEACHING, &session).await?;
+        explanation
+    }
+
+    /// Ask `question` on the concept just taught, or the model's when there is none.
+    pub(crate) async fn quiz_step(
+        &self,
+        learner: LearnerId,
+        id: FlowId,
+        question: Option<Question>,
+    ) -> AppResult<TeachingStep> {
         let flow = self.load_flow(learner, id).await?;
         flow.expect("quiz", &[FlowStatus::Teaching, FlowStatus::Quizzing])?;
         let map = self.get_map(learner, planned_map(&flow)?).await?;
         let node = flow.state.current_node_id.and_then(|id| map.node(id).cloned()).ok_or_else(|| {
             AppError::new(ErrorKind::Conflict, "no_concept", "quiz: no concept is being taught; teach first")
         })?;
-        let context = self.step_context(learner, &flow, &map, Some(node.id)).await?;
-        let session = self.llm.session(TEACHING).await?;
-        let question = tutor::question(
-            &session,
-            "quiz_question",
-            &node.label,
-            json!({ "concept": node.label, "context": context }),
-        )
-        .await;
-        self.record_llm_session(learner, TEACHING, &session).await?;
-        self.ask(&flow, FlowStatus::Quizzing, Phase::Questioning, node, question?, ResponseType::Teach).await
+        let question = match question {
+            Some(question) => caller_question(question, &node.label)?,
+            None => {
+                let context = self.step_context(learner, &flow, &map, Some(node.id)).await?;
+                let asked = json!({ "concept": node.label, "context": context });
+                self.model_question(learner, TEACHING, "quiz_question", &node, asked).await?
+            }
+        };
+        self.ask(&flow, FlowStatus::Quizzing, Phase::Questioning, node, question, ResponseType::Teach).await
     }
 
     /// Answer the waiting quiz or review question: graded, recorded as a response.
-    pub async fn flow_answer(&self, learner: LearnerId, id: FlowId, input: AnswerInput) -> AppResult<TeachingStep> {
+    pub(crate) async fn answer_step(
+        &self,
+        learner: LearnerId,
+        id: FlowId,
+        answer: &str,
+        caller: Option<CallerGrade>,
+    ) -> AppResult<TeachingStep> {
         let flow = self.load_flow(learner, id).await?;
         flow.expect("answer", &[FlowStatus::Quizzing, FlowStatus::Reviewing])?;
         let pending = flow.state.question.clone().filter(|q| q.node_id.is_some()).ok_or_else(|| {
@@ -255,8 +241,8 @@ impl<S: Store> App<S> {
                 "answer: no question is waiting; ask one with quiz or review",
             )
         })?;
-        let answer = clean_answer(&input.answer)?;
-        let grade = grade_answer(self, learner, &pending.question, &answer).await?;
+        let answer = clean_answer(answer)?;
+        let grade = grade_answer(self, learner, &pending.question, &answer, caller).await?;
         let map_id = planned_map(&flow)?;
         let node_id = pending.node_id.unwrap_or(NodeId(uuid::Uuid::nil()));
         // The step is claimed before the response is written: a second answer to the same
@@ -280,43 +266,23 @@ impl<S: Store> App<S> {
         Ok(step)
     }
 
-    /// Ask the most overdue review of the flow's map, if any is due.
-    pub async fn flow_review(&self, learner: LearnerId, id: FlowId) -> AppResult<TeachingStep> {
-        let flow = self.load_flow(learner, id).await?;
-        flow.expect("review", &[FlowStatus::Quizzing, FlowStatus::Reviewing])?;
-        let map_id = planned_map(&flow)?;
-        let now = self.now();
-        let mut due = self.store.pending_reviews(learner, Some(map_id), now).await?;
-        if self.reviews_left_today(learner).await? == Some(0) {
-            // Today's reviews are done: the rest wait for tomorrow.
-            due.clear();
-        }
-        let Some(node) = due.into_iter().next() else {
-            let mut next = flow.step(FlowStatus::Reviewing, now)?;
-            next.state.question = None;
-            self.store.save_flow(&next).await?;
-            let map = self.get_map(learner, map_id).await?;
-            let mut step = TeachingStep::of(&next);
-            step.next_review_at = map.nodes.iter().filter_map(|n| n.next_review_at).min();
-            return Ok(step);
-        };
-        let map = self.get_map(learner, map_id).await?;
-        let context = self.step_context(learner, &flow, &map, Some(node.id)).await?;
-        let session = self.llm.session(REVIEW).await?;
-        let question = tutor::question(
-            &session,
-            "review",
-            &node.label,
-            json!({ "concept": node.label, "context": context, "repetitions": node.repetitions,
-                    "ease_factor": format!("{:.2}", node.ease_factor) }),
-        )
-        .await;
-        self.record_llm_session(learner, REVIEW, &session).await?;
-        self.ask(&flow, FlowStatus::Reviewing, Phase::Reviewing, node, question?, ResponseType::Review).await
+    /// A question on `node` from the named prompt, with its tokens counted for `operation`.
+    pub(crate) async fn model_question(
+        &self,
+        learner: LearnerId,
+        operation: &str,
+        prompt: &str,
+        node: &Node,
+        asked: serde_json::Value,
+    ) -> AppResult<Question> {
+        let session = self.llm.session(operation).await?;
+        let question = tutor::question(&session, prompt, &node.label, asked).await;
+        self.record_llm_session(learner, operation, &session).await?;
+        question
     }
 
     /// Move the flow on with `question` on `node` waiting for the learner's answer.
-    async fn ask(
+    pub(crate) async fn ask(
         &self,
         flow: &Flow,
         to: FlowStatus,
@@ -352,7 +318,17 @@ impl<S: Store> App<S> {
     }
 }
 
-fn planned_map(flow: &Flow) -> AppResult<MindMapId> {
+/// What the model is asked to plan: the flow's topic and goal, and what the diagnostic found.
+fn generate_input(flow: &Flow) -> GenerateInput {
+    GenerateInput {
+        topic: flow.topic.clone(),
+        goal: flow.goal.clone(),
+        diagnostic_results: flow.state.diagnostic_results.clone(),
+        decomposition: None,
+    }
+}
+
+pub(crate) fn planned_map(flow: &Flow) -> AppResult<MindMapId> {
     flow.mind_map_id
         .ok_or_else(|| AppError::new(ErrorKind::Conflict, "not_planned", "the flow has no map yet; plan it first"))
 }

@@ -4,8 +4,10 @@
 //! rules decide. A reply that fails them is a 502 that says what was wrong.
 
 use crate::{AppError, AppResult, ErrorKind};
+use pathwise_domain::edit::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
 use pathwise_domain::flow::InventoryConcept;
 use pathwise_domain::question::{Question, QuestionKind};
+use pathwise_domain::DomainError;
 use pathwise_llm::{prompts, Message, OutputSchema, Request, Session};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -49,26 +51,44 @@ pub(crate) async fn inventory(session: &Session, topic: &str, goal: Option<&str>
     let (reply, _): (InventoryReply, _) = session
         .structured(&structured_request(prompt, "List the concept inventory now.", "concept_inventory", schema))
         .await?;
-    let mut concepts = reply.concepts;
+    checked_inventory(reply.concepts)
+        .map_err(|problem| invalid_reply(format!("the language model's concept inventory {problem}")))
+}
+
+/// An inventory as a diagnostic can use it, whoever wrote it: labels trimmed, present and
+/// distinct, and enough concepts for the search to move. The error completes "the
+/// inventory ...".
+pub(crate) fn checked_inventory(mut concepts: Vec<InventoryConcept>) -> Result<Vec<InventoryConcept>, String> {
     for concept in &mut concepts {
         concept.label = concept.label.trim().to_string();
     }
     if !(MIN_INVENTORY..=MAX_INVENTORY).contains(&concepts.len()) {
-        return Err(invalid_reply(format!(
-            "the language model's concept inventory has {} concepts; a diagnostic needs {MIN_INVENTORY} to {MAX_INVENTORY}",
+        return Err(format!(
+            "has {} concepts; a diagnostic needs {MIN_INVENTORY} to {MAX_INVENTORY}, easiest first",
             concepts.len()
-        )));
+        ));
     }
     let mut labels: Vec<String> = concepts.iter().map(|c| c.label.to_lowercase()).collect();
     if labels.iter().any(|l| l.is_empty()) {
-        return Err(invalid_reply("the language model's concept inventory has a concept without a label"));
+        return Err("has a concept without a label".into());
+    }
+    // Bounded like a node's: they stay in the flow's state and are matched to the plan's labels.
+    if let Some(long) = concepts.iter().find(|c| c.label.chars().count() > MAX_LABEL_CHARS) {
+        return Err(format!("has a label longer than {MAX_LABEL_CHARS} characters: '{}...'", short(&long.label)));
+    }
+    if concepts.iter().any(|c| c.description.as_ref().is_some_and(|d| d.chars().count() > MAX_DESCRIPTION_CHARS)) {
+        return Err(format!("has a description longer than {MAX_DESCRIPTION_CHARS} characters"));
     }
     labels.sort();
     labels.dedup();
     if labels.len() != concepts.len() {
-        return Err(invalid_reply("the language model's concept inventory names a concept twice"));
+        return Err("names a concept twice (labels are compared without case)".into());
     }
     Ok(concepts)
+}
+
+fn short(text: &str) -> String {
+    text.chars().take(40).collect()
 }
 
 #[derive(Deserialize)]
@@ -110,11 +130,25 @@ pub(crate) async fn question(
         QuestionReply::FreeText { question, rubric } => (question, QuestionKind::FreeText { rubric: Some(rubric) }),
     };
     let question = Question { concept: concept.to_string(), text: text.trim().to_string(), kind };
-    question.validate().map_err(|e| invalid_reply(format!("the language model's question is unusable: {e}")))?;
-    if question.text.chars().count() > MAX_TEXT_CHARS {
-        return Err(invalid_reply(format!("the language model's question is longer than {MAX_TEXT_CHARS} characters")));
-    }
+    check_question(&question).map_err(|e| invalid_reply(format!("the language model's question is unusable: {e}")))?;
     Ok(question)
+}
+
+/// Whether a question may be asked, whoever wrote it: the domain's checks, and bounds on
+/// its texts so that a runaway question cannot bloat the flow's state.
+pub(crate) fn check_question(question: &Question) -> Result<(), DomainError> {
+    question.validate()?;
+    let texts: Vec<(&str, &str)> = match &question.kind {
+        QuestionKind::Choice { choices, .. } => choices.iter().map(|c| ("question.choices", c.as_str())).collect(),
+        QuestionKind::FreeText { rubric } => rubric.iter().map(|r| ("question.rubric", r.as_str())).collect(),
+    };
+    let too_long = std::iter::once(("question.text", question.text.as_str()))
+        .chain(texts)
+        .find(|(_, text)| text.chars().count() > MAX_TEXT_CHARS);
+    match too_long {
+        Some((field, _)) => Err(DomainError::invalid(field, format!("must be at most {MAX_TEXT_CHARS} characters"))),
+        None => Ok(()),
+    }
 }
 
 /// A grade of a free-text answer: SM-2 quality and feedback for the learner.

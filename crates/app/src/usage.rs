@@ -9,14 +9,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 /// Calls and tokens, summed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct TokenCount {
     pub calls: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct OperationTokens {
     /// What the calls were for, e.g. `curriculum_generate`.
     pub operation: String,
@@ -24,7 +24,7 @@ pub struct OperationTokens {
     pub tokens: TokenCount,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct LlmUsage {
     pub total: TokenCount,
     pub by_operation: Vec<OperationTokens>,

@@ -1,22 +1,27 @@
 //! The whole learning loop against a fake OpenAI-compatible server over real HTTP: start a
 //! topic, diagnose, plan, teach, quiz, get a review scheduled, answer it, see it in the
 //! nightly snapshot. And what a failing model must not do to a flow: change it, or leave
-//! part of a map behind. Run on SQLite and (with `PATHWISE_TEST_DATABASE_URL`) PostgreSQL.
+//! part of a map behind. The same loop with no model at all, the caller writing every
+//! inventory, probe, plan, question and free-text grade, and its content held to the rules. Run on SQLite and (with `PATHWISE_TEST_DATABASE_URL`) PostgreSQL.
 
 mod support;
 
 use chrono::Duration;
 use pathwise_app::analytics::MapAnalytics;
-use pathwise_app::diagnostics::DiagnosticStep;
+use pathwise_app::diagnostics::{DiagnosticStep, RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::scheduler::WorkerOptions;
-use pathwise_app::teaching::AnswerInput;
-use pathwise_app::{App, Clock, ErrorKind};
+use pathwise_app::teaching::{AdvanceFlow, AnswerInput, FlowStep};
+use pathwise_app::{App, AppError, Clock, ErrorKind};
+use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::diagnostic::{next_probe, Probe};
-use pathwise_domain::{FlowId, FlowStatus, JobKind, JobOutcome, MasteryStatus, ResponseType};
+use pathwise_domain::flow::{Flow, InventoryConcept};
+use pathwise_domain::model::QuizResponse;
+use pathwise_domain::question::{Question, QuestionKind};
+use pathwise_domain::{FlowId, FlowStatus, JobKind, JobOutcome, MasteryStatus, MindMapId, NodeId, ResponseType};
 use pathwise_fake_llm::{FakeLlm, Script};
 use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
-use pathwise_store::{FlowStore, JobStore, Store};
+use pathwise_store::{FlowStore, JobStore, ResponseFilter, Store};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use support::TestApp;
@@ -309,6 +314,343 @@ async fn a_failing_model_leaves_no_partial_graph_and_the_flow_unchanged(t: &Test
     assert_eq!(t.app().store().get_flow(t.learner, flow).await.unwrap().unwrap(), before);
 }
 
+/// The inventory as a caller writes it, easiest first.
+fn caller_inventory() -> Vec<InventoryConcept> {
+    INVENTORY
+        .iter()
+        .map(|l| InventoryConcept { label: l.to_string(), description: Some(format!("What {l} are.")) })
+        .collect()
+}
+
+fn a_choice(concept: &str, choices: &[&str]) -> Question {
+    Question {
+        concept: concept.into(),
+        text: format!("Which is true of {concept}?"),
+        kind: QuestionKind::Choice { choices: choices.iter().map(|c| c.to_string()).collect(), correct: Some(0) },
+    }
+}
+
+fn a_free_text(concept: &str) -> Question {
+    Question {
+        concept: concept.into(),
+        text: format!("Explain {concept} in a sentence."),
+        kind: QuestionKind::FreeText { rubric: Some(format!("Says what {concept} are for.")) },
+    }
+}
+
+fn probe(answer: &str, question: Option<Question>, quality: Option<u8>) -> RecordProbe {
+    RecordProbe { answer: answer.into(), question, quality, feedback: quality.map(|_| "Checked.".into()) }
+}
+
+/// The decomposition a caller plans with: the inventory's concepts, `Values` the root.
+fn caller_decomposition() -> Decomposition {
+    let nodes: Vec<Value> = INVENTORY.iter().map(|l| json!({ "label": l, "effort_minutes": 15 })).collect();
+    let edges = [
+        ("Values", "Ownership"),
+        ("Ownership", "Borrowing"),
+        ("Borrowing", "Lifetimes"),
+        ("Values", "Traits"),
+        ("Traits", "Generics"),
+    ]
+    .map(|(parent, child)| json!({ "parent": parent, "child": child }));
+    serde_json::from_value(json!({ "root": "Values", "nodes": nodes, "edges": edges })).unwrap()
+}
+
+fn advance(step: FlowStep) -> AdvanceFlow {
+    AdvanceFlow::new(step)
+}
+
+/// The caller writes every probe, the choice ones graded by their key and the free-text ones
+/// by the caller's quality; the learner knows the `KNOWN` easiest concepts.
+async fn diagnose_as_caller(t: &TestApp, flow: FlowId) -> DiagnosticStep {
+    let input = StartDiagnostic { inventory: Some(caller_inventory()) };
+    let mut step = t.app().diagnostic_begin(t.learner, flow, input).await.unwrap();
+    assert!(step.question.is_none(), "the caller writes the probes");
+    assert!(step.flow.state.diagnostic.as_ref().unwrap().caller_writes);
+    assert_eq!(step.next_concept.as_ref().map(|c| c.rank), next_probe(INVENTORY.len(), &[]));
+    let mut kinds = Vec::new();
+    while let Some(concept) = step.next_concept.clone() {
+        assert_eq!(concept.label, INVENTORY[concept.rank]);
+        assert_eq!(concept.description.as_deref(), Some(format!("What {} are.", concept.label).as_str()));
+        let knows = concept.rank < KNOWN;
+        let input = if step.probes_answered % 2 == 0 {
+            let choice = a_choice(&concept.label, &["the right one", "a wrong one"]);
+            probe(if knows { "0" } else { "a wrong one" }, Some(choice), None)
+        } else {
+            probe("In my own words...", Some(a_free_text(&concept.label)), Some(if knows { 4 } else { 1 }))
+        };
+        step = t.app().diagnostic_record_probe(t.learner, flow, input).await.unwrap();
+        let grade = step.grade.clone().unwrap();
+        assert_eq!(grade.correct, knows, "{concept:?}");
+        kinds.push(grade.graded_by);
+        assert!(step.question.is_none());
+    }
+    assert!(kinds.contains(&"exact".to_string()) && kinds.contains(&"caller".to_string()), "{kinds:?}");
+    assert!((3..=6).contains(&step.probes_answered), "{} probes", step.probes_answered);
+    step
+}
+
+async fn responses_of(t: &TestApp, map: MindMapId, kind: ResponseType) -> Vec<QuizResponse> {
+    let filter = ResponseFilter { mind_map_id: Some(map), response_type: Some(kind), ..Default::default() };
+    t.app().store().list_responses(t.learner, &filter, 0, 50).await.unwrap().items
+}
+
+async fn a_caller_runs_the_whole_flow_without_a_model(t: &TestApp) {
+    assert!(!t.app().llm().is_configured());
+    let flow = start(t.app(), t).await;
+
+    // Diagnose with the caller's inventory and probes.
+    let diagnosed = diagnose_as_caller(t, flow).await;
+    let done = t.app().diagnostic_complete(t.learner, flow).await.unwrap();
+    assert_eq!((done.flow.status, done.next_concept.as_ref()), (FlowStatus::Planning, None));
+    let found = &done.flow.state.diagnostic_results;
+    assert!(found.iter().any(|r| r.node_label == "Values" && r.quality >= 3), "{found:?}");
+
+    // Plan from the caller's decomposition; the probes become diagnostic responses.
+    let plan = AdvanceFlow { decomposition: Some(caller_decomposition()), ..advance(FlowStep::Plan) };
+    let planned = t.app().flow_advance(t.learner, flow, plan).await.unwrap();
+    let map = planned.plan.expect("a plan").mind_map_id;
+    assert_eq!((planned.flow.status, planned.flow.mind_map_id), (FlowStatus::Planning, Some(map)));
+    assert_eq!(responses_of(t, map, ResponseType::Diagnostic).await.len(), diagnosed.probes_answered);
+    let ids = t.ids(map).await;
+    assert_eq!(t.node(ids["Ownership"]).await.mastery_status, MasteryStatus::Diagnosed);
+
+    // Teach: Pathwise picks the concept and hands its context to the caller to explain.
+    let teach = AdvanceFlow { caller_explains: true, ..advance(FlowStep::Teach) };
+    let taught = t.app().flow_advance(t.learner, flow, teach).await.unwrap();
+    let node = taught.node.clone().unwrap();
+    assert_eq!((taught.flow.status, node.label.as_str()), (FlowStatus::Teaching, "Values"));
+    assert!(taught.explanation.is_none());
+    let context = taught.context.expect("the context block");
+    assert!(context.contains("Concept at hand") && context.contains("Values") && context.contains("Rust ownership"));
+
+    // Quiz with the caller's choice question (its concept named without case); graded exactly.
+    let quiz = AdvanceFlow {
+        question: Some(a_choice("values", &["the right one", "a wrong one"])),
+        ..advance(FlowStep::Quiz)
+    };
+    let asked = t.app().flow_advance(t.learner, flow, quiz).await.unwrap();
+    assert_eq!(asked.flow.status, FlowStatus::Quizzing);
+    let shown = asked.question.unwrap();
+    assert_eq!(shown.concept, "Values", "kept under the node's label");
+    assert_eq!(
+        shown.kind,
+        QuestionKind::Choice { choices: vec!["the right one".into(), "a wrong one".into()], correct: None }
+    );
+    let before = t.node(node.id).await;
+    let answer = AdvanceFlow { answer: Some("The right one".into()), ..advance(FlowStep::Answer) };
+    let answered = t.app().flow_advance(t.learner, flow, answer).await.unwrap();
+    let grade = answered.grade.unwrap();
+    assert_eq!((grade.quality, grade.correct, grade.graded_by.as_str()), (4, true, "exact"));
+    assert_eq!(answered.flow.status, FlowStatus::Reviewing);
+    let quizzed = answered.node.unwrap();
+    assert!(quizzed.mastery_score > before.mastery_score, "{} -> {}", before.mastery_score, quizzed.mastery_score);
+    let first_review = quizzed.next_review_at.expect("SM-2 scheduled a review");
+
+    // A day later the concept is due: the caller asks the review and grades the answer.
+    t.clock.advance(Duration::days(1) + Duration::minutes(1));
+    let review =
+        AdvanceFlow { node_id: Some(node.id), question: Some(a_free_text("Values")), ..advance(FlowStep::Review) };
+    let asked = t.app().flow_advance(t.learner, flow, review).await.unwrap();
+    assert_eq!((asked.flow.status, asked.node.map(|n| n.id)), (FlowStatus::Reviewing, Some(node.id)));
+    assert!(matches!(asked.question.unwrap().kind, QuestionKind::FreeText { rubric: None }), "the rubric stays put");
+    let answer = AdvanceFlow {
+        answer: Some("Data a program works with, each with one owner.".into()),
+        quality: Some(5),
+        feedback: Some("Exactly.".into()),
+        ..advance(FlowStep::Answer)
+    };
+    let reviewed = t.app().flow_advance(t.learner, flow, answer).await.unwrap();
+    let grade = reviewed.grade.unwrap();
+    assert_eq!((grade.quality, grade.feedback.as_str(), grade.graded_by.as_str()), (5, "Exactly.", "caller"));
+    let node_now = reviewed.node.unwrap();
+    assert_eq!(node_now.repetitions, quizzed.repetitions + 1);
+    assert!(node_now.next_review_at.unwrap() > first_review + Duration::days(1), "SM-2 spaced the next review out");
+    assert_eq!(responses_of(t, map, ResponseType::Teach).await.len(), 1);
+    let reviews = responses_of(t, map, ResponseType::Review).await;
+    assert_eq!((reviews.len(), reviews[0].quality), (1, 5));
+
+    assert_eq!(reviewed.flow.status, FlowStatus::Reviewing);
+    assert!(t.app().llm_usage(t.learner, None).await.unwrap().by_operation.is_empty(), "no model was asked");
+}
+
+/// The flow and every table's row count, to show a refused step changed nothing.
+async fn snapshot(t: &TestApp, flow: FlowId) -> (Vec<(String, i64)>, Flow) {
+    (t.counts().await, t.app().store().get_flow(t.learner, flow).await.unwrap().unwrap())
+}
+
+async fn refused<T: std::fmt::Debug>(
+    t: &TestApp,
+    flow: FlowId,
+    case: &str,
+    expected: (ErrorKind, &str),
+    step: impl std::future::Future<Output = Result<T, AppError>>,
+) {
+    let before = snapshot(t, flow).await;
+    let error = step.await.unwrap_err();
+    assert_eq!(error.kind, expected.0, "{case}: {error}");
+    assert!(error.message.contains(expected.1), "{case}: '{}' not in '{error}'", expected.1);
+    assert_eq!(snapshot(t, flow).await, before, "{case}: nothing changed");
+}
+
+async fn caller_content_that_breaks_a_rule_is_refused_and_changes_nothing(t: &TestApp) {
+    use ErrorKind::{Conflict, Invalid};
+    let app = t.app();
+    let (me, flow) = (t.learner, start(app, t).await);
+    let few = StartDiagnostic { inventory: Some(caller_inventory()[..2].to_vec()) };
+    refused(
+        t,
+        flow,
+        "2 concepts",
+        (Invalid, "inventory: has 2 concepts; a diagnostic needs 5 to 15"),
+        app.diagnostic_begin(me, flow, few),
+    )
+    .await;
+    let mut twice = caller_inventory();
+    twice[1].label = " values ".into();
+    let twice = StartDiagnostic { inventory: Some(twice) };
+    refused(t, flow, "a label twice", (Invalid, "twice"), app.diagnostic_begin(me, flow, twice)).await;
+    let step = app.diagnostic_begin(me, flow, StartDiagnostic { inventory: Some(caller_inventory()) }).await.unwrap();
+    let next = step.next_concept.unwrap().label;
+
+    // Probes: each rule a caller's probe must keep.
+    let one_choice = Some(a_choice(&next, &["the only one"]));
+    refused(
+        t,
+        flow,
+        "1 choice",
+        (Invalid, "question.choices: has 1 choices; a choice question has 2 to 6"),
+        app.diagnostic_record_probe(me, flow, probe("0", one_choice, None)),
+    )
+    .await;
+    refused(
+        t,
+        flow,
+        "another concept",
+        (Invalid, &format!("this step asks about '{next}'")),
+        app.diagnostic_record_probe(me, flow, probe("0", Some(a_free_text("Generics")), Some(4))),
+    )
+    .await;
+    refused(t, flow, "no question", (Invalid, &format!("question: is missing: no probe is waiting, and the caller writes this diagnostic's probes; send the probe you asked, about '{next}'")), app.diagnostic_record_probe(me, flow, probe("0", None, None))).await;
+    refused(
+        t,
+        flow,
+        "quality 6",
+        (Invalid, "quality: 6 is out of range; a quality is an SM-2 grade from 0 to 5"),
+        app.diagnostic_record_probe(me, flow, probe("yes", Some(a_free_text(&next)), Some(6))),
+    )
+    .await;
+    refused(
+        t,
+        flow,
+        "free text ungraded",
+        (Invalid, "quality: is missing"),
+        app.diagnostic_record_probe(me, flow, probe("yes", Some(a_free_text(&next)), None)),
+    )
+    .await;
+    let choice = || Some(a_choice(&next, &["right", "wrong"]));
+    refused(
+        t,
+        flow,
+        "quality on a choice",
+        (Invalid, "graded exactly against its key"),
+        app.diagnostic_record_probe(me, flow, probe("0", choice(), Some(5))),
+    )
+    .await;
+    app.diagnostic_record_probe(me, flow, probe("right", choice(), None)).await.unwrap();
+    app.diagnostic_complete(me, flow).await.unwrap();
+
+    // Plan: a decomposition that breaks a planning rule leaves no map.
+    let mut cyclic = caller_decomposition();
+    cyclic.edges.push(serde_json::from_value(json!({ "parent": "Borrowing", "child": "Ownership" })).unwrap());
+    let plan = AdvanceFlow { decomposition: Some(cyclic), ..advance(FlowStep::Plan) };
+    refused(t, flow, "a cycle", (Invalid, "cycle"), app.flow_advance(me, flow, plan)).await;
+    let teach_with_graph = AdvanceFlow { decomposition: Some(caller_decomposition()), ..advance(FlowStep::Teach) };
+    refused(
+        t,
+        flow,
+        "a field of another step",
+        (Invalid, "decomposition: does not belong to the teach step, which takes only: caller_explains"),
+        app.flow_advance(me, flow, teach_with_graph),
+    )
+    .await;
+    let plan = AdvanceFlow { decomposition: Some(caller_decomposition()), ..advance(FlowStep::Plan) };
+    let map = app.flow_advance(me, flow, plan).await.unwrap().plan.unwrap().mind_map_id;
+    let teach = AdvanceFlow { caller_explains: true, ..advance(FlowStep::Teach) };
+    let taught = app.flow_advance(me, flow, teach).await.unwrap().node.unwrap();
+
+    // Quiz and answer.
+    let quiz = |question: Question| AdvanceFlow { question: Some(question), ..advance(FlowStep::Quiz) };
+    refused(
+        t,
+        flow,
+        "quiz: 1 choice",
+        (Invalid, "question.choices"),
+        app.flow_advance(me, flow, quiz(a_choice(&taught.label, &["only"]))),
+    )
+    .await;
+    refused(
+        t,
+        flow,
+        "quiz: another concept",
+        (Invalid, "question.concept"),
+        app.flow_advance(me, flow, quiz(a_choice("Generics", &["a", "b"]))),
+    )
+    .await;
+    let quiz_at = AdvanceFlow { node_id: Some(taught.id), ..quiz(a_choice(&taught.label, &["a", "b"])) };
+    refused(
+        t,
+        flow,
+        "quiz: node_id",
+        (Invalid, "node_id: does not belong to the quiz step, which takes only: question"),
+        app.flow_advance(me, flow, quiz_at),
+    )
+    .await;
+    app.flow_advance(me, flow, quiz(a_choice(&taught.label, &["a", "b"]))).await.unwrap();
+    let answer = |quality: Option<u8>| AdvanceFlow { answer: Some("a".into()), quality, ..advance(FlowStep::Answer) };
+    refused(
+        t,
+        flow,
+        "answer: quality on a choice",
+        (Invalid, "quality: is not taken for a choice question"),
+        app.flow_advance(me, flow, answer(Some(4))),
+    )
+    .await;
+    refused(t, flow, "answer: quality 6", (Invalid, "from 0 to 5"), app.flow_advance(me, flow, answer(Some(6)))).await;
+    refused(
+        t,
+        flow,
+        "answer: missing",
+        (Invalid, "answer: is missing"),
+        app.flow_advance(me, flow, AdvanceFlow { answer: None, ..answer(None) }),
+    )
+    .await;
+    app.flow_advance(me, flow, answer(None)).await.unwrap();
+
+    // Review: only a concept that is due, in this flow's map.
+    t.clock.advance(Duration::days(1) + Duration::minutes(1));
+    let now = t.clock.now();
+    let nodes = t.map(map).await.nodes;
+    let not_due = nodes.iter().find(|n| n.next_review_at.is_none_or(|at| at > now)).expect("a concept not due");
+    let review = |node_id: NodeId| AdvanceFlow { node_id: Some(node_id), ..advance(FlowStep::Review) };
+    let due = format!(
+        "due now, most overdue first: '{}'",
+        t.app().pending_reviews(me, Some(map), None).await.unwrap()[0].label
+    );
+    refused(t, flow, "review: not due", (Conflict, &due), app.flow_advance(me, flow, review(not_due.id))).await;
+    refused(
+        t,
+        flow,
+        "review: not in the map",
+        (Conflict, "is not due for review in this flow's map"),
+        app.flow_advance(me, flow, review(NodeId(uuid::Uuid::now_v7()))),
+    )
+    .await;
+    let off_topic = AdvanceFlow { question: Some(a_free_text("Generics")), ..review(taught.id) };
+    refused(t, flow, "review: another concept", (Invalid, "question.concept"), app.flow_advance(me, flow, off_topic))
+        .await;
+}
+
 /// Scripts a failed case left unused would answer the next case: use them up.
 async fn drain(fake: &FakeLlm) {
     let url = format!("{}/chat/completions", fake.base_url());
@@ -329,4 +671,6 @@ conformance!(
     two_sessions_taking_the_same_step_cannot_both_succeed,
     a_choice_answer_that_is_no_choice_is_refused_and_changes_nothing,
     a_failing_model_leaves_no_partial_graph_and_the_flow_unchanged,
+    a_caller_runs_the_whole_flow_without_a_model,
+    caller_content_that_breaks_a_rule_is_refused_and_changes_nothing,
 );

@@ -129,6 +129,18 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         let app = sqlite_app(dir.path(), "http").await?;
         http_record(app, 32, 40_000 / scale).await?;
     }
+    if wanted("mcp_record_response") {
+        if sqlite {
+            let app = sqlite_app(dir.path(), "mcp").await?;
+            crate::bench_mcp::record_responses(app, 16, 20_000 / scale).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = crate::bench_mcp::record_responses(app.clone(), 16, 20_000 / scale).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
     Ok(())
 }
 
@@ -166,7 +178,7 @@ impl PgSchema {
 }
 
 /// A learner with one active 30-node map; returns its ids.
-async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId>, String)> {
+pub(crate) async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId>, String)> {
     let created = app.create_learner("bench learner").await?;
     let labels: Vec<String> = (0..30).map(|i| format!("Concept {i}")).collect();
     let nodes: Vec<_> = labels.iter().map(|l| json!({ "label": l, "effort_minutes": 10 })).collect();
@@ -180,7 +192,7 @@ async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId
     Ok((created.learner.id, plan.mind_map_id, map.nodes.iter().map(|n| n.id).collect(), created.token))
 }
 
-fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse {
+pub(crate) fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse {
     let quality = [4, 5, 3, 4, 2, 5][i % 6];
     let kind = if i.is_multiple_of(3) { ResponseType::Teach } else { ResponseType::Review };
     RecordResponse::new(node, map, "What does this concept mean?", Some("an answer"), quality, Some(kind))

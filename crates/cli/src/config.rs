@@ -48,6 +48,9 @@ pub struct Settings {
     /// `kind = "smtp"`.
     #[serde(default, skip_serializing)]
     pub notifiers: Vec<pathwise_notify::NotifierConfig>,
+    /// The `Host` names `/mcp` answers to (DNS-rebinding protection): loopback names when
+    /// empty; list the server's public names when it is reached through them.
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 impl Default for Settings {
@@ -70,6 +73,7 @@ impl Default for Settings {
             worker_name: None,
             schedules: pathwise_app::scheduler::default_schedules(),
             notifiers: Vec::new(),
+            mcp_allowed_hosts: Vec::new(),
         }
     }
 }

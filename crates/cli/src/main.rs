@@ -2,8 +2,10 @@
 
 mod bench;
 mod bench_loop;
+mod bench_mcp;
 mod config;
 mod learn;
+mod mcp;
 mod serve;
 mod srs_eval;
 
@@ -28,8 +30,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the HTTP server (default http://127.0.0.1:8080, SQLite in ./data).
+    /// Run the HTTP server (default http://127.0.0.1:8080, SQLite in ./data), with MCP at /mcp.
     Serve(serve::ServeFlags),
+    /// Serve MCP over stdio for an assistant (Claude Desktop, an IDE agent); logs go to stderr.
+    Mcp {
+        /// Act for the learner with this API token instead of the local learner.
+        #[arg(long, env = "PATHWISE_TOKEN")]
+        token: Option<String>,
+    },
     /// Create or upgrade the database schema, then exit.
     Migrate,
     /// Plan a new mind map from a decomposition file (JSON: topic, goal?, diagnostic_results?, decomposition).
@@ -101,7 +109,8 @@ async fn main() {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("PATHWISE_LOG")
         .unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,info".into());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
     if let Err(error) = run(cli).await {
         eprintln!("error: {error:#}");
         std::process::exit(1);
@@ -114,6 +123,7 @@ async fn run(cli: Cli) -> Result<()> {
             let settings = config::load(cli.config.as_deref(), &serve::Overrides { store: &cli.store, serve: &flags })?;
             serve::run(settings).await
         }
+        Command::Mcp { token } => mcp::run(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref()).await,
         Command::Migrate => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             let store = open_store(&settings).await?;

@@ -91,7 +91,9 @@ pub async fn run(settings: Settings) -> Result<()> {
         let tick = std::time::Duration::from_millis(settings.scheduler_tick_ms.max(10));
         tokio::spawn(run_scheduler(app.clone(), options, tick, std::future::pending()));
     }
-    let state = AppState::new(app, settings.operator_token.as_deref());
+    println!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH);
+    let state = AppState::new(app, settings.operator_token.as_deref())
+        .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone());
     pathwise_server::serve(listener, state, shutdown_signal()).await?;
     Ok(())
 }

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use utoipa::ToSchema;
 
 /// A topic broken into concepts, as a model (or a person) writes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Decomposition {
     /// Label of the node that stands for the topic itself; everything is reachable from it.
@@ -29,7 +29,7 @@ pub struct Decomposition {
     pub goal_node: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConceptSpec {
     pub label: String,
@@ -40,7 +40,7 @@ pub struct ConceptSpec {
 }
 
 /// `parent -> child`: the parent is a prerequisite of the child.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EdgeSpec {
     pub parent: String,
@@ -50,7 +50,7 @@ pub struct EdgeSpec {
 }
 
 /// What a diagnostic found about one concept, matched to nodes by label.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct DiagnosticResult {
     pub node_label: String,
     /// 0-5; 3 or more seeds the node as `diagnosed`.

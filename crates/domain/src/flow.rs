@@ -46,7 +46,7 @@ pub fn is_stale(status: FlowStatus, last_activity: DateTime<Utc>, now: DateTime<
 
 /// One learner's way through one topic (D3's state value): its status and version for
 /// compare-and-set, the map once planned, and what the current step needs to continue.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct Flow {
     pub id: FlowId,
     #[serde(skip)]
@@ -64,7 +64,7 @@ pub struct Flow {
 }
 
 /// What a flow's next step needs to know.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct FlowState {
     pub current_node_id: Option<NodeId>,
     pub current_phase: Option<Phase>,
@@ -80,7 +80,7 @@ pub struct FlowState {
 }
 
 /// Where within a step the flow is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Probing,
@@ -89,7 +89,7 @@ pub enum Phase {
     Reviewing,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct PendingQuestion {
     #[serde(flatten)]
     pub question: Question,
@@ -104,21 +104,25 @@ pub struct PendingQuestion {
 }
 
 /// A concept of the diagnostic's inventory, ranked easiest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct InventoryConcept {
     pub label: String,
     #[serde(default)]
     pub description: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct DiagnosticState {
     pub inventory: Vec<InventoryConcept>,
     pub probes: Vec<AnsweredProbe>,
+    /// The caller (an assistant driving the flow) wrote the inventory and writes the probes;
+    /// Pathwise's model is not asked for them. Flows stored before it existed read `false`.
+    #[serde(default)]
+    pub caller_writes: bool,
 }
 
 /// A probe asked and graded, kept until the probes are recorded as diagnostic responses.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct AnsweredProbe {
     pub rank: usize,
     pub concept: String,

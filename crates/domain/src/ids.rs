@@ -9,10 +9,11 @@ macro_rules! id_type {
         $(#[$doc])*
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-            utoipa::ToSchema,
+            utoipa::ToSchema, schemars::JsonSchema,
         )]
         #[serde(transparent)]
         #[schema(value_type = String, format = Uuid)]
+        #[schemars(inline)]
         pub struct $name(pub Uuid);
 
         impl $name {

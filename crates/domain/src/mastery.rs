@@ -220,7 +220,7 @@ pub fn check_manual_transition(from: MasteryStatus, to: MasteryStatus) -> Result
     Err(DomainError::invalid_transition("mastery_status", from, to, allowed))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StruggleReason {
     /// The last three responses were all quality 2 or lower.
@@ -257,7 +257,7 @@ pub fn struggle_reasons(status: MasteryStatus, newest_first: &[u8]) -> Vec<Strug
 }
 
 /// A node flagged by struggle detection.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Struggle {
     pub id: NodeId,
     pub label: String,
@@ -282,7 +282,7 @@ impl Struggle {
 }
 
 /// Aggregate mastery of one map.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct MapSummary {
     pub total_nodes: usize,
     pub unseen_count: usize,

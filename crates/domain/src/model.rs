@@ -11,7 +11,7 @@ use uuid::Uuid;
 /// A JSON object of free-form attributes (`goal`, `optional`, `skippable`, tags, notes).
 pub type Metadata = Map<String, Value>;
 
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct MindMap {
     pub id: MindMapId,
     #[serde(skip)]
@@ -31,7 +31,7 @@ impl MindMap {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Node {
     pub id: NodeId,
     pub mind_map_id: MindMapId,
@@ -97,7 +97,7 @@ impl Node {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Edge {
     pub mind_map_id: MindMapId,
     /// The prerequisite.
@@ -108,7 +108,7 @@ pub struct Edge {
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct QuizResponse {
     pub id: ResponseId,
     pub node_id: NodeId,
@@ -123,7 +123,7 @@ pub struct QuizResponse {
 }
 
 /// A mind map with everything in it: the unit that graph rules are checked against.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct MapAggregate {
     #[serde(flatten)]
     pub map: MindMap,

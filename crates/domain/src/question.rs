@@ -14,7 +14,7 @@ pub const CHOICE_WRONG_QUALITY: u8 = 1;
 pub const MIN_CHOICES: usize = 2;
 pub const MAX_CHOICES: usize = 6;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QuestionKind {
     /// Pick one of `choices`; `correct` is the index of the right one (never sent to the
@@ -32,7 +32,7 @@ pub enum QuestionKind {
 }
 
 /// One question as it is kept while it waits for an answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Question {
     /// The concept asked about (a node label, or an inventory concept in a diagnostic).
     pub concept: String,

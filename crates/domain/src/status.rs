@@ -8,7 +8,7 @@ use std::str::FromStr;
 macro_rules! vocabulary {
     ($(#[$doc:meta])* $name:ident, $field:literal { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
         #[serde(rename_all = "snake_case")]
         pub enum $name {
             $($variant),+

@@ -16,6 +16,11 @@ const PROMPTS: &[(&str, &str)] = &[
     ("review", include_str!("../prompts/review.md")),
     ("grading", include_str!("../prompts/grading.md")),
     ("digest", include_str!("../prompts/digest.md")),
+    // Instructions for an assistant that teaches through Pathwise's MCP tools itself.
+    ("assistant_curriculum_planning", include_str!("../prompts/assistant_curriculum_planning.md")),
+    ("assistant_diagnostic", include_str!("../prompts/assistant_diagnostic.md")),
+    ("assistant_teaching", include_str!("../prompts/assistant_teaching.md")),
+    ("assistant_review", include_str!("../prompts/assistant_review.md")),
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

@@ -40,21 +40,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
-            let status = rejection.status();
-            if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                AppError::new(
-                    ErrorKind::TooLarge,
-                    "body_too_large",
-                    format!("body: larger than the {} byte limit", crate::MAX_BODY_BYTES),
-                )
-                .with_details(serde_json::json!({ "field": "body", "max_bytes": crate::MAX_BODY_BYTES }))
-            } else {
-                AppError::new(ErrorKind::BadRequest, "bad_body", format!("body: {}", rejection.body_text()))
-            }
-        })?;
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text"))?;
+        let text = body_text(request, state).await?;
         if text.trim().is_empty() {
             return Err(AppError::new(
                 ErrorKind::BadRequest,
@@ -63,12 +49,49 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             )
             .into());
         }
-        if !text.trim_start().starts_with('{') {
-            // serde would otherwise accept an array as a struct, field by position.
-            return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object").into());
-        }
-        Ok(JsonBody(pathwise_app::curriculum::parse_json(text)?))
+        parse_object(&text).map(JsonBody)
     }
+}
+
+/// A JSON body that may be left out: an empty body is `T::default()`.
+pub struct OptionalJsonBody<T>(pub T);
+
+impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let text = body_text(request, state).await?;
+        if text.trim().is_empty() {
+            return Ok(OptionalJsonBody(T::default()));
+        }
+        parse_object(&text).map(OptionalJsonBody)
+    }
+}
+
+async fn body_text(request: Request, state: &AppState) -> Result<String, ApiError> {
+    let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+        let status = rejection.status();
+        if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::new(
+                ErrorKind::TooLarge,
+                "body_too_large",
+                format!("body: larger than the {} byte limit", crate::MAX_BODY_BYTES),
+            )
+            .with_details(serde_json::json!({ "field": "body", "max_bytes": crate::MAX_BODY_BYTES }))
+        } else {
+            AppError::new(ErrorKind::BadRequest, "bad_body", format!("body: {}", rejection.body_text()))
+        }
+    })?;
+    String::from_utf8(bytes.to_vec())
+        .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text").into())
+}
+
+fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+    if !text.trim_start().starts_with('{') {
+        // serde would otherwise accept an array as a struct, field by position.
+        return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object").into());
+    }
+    Ok(pathwise_app::curriculum::parse_json(text)?)
 }
 
 /// Query-string parameters, with a clear error for a bad one.

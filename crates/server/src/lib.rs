@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod mcp;
 pub mod routes;
 
 use axum::http::StatusCode;
@@ -25,11 +26,25 @@ pub struct AppState {
     pub app: App,
     /// SHA-256 of the operator token, when one is configured.
     pub operator_token_hash: Option<Arc<str>>,
+    /// The `Host` names `/mcp` answers to.
+    pub mcp_allowed_hosts: Arc<[String]>,
 }
 
 impl AppState {
     pub fn new(app: App, operator_token: Option<&str>) -> Self {
-        AppState { app, operator_token_hash: operator_token.map(|t| pathwise_app::learners::hash_token(t).into()) }
+        AppState {
+            app,
+            operator_token_hash: operator_token.map(|t| pathwise_app::learners::hash_token(t).into()),
+            mcp_allowed_hosts: mcp::http::loopback_hosts().into(),
+        }
+    }
+
+    /// The same state answering MCP requests addressed to these hosts (loopback's otherwise).
+    pub fn with_mcp_allowed_hosts(mut self, hosts: Vec<String>) -> Self {
+        if !hosts.is_empty() {
+            self.mcp_allowed_hosts = hosts.into();
+        }
+        self
     }
 }
 
@@ -68,6 +83,7 @@ pub fn router(state: AppState) -> Router {
         .route("/flows/{id}/quiz", post(flows::quiz))
         .route("/flows/{id}/answer", post(flows::answer))
         .route("/flows/{id}/review", post(flows::review))
+        .route("/flows/{id}/advance", post(flows::advance))
         .route("/mind-maps/{id}/analytics", get(analytics::map_analytics))
         .route("/mind-maps/{id}/analytics/snapshot", post(analytics::snapshot))
         .route("/me/portfolio", get(analytics::portfolio))
@@ -80,6 +96,7 @@ pub fn router(state: AppState) -> Router {
         .route("/docs", get(docs::docs_page));
     Router::new()
         .nest("/api", api)
+        .merge(mcp::http::router(state.clone()))
         .route("/healthz", get(|| async { "ok" }))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

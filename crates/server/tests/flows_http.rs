@@ -162,6 +162,59 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     assert_eq!(jobs, json!([]), "an abandoned flow's map keeps no reviews");
 }
 
+fn caller_choice(concept: &str) -> Value {
+    json!({ "concept": concept, "text": format!("About {concept}?"), "kind": "choice",
+            "choices": ["right", "wrong"], "correct": 0 })
+}
+
+#[tokio::test]
+async fn a_caller_drives_a_flow_over_http_with_its_own_content_and_no_model_call() {
+    let s = start().await;
+    let (_, flow) = s.post("/api/flows", json!({ "topic": "Graphs" })).await;
+    let id = flow["id"].as_str().unwrap().to_string();
+    let labels = ["Vertices", "Edges", "Paths", "Trees", "Shortest paths"];
+    let inventory: Vec<Value> = labels.iter().map(|l| json!({ "label": l })).collect();
+    let (status, step) = s.post(&format!("/api/flows/{id}/diagnostic/start"), json!({ "inventory": inventory })).await;
+    assert_eq!(status, 200, "{step}");
+    assert_eq!((step["question"].clone(), step["next_concept"]["label"].as_str()), (Value::Null, Some("Paths")));
+    let probe = json!({ "answer": "right", "question": caller_choice("Paths") });
+    let (status, step) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), probe).await;
+    assert_eq!((status, step["grade"]["graded_by"].as_str()), (200, Some("exact")), "{step}");
+    s.post(&format!("/api/flows/{id}/diagnostic/complete"), json!({})).await;
+
+    let path = format!("/api/flows/{id}/advance");
+    let advance = |body: Value| s.post(&path, body);
+    let decomposition = json!({ "root": "Vertices", "nodes": [
+        { "label": "Vertices", "effort_minutes": 10 }, { "label": "Edges", "effort_minutes": 10 }],
+        "edges": [{ "parent": "Vertices", "child": "Edges" }] });
+    let (status, error) = advance(json!({ "step": "teach", "decomposition": decomposition })).await;
+    assert_eq!(status, 422, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("does not belong to the teach step"), "{error}");
+    let (status, error) = advance(json!({ "step": "leap" })).await;
+    assert_eq!(status, 400, "{error}");
+    let (status, planned) = advance(json!({ "step": "plan", "decomposition": decomposition })).await;
+    assert_eq!((status, planned["plan"]["node_count"].as_i64()), (200, Some(2)), "{planned}");
+    let (status, taught) = advance(json!({ "step": "teach", "caller_explains": true })).await;
+    assert_eq!((status, taught["explanation"].clone()), (200, Value::Null), "{taught}");
+    assert!(taught["context"].as_str().unwrap().contains("Vertices"), "{taught}");
+    let (status, asked) = advance(json!({ "step": "quiz", "question": caller_choice("Vertices") })).await;
+    assert_eq!((status, asked["flow"]["status"].as_str()), (200, Some("quizzing")), "{asked}");
+    assert!(asked["question"].get("correct").is_none(), "the key stays on the server: {asked}");
+    let (status, error) = advance(json!({ "step": "answer", "answer": "0", "quality": 5 })).await;
+    assert_eq!(status, 422, "{error}");
+    let (status, answered) = advance(json!({ "step": "answer", "answer": "0" })).await;
+    assert_eq!((status, answered["grade"]["quality"].as_i64()), (200, Some(4)), "{answered}");
+    assert!(s.fake.requests().is_empty(), "the model was never asked");
+
+    // The model's diagnostic still starts from an empty body.
+    let (_, other) = s.post("/api/flows", json!({ "topic": "Trees" })).await;
+    let concepts: Vec<Value> = labels.iter().map(|l| json!({ "label": l, "description": "d" })).collect();
+    s.fake.script([Script::json(json!({ "concepts": concepts })), question("Paths")]);
+    let path = format!("/api/flows/{}/diagnostic/start", other["id"].as_str().unwrap());
+    let (status, step) = s.call(reqwest::Method::POST, &s.token, &path, None).await;
+    assert_eq!((status, step["question"]["concept"].as_str()), (200, Some("Paths")), "{step}");
+}
+
 #[tokio::test]
 async fn the_openapi_document_lists_the_learning_loop() {
     let s = start().await;
@@ -177,6 +230,7 @@ async fn the_openapi_document_lists_the_learning_loop() {
         "/api/flows/{id}/quiz",
         "/api/flows/{id}/answer",
         "/api/flows/{id}/review",
+        "/api/flows/{id}/advance",
         "/api/mind-maps/{id}/analytics",
         "/api/me/portfolio",
         "/api/me/digest",
@@ -184,5 +238,8 @@ async fn the_openapi_document_lists_the_learning_loop() {
         "/api/jobs/runs",
     ] {
         assert!(doc["paths"].get(path).is_some(), "{path} missing from the OpenAPI document");
+    }
+    for schema in ["AdvanceFlow", "FlowStep", "StartDiagnostic", "RecordProbe", "NextConcept"] {
+        assert!(doc["components"]["schemas"].get(schema).is_some(), "{schema} missing from the OpenAPI schemas");
     }
 }

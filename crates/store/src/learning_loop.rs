@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::future::Future;
 use utoipa::ToSchema;
 
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct Job {
     pub id: JobId,
     pub kind: JobKind,
@@ -75,7 +75,7 @@ pub struct FinishedJob {
     pub finished_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct JobRun {
     pub job_id: JobId,
     pub kind: JobKind,
@@ -96,7 +96,7 @@ pub struct ReviewDue {
     pub nodes: Vec<(NodeId, Option<DateTime<Utc>>)>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct Snapshot {
     pub mind_map_id: MindMapId,
     #[serde(skip)]
@@ -108,7 +108,7 @@ pub struct Snapshot {
 }
 
 /// What a learner chose about their own learning.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct Preferences {
     /// Reviews a day at most; none for no limit.
     pub daily_review_cap: Option<u32>,

@@ -20,7 +20,7 @@ use super::{analytics, curriculum, flows, learners, maps, mastery, nodes};
         mastery::record, mastery::list, mastery::summary, mastery::struggles, mastery::map_reviews, mastery::all_reviews,
         flows::start, flows::list, flows::get, flows::abandon,
         flows::diagnostic_start, flows::diagnostic_answer, flows::diagnostic_complete,
-        flows::plan, flows::teach, flows::quiz, flows::answer, flows::review,
+        flows::plan, flows::teach, flows::quiz, flows::answer, flows::review, flows::advance,
         analytics::map_analytics, analytics::snapshot, analytics::portfolio, analytics::digest,
         analytics::jobs, analytics::runs,
     ),

@@ -1,17 +1,18 @@
 //! Teaching flows: start one for a topic, diagnose, plan, teach, quiz, answer, review,
-//! abandon. Each step answers 409 when the flow is not where the step needs it, 502 when
-//! the model fails (the flow is left as it was) and 503 when no model is configured.
+//! abandon, or take any step with the caller's own content (`advance`). Each step answers
+//! 409 when the flow is not where the step needs it, 502 when the model fails (the flow is
+//! left as it was) and 503 when the model is needed and none is configured.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{Auth, JsonBody, PathIds, QueryParams};
+use crate::extract::{Auth, JsonBody, OptionalJsonBody, PathIds, QueryParams};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use pathwise_app::diagnostics::DiagnosticStep;
+use pathwise_app::diagnostics::{DiagnosticStep, RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::paging::Paged;
-use pathwise_app::teaching::{AnswerInput, TeachingStep};
+use pathwise_app::teaching::{AdvanceFlow, AnswerInput, TeachingStep};
 use pathwise_domain::flow::Flow;
 use pathwise_domain::{FlowId, FlowStatus};
 use serde::Deserialize;
@@ -82,27 +83,41 @@ macro_rules! diagnostic_step {
 }
 
 diagnostic_step!(
-    /// Start the diagnostic of a pending flow: the model lists the topic's concepts, easiest
-    /// first, and asks about the median one.
-    diagnostic_start, "/api/flows/{id}/diagnostic/start", diagnostic_start
-);
-diagnostic_step!(
     /// End the diagnostic (early, too); its findings are kept for planning.
     diagnostic_complete, "/api/flows/{id}/diagnostic/complete", diagnostic_complete
 );
 
-/// Answer the waiting probe: graded (exactly for a choice), then the next probe, if any.
+/// Start the diagnostic of a pending flow. With no body (or no `inventory`), the model lists
+/// the topic's concepts, easiest first, and asks about the median one; with the caller's
+/// `inventory`, no model is asked and the caller writes the probes about `next_concept`.
+#[utoipa::path(post, path = "/api/flows/{id}/diagnostic/start", tag = "diagnostic", params(("id" = FlowId, Path)),
+    request_body = Option<StartDiagnostic>,
+    responses((status = 200, body = DiagnosticStep), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn diagnostic_start(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<FlowId>,
+    OptionalJsonBody(input): OptionalJsonBody<StartDiagnostic>,
+) -> ApiResult<Json<DiagnosticStep>> {
+    Ok(Json(s.app.diagnostic_begin(l.id, id, input).await?))
+}
+
+/// Answer a probe: the waiting one, or (when the caller wrote the inventory) the caller's
+/// own `question` about `next_concept`. Graded exactly for a choice, by the caller's
+/// `quality` or the model for free text; then the next probe, if any.
 #[utoipa::path(post, path = "/api/flows/{id}/diagnostic/answer", tag = "diagnostic", params(("id" = FlowId, Path)),
-    request_body = AnswerInput,
+    request_body = RecordProbe,
     responses((status = 200, body = DiagnosticStep), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody),
-        (status = 502, body = ErrorBody)), security(("bearer" = [])))]
+        (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn diagnostic_answer(
     State(s): State<AppState>,
     Auth(l): Auth,
     PathIds(id): PathIds<FlowId>,
-    JsonBody(input): JsonBody<AnswerInput>,
+    JsonBody(input): JsonBody<RecordProbe>,
 ) -> ApiResult<Json<DiagnosticStep>> {
-    Ok(Json(s.app.diagnostic_answer(l.id, id, input).await?))
+    Ok(Json(s.app.diagnostic_record_probe(l.id, id, input).await?))
 }
 
 macro_rules! teaching_step {
@@ -152,4 +167,22 @@ pub async fn answer(
     JsonBody(input): JsonBody<AnswerInput>,
 ) -> ApiResult<Json<TeachingStep>> {
     Ok(Json(s.app.flow_answer(l.id, id, input).await?))
+}
+
+/// Take one step of the flow (`plan`, `teach`, `quiz`, `answer` or `review`) with what the
+/// caller wrote for it: a decomposition, its own explanation (`caller_explains` returns the
+/// context), a question, a grade of a free-text answer. Whatever the caller leaves out,
+/// the model writes. Each step takes only its own fields; others are refused (422).
+#[utoipa::path(post, path = "/api/flows/{id}/advance", tag = "teaching", params(("id" = FlowId, Path)),
+    request_body = AdvanceFlow,
+    responses((status = 200, body = TeachingStep), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn advance(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<FlowId>,
+    JsonBody(input): JsonBody<AdvanceFlow>,
+) -> ApiResult<Json<TeachingStep>> {
+    Ok(Json(s.app.flow_advance(l.id, id, input).await?))
 }

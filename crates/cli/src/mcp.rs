@@ -1,0 +1,42 @@
+//! `pathwise mcp`: MCP over stdio for one learner, as an assistant starts it. Stdout carries
+//! the protocol only; logs go to stderr.
+
+use crate::config::{self, Settings};
+use anyhow::{Context, Result};
+use pathwise_app::App;
+use pathwise_server::mcp::PathwiseMcp;
+use rmcp::ServiceExt;
+
+pub async fn run(settings: &Settings, token: Option<&str>) -> Result<()> {
+    let llm = config::language_model(settings)?;
+    let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
+    let app = App::new(crate::open_store(settings).await?).with_llm(llm).with_notifiers(notifiers);
+    let learner = match token {
+        Some(token) => app.authenticate(token).await?,
+        None => crate::serve::local_learner(&app, settings).await?.learner,
+    };
+    tracing::info!(learner = %learner.id, "serving MCP on stdio");
+    // Answers move reviews; their jobs are re-planned here as `serve`'s scheduler would, so
+    // that a server running on the same database finds them.
+    let tick = std::time::Duration::from_millis(settings.scheduler_tick_ms.max(10));
+    let flusher = tokio::spawn(flush_review_jobs(app.clone(), tick));
+    let service = PathwiseMcp::for_learner(app.clone(), learner.id)
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("the MCP client did not start a session")?;
+    let ended = service.waiting().await;
+    flusher.abort();
+    app.flush_review_jobs().await?;
+    ended.context("the MCP session failed")?;
+    Ok(())
+}
+
+async fn flush_review_jobs(app: App, tick: std::time::Duration) {
+    let mut interval = tokio::time::interval(tick);
+    loop {
+        interval.tick().await;
+        if let Err(error) = app.flush_review_jobs().await {
+            tracing::warn!(%error, "re-planning review jobs failed");
+        }
+    }
+}

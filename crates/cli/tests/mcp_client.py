@@ -1,0 +1,114 @@
+"""Drives Pathwise's MCP server with the official Python SDK (`mcp` from PyPI), as another
+assistant would: lists tools, prompts and resources, runs a topic from start to a scheduled
+review with content the client writes itself, and checks that bad arguments are tool errors.
+
+    python mcp_client.py stdio PATHWISE_BINARY DATA_DIR
+    python mcp_client.py http URL TOKEN
+
+Prints one JSON object with what it saw; exits non-zero on the first failed expectation.
+"""
+
+import asyncio
+import json
+import sys
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+DECOMPOSITION = {
+    "root": "Sets",
+    "nodes": [
+        {"label": "Sets", "description": "Collections of distinct objects.", "effort_minutes": 20},
+        {"label": "Relations", "description": "Sets of ordered pairs.", "effort_minutes": 30},
+        {"label": "Functions", "description": "Relations with one output per input.", "effort_minutes": 30},
+    ],
+    "edges": [{"parent": "Sets", "child": "Relations"}, {"parent": "Relations", "child": "Functions"}],
+}
+
+
+def expect(condition, message):
+    if not condition:
+        print(json.dumps({"failed": message}))
+        sys.exit(1)
+
+
+async def call(client, name, arguments):
+    result = await client.call_tool(name, arguments)
+    text = " ".join(block.text for block in result.content if getattr(block, "text", None))
+    return result, text
+
+
+async def ok(client, name, arguments):
+    result, text = await call(client, name, arguments)
+    expect(not result.is_error, f"{name} failed: {text}")
+    return result.structured_content
+
+
+async def exercise(client):
+    seen = {}
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    seen["tools"] = sorted(tools)
+    expect(all(tool.input_schema.get("type") == "object" for tool in tools.values()), "an input schema is no object")
+    seen["prompts"] = sorted(p.name for p in (await client.list_prompts()).prompts)
+    prompt = await client.get_prompt("curriculum_planning", {"topic": "Discrete mathematics"})
+    seen["planning_prompt_mentions_decomposition"] = "decomposition" in prompt.messages[0].content.text
+
+    flow = await ok(client, "teaching_flow_start", {"topic": "Discrete mathematics"})
+    flow_id = flow["id"]
+    step = await ok(
+        client, "teaching_flow_advance", {"flow_id": flow_id, "step": "plan", "decomposition": DECOMPOSITION}
+    )
+    map_id = step["plan"]["mind_map_id"]
+    step = await ok(client, "teaching_flow_advance", {"flow_id": flow_id, "step": "teach", "caller_explains": True})
+    node = step["node"]
+    expect(node["label"] == "Sets", f"taught {node['label']} first")
+    expect("Sets" in step["context"], "the context block does not name the concept")
+    question = {"concept": "Sets", "text": "Which is a set?", "kind": "choice", "choices": ["{1, 2}", "1 + 2"], "correct": 0}
+    await ok(client, "teaching_flow_advance", {"flow_id": flow_id, "step": "quiz", "question": question})
+    # A choice is answered by its index, counted from 0 (or by its text).
+    step = await ok(client, "teaching_flow_advance", {"flow_id": flow_id, "step": "answer", "answer": "0"})
+    seen["graded"] = step["grade"]
+    expect(step["grade"]["correct"], f"the right choice was graded wrong: {step['grade']}")
+    reviewed = await ok(client, "mind_map_node_get", {"node_id": node["id"]})
+    expect(reviewed["next_review_at"] is not None, "no review was scheduled")
+    seen["next_review_at"] = reviewed["next_review_at"]
+    seen["flow_status"] = step["flow"]["status"]
+
+    resources = (await client.list_resources()).resources
+    seen["resources"] = sorted(str(r.uri) for r in resources)
+    templates = (await client.list_resource_templates()).resource_templates
+    seen["resource_templates"] = sorted(str(t.uri_template) for t in templates)
+    contents = (await client.read_resource(f"pathwise://mind-maps/{map_id}")).contents
+    seen["resource_nodes"] = len(json.loads(contents[0].text)["nodes"])
+
+    result, text = await call(
+        client,
+        "mastery_record_response",
+        {"node_id": node["id"], "mind_map_id": map_id, "question_text": "q", "quality": "five"},
+    )
+    expect(result.is_error, "a mistyped quality was accepted")
+    seen["mistyped_error"] = text
+    result, text = await call(client, "mind_map_edge_create", {"mind_map_id": map_id})
+    expect(result.is_error, "a missing argument was accepted")
+    seen["missing_error"] = text
+    result, text = await call(client, "no_such_tool", {})
+    expect(result.is_error, "an unknown tool was accepted")
+    seen["unknown_error"] = text
+    return seen
+
+
+async def main():
+    mode, target, extra = sys.argv[1], sys.argv[2], sys.argv[3]
+    if mode == "stdio":
+        server = StdioServerParameters(command=target, args=["--data-dir", extra, "mcp"])
+        async with Client(server) as client:
+            seen = await exercise(client)
+    else:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {extra}"}, timeout=30)
+        async with http, Client(streamable_http_client(target, http_client=http)) as client:
+            seen = await exercise(client)
+    print(json.dumps(seen))
+
+
+asyncio.run(main())

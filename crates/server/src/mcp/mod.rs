@@ -1,0 +1,166 @@
+//! The MCP front door (rmcp): the learning loop as tools, prompts and resources for an
+//! assistant, over stdio (`pathwise mcp`, one learner) and streamable HTTP (`/mcp` on
+//! `pathwise serve`, the learner of the bearer token). Like the HTTP routes, it parses,
+//! calls one application operation and serializes; the rules are the application's.
+
+mod args;
+pub mod http;
+pub mod prompts;
+mod registry;
+pub mod resources;
+pub mod tools;
+
+pub use registry::MAX_ARGUMENT_BYTES;
+
+use pathwise_app::{App, AppError, ErrorKind, Learner};
+use pathwise_domain::LearnerId;
+use registry::Registry;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::ServerHandler;
+use std::sync::{Arc, LazyLock};
+
+static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| Arc::new(Registry::new(tools::all())));
+
+const INSTRUCTIONS: &str = "Pathwise keeps a learner's concept maps, mastery and spaced-repetition schedule. \
+To teach a topic: teaching_flow_start, then the `diagnostic` and `teaching` prompts (or curriculum_generate \
+with your own decomposition, following the `curriculum_planning` prompt, and the `teaching` prompt on the map). \
+Record every answer (mastery_record_response or teaching_flow_advance) so that reviews get scheduled; run due \
+reviews with the `review` prompt. A refused call says what was wrong: fix the arguments and call again.";
+
+/// Who the calls act for.
+#[derive(Clone)]
+enum Identity {
+    /// One learner for the whole connection (stdio).
+    Fixed(LearnerId),
+    /// The learner the HTTP layer authenticated for each request.
+    PerRequest,
+}
+
+/// The MCP server: cheap to clone, one per connection or request.
+#[derive(Clone)]
+pub struct PathwiseMcp {
+    app: App,
+    identity: Identity,
+    registry: Arc<Registry>,
+}
+
+impl PathwiseMcp {
+    /// A server acting for one learner, as `pathwise mcp` on stdio does.
+    pub fn for_learner(app: App, learner: LearnerId) -> Self {
+        PathwiseMcp { app, identity: Identity::Fixed(learner), registry: REGISTRY.clone() }
+    }
+
+    /// A server acting for the learner each HTTP request was authenticated as.
+    pub fn per_request(app: App) -> Self {
+        PathwiseMcp { app, identity: Identity::PerRequest, registry: REGISTRY.clone() }
+    }
+
+    /// Every tool, for documentation and tests.
+    pub fn tools() -> Vec<Tool> {
+        REGISTRY.tools().to_vec()
+    }
+
+    fn learner(&self, context: &RequestContext<RoleServer>) -> Result<LearnerId, ErrorData> {
+        match &self.identity {
+            Identity::Fixed(learner) => Ok(*learner),
+            Identity::PerRequest => context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Learner>())
+                .map(|learner| learner.id)
+                // The HTTP layer refuses unauthenticated requests before they get here.
+                .ok_or_else(|| ErrorData::internal_error("no authenticated learner on this request", None)),
+        }
+    }
+}
+
+fn protocol_error(error: AppError) -> ErrorData {
+    match error.kind {
+        ErrorKind::NotFound => ErrorData::resource_not_found(error.message, None),
+        ErrorKind::Internal => {
+            tracing::error!(message = %error.message, "an MCP request failed");
+            ErrorData::internal_error("internal error; the server log has the details", None)
+        }
+        _ => ErrorData::invalid_params(error.message, None),
+    }
+}
+
+impl ServerHandler for PathwiseMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build())
+            .with_server_info(Implementation::new("pathwise", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.registry.tools().to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.registry.get(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let learner = self.learner(&context)?;
+        Ok(self.registry.call(self.app.clone(), learner, &request.name, request.arguments).await.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        prompts::get(&request.name, request.arguments)
+            .map(Into::into)
+            .map_err(|message| ErrorData::invalid_params(message, None))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let learner = self.learner(&context)?;
+        let resources = resources::list(&self.app, learner).await.map_err(protocol_error)?;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let learner = self.learner(&context)?;
+        let contents = resources::read(&self.app, learner, &request.uri).await.map_err(protocol_error)?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+}

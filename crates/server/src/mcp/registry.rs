@@ -1,0 +1,135 @@
+//! The tool table: each tool is a name, a description an assistant can act on, the JSON
+//! Schemas of its arguments and result, and one application operation. Every failure a
+//! caller can fix (a bad argument, a broken rule, an unknown id or tool) comes back as a
+//! tool error whose text says what was wrong and what is allowed; protocol errors are kept
+//! for what no call could fix.
+
+use super::args;
+use pathwise_app::{App, AppError};
+use pathwise_domain::LearnerId;
+use rmcp::handler::server::common::{schema_for_input, schema_for_output};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The largest arguments object a call may carry, serialized.
+pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
+
+type Outcome = Pin<Box<dyn Future<Output = Result<serde_json::Value, AppError>> + Send>>;
+type Handler = Arc<dyn Fn(App, LearnerId, Option<JsonObject>) -> Result<Outcome, String> + Send + Sync>;
+
+pub struct ToolSpec {
+    pub tool: Tool,
+    handler: Handler,
+}
+
+/// Whether a tool changes anything: assistants may call read-only tools without asking.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Reads,
+    Writes,
+}
+
+/// A tool running `run` on arguments parsed as `I`, answering with `O`.
+pub fn tool<I, O, F, Fut>(name: &'static str, description: &'static str, effect: Effect, run: F) -> ToolSpec
+where
+    I: DeserializeOwned + JsonSchema + Send + 'static,
+    O: Serialize + JsonSchema + 'static,
+    F: Fn(App, LearnerId, I) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<O, AppError>> + Send + 'static,
+{
+    let input_schema =
+        schema_for_input::<I>().unwrap_or_else(|e| panic!("the arguments of {name} are not an object: {e}"));
+    let mut tool = Tool::new(name, description, input_schema);
+    tool.output_schema = Some(schema_for_output::<O>());
+    tool.annotations = Some(ToolAnnotations::new().read_only(effect == Effect::Reads).open_world(false));
+    let run = Arc::new(run);
+    let handler: Handler = Arc::new(move |app, learner, arguments| {
+        let input: I = args::parse(arguments)?;
+        let run = run.clone();
+        Ok(Box::pin(async move {
+            let output = run(app, learner, input).await?;
+            serde_json::to_value(output).map_err(|e| AppError::internal(e.to_string()))
+        }))
+    });
+    ToolSpec { tool, handler }
+}
+
+/// Every tool, by name.
+pub struct Registry {
+    tools: Vec<Tool>,
+    by_name: HashMap<String, Handler>,
+}
+
+impl Registry {
+    pub fn new(specs: Vec<ToolSpec>) -> Self {
+        let mut by_name = HashMap::new();
+        let mut tools = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let previous = by_name.insert(spec.tool.name.to_string(), spec.handler);
+            assert!(previous.is_none(), "two tools named {}", spec.tool.name);
+            tools.push(spec.tool);
+        }
+        Registry { tools, by_name }
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Call a tool; every mistake of the caller's is a tool error, never a protocol error.
+    pub async fn call(
+        &self,
+        app: App,
+        learner: LearnerId,
+        name: &str,
+        arguments: Option<JsonObject>,
+    ) -> CallToolResult {
+        let Some(handler) = self.by_name.get(name) else {
+            let known: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
+            return failure(format!("unknown tool '{name}'; the tools are: {}", known.join(", ")));
+        };
+        let size = arguments.as_ref().map_or(0, |a| serde_json::to_vec(a).map_or(usize::MAX, |bytes| bytes.len()));
+        if size > MAX_ARGUMENT_BYTES {
+            return failure(format!(
+                "arguments: {size} bytes; a call's arguments may be at most {MAX_ARGUMENT_BYTES} bytes"
+            ));
+        }
+        let outcome = match handler(app, learner, arguments) {
+            Ok(outcome) => outcome,
+            Err(problem) => {
+                return failure(format!("{name}: bad arguments: {problem}; see the tool's inputSchema"));
+            }
+        };
+        match outcome.await {
+            Ok(value) => CallToolResult::structured(value),
+            Err(error) => failure(describe(&error)),
+        }
+    }
+}
+
+/// What an assistant reads to fix its call: the rule's message, and the facts the rule
+/// gives (the cycle's path, the limit) when there are any.
+fn describe(error: &AppError) -> String {
+    if error.kind == pathwise_app::ErrorKind::Internal {
+        tracing::error!(code = error.code, message = %error.message, "a tool call failed");
+        return "internal error; the server log has the details".into();
+    }
+    match &error.details {
+        serde_json::Value::Null => error.message.clone(),
+        details => format!("{} ({}: {details})", error.message, error.code),
+    }
+}
+
+fn failure(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}

@@ -1,0 +1,258 @@
+//! MCP over streamable HTTP end to end: a real server on 127.0.0.1, the official Rust SDK's
+//! client with a learner's bearer token, and the store checked after every refused call.
+//! On SQLite, and on PostgreSQL when `PATHWISE_TEST_DATABASE_URL` is set.
+
+mod support;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use support::*;
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect(t: &TestApp, token: &str) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", t.base)).auth_header(token);
+    ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("MCP client connects")
+}
+
+async fn call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    let arguments = arguments.as_object().cloned().expect("arguments are an object");
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: a protocol error instead of a result: {e}"))
+}
+
+/// A call that must succeed; its structured result.
+async fn ok(client: &Client, name: &str, arguments: Value) -> Value {
+    let result = call(client, name, arguments).await;
+    assert_eq!(result.is_error, Some(false), "{name} failed: {}", text(&result));
+    result.structured_content.unwrap_or_else(|| panic!("{name}: no structured content"))
+}
+
+/// A call that must be refused as a tool error naming every needle, writing nothing.
+async fn refused(t: &TestApp, client: &Client, name: &str, arguments: Value, needles: &[&str]) -> String {
+    let before = t.counts().await;
+    let result = call(client, name, arguments).await;
+    let message = text(&result);
+    assert_eq!(result.is_error, Some(true), "{name} was accepted: {message}");
+    for needle in needles {
+        assert!(message.contains(needle), "{name}: {message:?} does not mention {needle:?}");
+    }
+    assert_eq!(t.counts().await, before, "{name} was refused but changed the tables");
+    message
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join(" ")
+}
+
+fn chain_decomposition() -> Value {
+    json!({
+        "root": "Sets",
+        "nodes": [
+            { "label": "Sets", "description": "Collections of objects.", "effort_minutes": 20 },
+            { "label": "Relations", "effort_minutes": 30 },
+            { "label": "Functions", "effort_minutes": 30 },
+        ],
+        "edges": [{ "parent": "Sets", "child": "Relations" }, { "parent": "Relations", "child": "Functions" }],
+    })
+}
+
+async fn lists_tools_prompts_and_resources(t: &TestApp) {
+    let client = connect(t, &t.a).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for expected in [
+        "mind_map_create",
+        "mind_map_node_create",
+        "mind_map_edge_create",
+        "curriculum_generate",
+        "mastery_record_response",
+        "spaced_repetition_pending_reviews",
+        "diagnostic_record_probe",
+        "teaching_flow_advance",
+        "analytics_get_cross_topic",
+    ] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+    for tool in &tools {
+        assert!(tool.description.as_ref().is_some_and(|d| d.len() > 30), "{} has no useful description", tool.name);
+        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
+        assert!(tool.output_schema.is_some(), "{} has no output schema", tool.name);
+    }
+    let prompts = client.list_all_prompts().await.expect("prompts/list");
+    let mut prompt_names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    prompt_names.sort();
+    assert_eq!(prompt_names, ["curriculum_planning", "diagnostic", "review", "teaching"]);
+    let teaching = client
+        .get_prompt(
+            GetPromptRequestParams::new("teaching")
+                .with_arguments(json!({ "topic": "Set theory", "flow_id": "f-1" }).as_object().cloned().unwrap()),
+        )
+        .await
+        .expect("prompts/get");
+    let rendered = serde_json::to_value(&teaching.messages).unwrap().to_string();
+    assert!(rendered.contains("Set theory") && rendered.contains("teaching_flow_advance"), "{rendered}");
+
+    let summary =
+        ok(&client, "curriculum_generate", json!({ "topic": "Sets", "decomposition": chain_decomposition() })).await;
+    let map_id = summary["mind_map_id"].as_str().unwrap().to_string();
+    let resources = client.list_all_resources().await.expect("resources/list");
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert!(uris.contains(&"pathwise://mind-maps"), "{uris:?}");
+    assert!(uris.contains(&format!("pathwise://mind-maps/{map_id}").as_str()), "{uris:?}");
+    let templates = client.list_all_resource_templates().await.expect("resources/templates/list");
+    assert_eq!(templates[0].uri_template, "pathwise://mind-maps/{mind_map_id}");
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(format!("pathwise://mind-maps/{map_id}")))
+        .await
+        .expect("resources/read");
+    let body = serde_json::to_value(&read.contents[0]).unwrap();
+    let map: Value = serde_json::from_str(body["text"].as_str().unwrap()).unwrap();
+    assert_eq!(map["nodes"].as_array().unwrap().len(), 3);
+    assert_eq!(map["summary"]["total_nodes"], 3, "{map}");
+    // Another learner cannot read it.
+    let other = connect(t, &t.b).await;
+    let hidden = other.read_resource(ReadResourceRequestParams::new(format!("pathwise://mind-maps/{map_id}"))).await;
+    assert!(hidden.is_err(), "learner B read learner A's map");
+}
+
+async fn runs_a_topic_to_a_scheduled_review(t: &TestApp) {
+    let client = connect(t, &t.a).await;
+    let flow = ok(&client, "teaching_flow_start", json!({ "topic": "Discrete mathematics" })).await;
+    let flow_id = flow["id"].as_str().unwrap();
+    let step = ok(
+        &client,
+        "teaching_flow_advance",
+        json!({ "flow_id": flow_id, "step": "plan", "decomposition": chain_decomposition() }),
+    )
+    .await;
+    let map_id = step["plan"]["mind_map_id"].as_str().unwrap().to_string();
+    let step =
+        ok(&client, "teaching_flow_advance", json!({ "flow_id": flow_id, "step": "teach", "caller_explains": true }))
+            .await;
+    assert_eq!(step["node"]["label"], "Sets");
+    assert!(step["context"].as_str().is_some_and(|c| c.contains("Sets")), "{step}");
+    let node_id = step["node"]["id"].as_str().unwrap().to_string();
+    let question = json!({ "concept": "Sets", "text": "Which is a set?", "kind": "choice",
+                           "choices": ["{1, 2}", "1 + 2"], "correct": 0 });
+    ok(&client, "teaching_flow_advance", json!({ "flow_id": flow_id, "step": "quiz", "question": question })).await;
+    let step =
+        ok(&client, "teaching_flow_advance", json!({ "flow_id": flow_id, "step": "answer", "answer": "0" })).await;
+    assert_eq!(step["grade"]["correct"], true, "{step}");
+    let node = ok(&client, "mind_map_node_get", json!({ "node_id": node_id })).await;
+    assert!(node["next_review_at"].is_string(), "no review scheduled: {node}");
+
+    let cleanup = ok(&client, "spaced_repetition_schedule_cleanup", json!({ "mind_map_id": map_id })).await;
+    assert_eq!(cleanup["review_jobs"], 1, "{cleanup}");
+    let learner = t.app.authenticate(&t.a).await.unwrap().id;
+    let jobs = t.app.jobs(learner, None).await.unwrap();
+    assert!(jobs.iter().any(|j| j.kind == pathwise_domain::JobKind::Review), "no review job in {jobs:?}");
+    // Seen the same from the HTTP API: one state behind every door.
+    let via_http = t.get(&t.a, &format!("/api/nodes/{node_id}")).await.expect(200);
+    assert_eq!(via_http["next_review_at"], node["next_review_at"]);
+}
+
+async fn bad_calls_are_tool_errors_that_write_nothing(t: &TestApp) {
+    let client = connect(t, &t.a).await;
+    let map = ok(&client, "mind_map_create", json!({ "title": "Cycles" })).await;
+    let map_id = map["id"].as_str().unwrap().to_string();
+    let a = ok(&client, "mind_map_node_create", json!({ "mind_map_id": map_id, "label": "A" })).await;
+    let b = ok(
+        &client,
+        "mind_map_node_create",
+        json!({ "mind_map_id": map_id, "label": "B", "prerequisite_ids": [a["id"]] }),
+    )
+    .await;
+    let c = ok(
+        &client,
+        "mind_map_node_create",
+        json!({ "mind_map_id": map_id, "label": "C", "prerequisite_ids": [b["id"]] }),
+    )
+    .await;
+    let (a, c) = (a["id"].as_str().unwrap(), c["id"].as_str().unwrap());
+
+    refused(
+        t,
+        &client,
+        "mind_map_edge_create",
+        json!({ "mind_map_id": map_id, "parent_node_id": c, "child_node_id": a }),
+        &["cycle: C -> A -> B -> C"],
+    )
+    .await;
+    refused(
+        t,
+        &client,
+        "mind_map_edge_create",
+        json!({ "mind_map_id": map_id, "parent_node_id": c }),
+        &["child_node_id"],
+    )
+    .await;
+    refused(
+        t,
+        &client,
+        "mastery_record_response",
+        json!({ "node_id": a, "mind_map_id": map_id, "question_text": "q", "quality": "five" }),
+        &["quality"],
+    )
+    .await;
+    refused(
+        t,
+        &client,
+        "mastery_record_response",
+        json!({ "node_id": a, "mind_map_id": map_id, "question_text": "q", "quality": 9 }),
+        &["quality"],
+    )
+    .await;
+    refused(t, &client, "mind_map_create", json!({ "title": "x", "colour": "red" }), &["colour"]).await;
+    refused(t, &client, "mind_map_fly", json!({}), &["unknown tool", "mind_map_create"]).await;
+    refused(t, &client, "mind_map_get", json!({ "mind_map_id": "not-a-uuid" }), &["mind_map_id"]).await;
+    let huge = "x".repeat(300 * 1024);
+    refused(t, &client, "mind_map_create", json!({ "title": huge }), &["at most"]).await;
+
+    // Learner B sees none of learner A's ids.
+    let other = connect(t, &t.b).await;
+    refused(t, &other, "mind_map_get", json!({ "mind_map_id": map_id }), &["not found"]).await;
+    refused(t, &other, "mind_map_node_create", json!({ "mind_map_id": map_id, "label": "D" }), &["not found"]).await;
+    refused(t, &other, "mind_map_node_update", json!({ "node_id": a, "label": "Mine" }), &["not found"]).await;
+    let untouched = ok(&client, "mind_map_node_get", json!({ "node_id": a })).await;
+    assert_eq!(untouched["label"], "A");
+}
+
+async fn needs_a_learner_token_and_a_known_host(t: &TestApp) {
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } });
+    let post = |token: Option<&str>, host: Option<&str>| {
+        let mut request = t
+            .client
+            .post(format!("{}/mcp", t.base))
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(host) = host {
+            request = request.header("host", host);
+        }
+        request.send()
+    };
+    let anonymous = post(None, None).await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert!(anonymous.headers().contains_key("www-authenticate"));
+    assert_eq!(post(Some("not-a-token"), None).await.unwrap().status(), 401);
+    assert_eq!(post(Some(&t.a), None).await.unwrap().status(), 200);
+    let rebound = post(Some(&t.a), Some("evil.example")).await.unwrap();
+    assert!(rebound.status().is_client_error(), "a foreign Host was answered {}", rebound.status());
+}
+
+on_both_stores!(
+    lists_tools_prompts_and_resources,
+    runs_a_topic_to_a_scheduled_review,
+    bad_calls_are_tool_errors_that_write_nothing,
+    needs_a_learner_token_and_a_known_host
+);

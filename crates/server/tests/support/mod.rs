@@ -1,0 +1,261 @@
+//! The harness of the end-to-end tests: a real server on 127.0.0.1 over SQLite, or over
+//! PostgreSQL in a schema of its own when `PATHWISE_TEST_DATABASE_URL` is set, with two
+//! learners, and the application behind it for checking the tables.
+#![allow(dead_code)]
+
+use pathwise_app::{AnyStore, App};
+use pathwise_server::AppState;
+use pathwise_store::{PgStore, SqliteStore, Store};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+pub const OPERATOR_TOKEN: &str = "operator-secret";
+
+pub fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_else(|| panic!("{value} is not a string")).to_string()
+}
+
+// ---------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------
+
+/// A running server with two learners, and the application behind it.
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    /// Learner A's token.
+    pub a: String,
+    /// Learner B's token.
+    pub b: String,
+    pub app: App,
+    pub _store: StoreGuard,
+}
+
+/// Removes the test's database when the test ends, whether it passed or not.
+pub enum StoreGuard {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { url: String, schema: String },
+}
+
+impl Drop for StoreGuard {
+    fn drop(&mut self) {
+        if let StoreGuard::Postgres { url, schema } = self {
+            let (url, schema) = (url.clone(), schema.clone());
+            // The test's runtime is in the middle of shutting down; drop the schema from a
+            // runtime of its own. The server's idle connections hold no locks.
+            let dropped = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                runtime.block_on(async move {
+                    use sqlx::Connection;
+                    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to drop the schema");
+                    sqlx::query("SET lock_timeout = '10s'").execute(&mut admin).await.ok();
+                    sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+                        .execute(&mut admin)
+                        .await
+                        .expect("drop the test schema");
+                });
+            })
+            .join();
+            if dropped.is_err() && !std::thread::panicking() {
+                panic!("could not drop the test schema");
+            }
+        }
+    }
+}
+
+/// Start a server for `app` on 127.0.0.1 and return its base URL. It runs until the test's
+/// runtime ends.
+pub async fn spawn_server(app: App, operator_token: Option<&str>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let address = listener.local_addr().expect("local address");
+    let state = AppState::new(app, operator_token);
+    tokio::spawn(async move {
+        pathwise_server::serve(listener, state, std::future::pending()).await.expect("server");
+    });
+    format!("http://{address}")
+}
+
+pub async fn spawn_with(store: AnyStore, guard: StoreGuard) -> TestApp {
+    let app = App::new(store);
+    let a = app.create_learner("Ada").await.expect("learner A").token;
+    let b = app.create_learner("Bob").await.expect("learner B").token;
+    let base = spawn_server(app.clone(), Some(OPERATOR_TOKEN)).await;
+    TestApp { base, client: reqwest::Client::new(), a, b, app, _store: guard }
+}
+
+/// A server over SQLite in a temporary directory.
+pub async fn spawn_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.expect("sqlite store");
+    spawn_with(AnyStore::Sqlite(store), StoreGuard::Sqlite(dir)).await
+}
+
+/// A server over PostgreSQL in a fresh schema, or `None` without a test database.
+pub async fn spawn_app_on_postgres() -> Option<TestApp> {
+    use sqlx::postgres::PgConnectOptions;
+    use sqlx::Connection;
+    let url = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty())?;
+    let schema = format!("pwt_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to PATHWISE_TEST_DATABASE_URL");
+    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.expect("create schema");
+    admin.close().await.ok();
+    // From here on the guard drops the schema, even if opening the store fails.
+    let guard = StoreGuard::Postgres { url: url.clone(), schema: schema.clone() };
+    let options: PgConnectOptions = url.parse().expect("PostgreSQL URL");
+    let store =
+        PgStore::connect_with(options.options([("search_path", schema.as_str())]), 4).await.expect("postgres store");
+    Some(spawn_with(AnyStore::Postgres(store), guard).await)
+}
+
+pub enum Body {
+    Empty,
+    Json(Value),
+    Raw(String),
+}
+
+/// One answer, read in full.
+pub struct Reply {
+    pub what: String,
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+    pub json: Value,
+}
+
+impl Reply {
+    /// Assert a success status and return the JSON body.
+    #[track_caller]
+    pub fn expect(&self, status: u16) -> Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "{}: expected {status}, got {}: {}",
+            self.what,
+            self.status,
+            self.text
+        );
+        self.json.clone()
+    }
+
+    /// Assert an error: its status, the `{"error": {"code", "message", "details"}}` shape, the
+    /// code, and that the message contains every one of `needles`. Returns the error object.
+    #[track_caller]
+    pub fn expect_error(&self, status: u16, code: &str, needles: &[&str]) -> Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "{}: expected {status}, got {}: {}",
+            self.what,
+            self.status,
+            self.text
+        );
+        let content_type = self.headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+        assert!(content_type.starts_with("application/json"), "{}: error is not JSON ({content_type})", self.what);
+        let error = &self.json["error"];
+        assert!(error.is_object(), "{}: no error object in {}", self.what, self.text);
+        assert_eq!(error["code"], code, "{}: wrong error code in {}", self.what, self.text);
+        let message = error["message"].as_str().unwrap_or_else(|| panic!("{}: no message in {}", self.what, self.text));
+        assert!(error.get("details").is_some(), "{}: no details in {}", self.what, self.text);
+        for needle in needles {
+            assert!(message.contains(needle), "{}: message {message:?} does not mention {needle:?}", self.what);
+        }
+        error.clone()
+    }
+}
+
+impl TestApp {
+    pub async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Body) -> Reply {
+        let what = format!("{method} {path}");
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request = match body {
+            Body::Empty => request,
+            Body::Json(value) => request.json(&value),
+            Body::Raw(text) => request.header("content-type", "application/json").body(text),
+        };
+        let response = request.send().await.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap_or_else(|e| panic!("{what}: reading the body: {e}"));
+        assert!(!status.is_server_error(), "{what} answered {status}: {text}");
+        let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply { what, status, headers, text, json }
+    }
+
+    pub async fn get(&self, token: &str, path: &str) -> Reply {
+        self.call(Method::GET, path, Some(token), Body::Empty).await
+    }
+
+    pub async fn post(&self, token: &str, path: &str, body: Value) -> Reply {
+        self.call(Method::POST, path, Some(token), Body::Json(body)).await
+    }
+
+    pub async fn patch(&self, token: &str, path: &str, body: Value) -> Reply {
+        self.call(Method::PATCH, path, Some(token), Body::Json(body)).await
+    }
+
+    pub async fn delete(&self, token: &str, path: &str) -> Reply {
+        self.call(Method::DELETE, path, Some(token), Body::Empty).await
+    }
+
+    pub async fn counts(&self) -> Vec<(String, i64)> {
+        self.app.store().table_counts().await.expect("table counts")
+    }
+
+    /// A write that must be refused: checks the error and that no table changed.
+    pub async fn refused(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Body,
+        (status, code): (u16, &str),
+        needles: &[&str],
+    ) -> Value {
+        let before = self.counts().await;
+        let reply = self.call(method, path, token, body).await;
+        let error = reply.expect_error(status, code, needles);
+        assert_eq!(self.counts().await, before, "{} was refused but changed the tables", reply.what);
+        error
+    }
+
+    /// Plan a new active map from a decomposition; returns the plan summary.
+    pub async fn generate(&self, token: &str, topic: &str, decomposition: Value) -> Value {
+        self.post(token, "/api/curriculum/generate", json!({ "topic": topic, "decomposition": decomposition }))
+            .await
+            .expect(201)
+    }
+
+    /// Node ids of a map by label.
+    pub async fn ids(&self, token: &str, map: &str) -> HashMap<String, String> {
+        let agg = self.get(token, &format!("/api/mind-maps/{map}")).await.expect(200);
+        agg["nodes"].as_array().unwrap().iter().map(|n| (text(&n["label"]), text(&n["id"]))).collect()
+    }
+}
+
+/// Run a scenario on SQLite, and on PostgreSQL when a test database is configured.
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($scenario:ident),* $(,)?) => {
+        mod on_sqlite {
+            $(
+                #[tokio::test]
+                async fn $scenario() {
+                    super::$scenario(&super::spawn_app().await).await;
+                }
+            )*
+        }
+        mod on_postgres {
+            $(
+                #[tokio::test]
+                async fn $scenario() {
+                    let Some(t) = super::spawn_app_on_postgres().await else { return };
+                    super::$scenario(&t).await;
+                }
+            )*
+        }
+    };
+}
