@@ -55,7 +55,7 @@ impl FlowStep {
 #[serde(deny_unknown_fields)]
 pub struct AdvanceFlow {
     pub step: FlowStep,
-    /// answer: the learner's answer (a choice's index "1" or its text, or free text).
+    /// answer: the learner's answer (for a choice question the index of the choice, counted from 0, or its text; or free text).
     #[serde(default)]
     pub answer: Option<String>,
     /// plan: the concept graph, when the caller decomposes the topic itself.

@@ -39,7 +39,7 @@ pub struct StartDiagnostic {
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordProbe {
-    /// A choice's index (`"1"`) or its text, or free text.
+    /// For a choice question the index of the choice, counted from 0 (`"0"`), or its text; or free text.
     pub answer: String,
     /// The probe the caller asked, about the step's `next_concept`; only when no probe is
     /// waiting (the caller wrote the inventory).

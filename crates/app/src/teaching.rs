@@ -34,7 +34,7 @@ const RECENT_RESPONSES: i64 = 8;
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerInput {
-    /// For a choice question, the choice's index (`"1"`) or its text.
+    /// For a choice question the index of the choice, counted from 0 (`"0"`), or its text.
     pub answer: String,
 }
 

@@ -130,13 +130,16 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         http_record(app, 32, 40_000 / scale).await?;
     }
     if wanted("mcp_record_response") {
-        if sqlite {
-            let app = sqlite_app(dir.path(), "mcp").await?;
-            crate::bench_mcp::record_responses(app, 16, 20_000 / scale).await?;
+        use crate::bench_mcp::{record_responses as mcp_record, Connections};
+        // Clients that keep their connection, then rmcp's default client, which opens one per
+        // call; the latter's cost is the same whatever the store, so it runs on SQLite only.
+        for connections in [Connections::KeptAlive, Connections::PerCall].into_iter().filter(|_| sqlite) {
+            let app = sqlite_app(dir.path(), &format!("mcp-{connections:?}")).await?;
+            mcp_record(app, 16, 20_000 / scale, connections).await?;
         }
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
-            let outcome = crate::bench_mcp::record_responses(app.clone(), 16, 20_000 / scale).await;
+            let outcome = mcp_record(app.clone(), 16, 20_000 / scale, Connections::KeptAlive).await;
             schema.drop(app).await?;
             outcome?;
         }

@@ -3,6 +3,11 @@
 //! client is an rmcp client of its own (protocol 2026-07-28, `server/discover`, no session),
 //! with its learner's bearer token, making one call after another. A call that fails or
 //! comes back as a tool error counts as an error, and a run with errors fails.
+//!
+//! rmcp's own HTTP client keeps no idle connections (`pool_max_idle_per_host(0)`, against
+//! stalls on bodies left unread), so each of its calls opens a TCP connection. The
+//! benchmark measures the server with clients that keep their connection, as the HTTP
+//! benchmark's do, and, on SQLite, also with rmcp's default client.
 
 use crate::bench::{learner_with_map, response, Stats};
 use anyhow::{Context, Result};
@@ -18,9 +23,37 @@ use std::time::Instant;
 /// The SQLite target, in calls a second.
 const TARGET_PER_SEC: f64 = 1_000.0;
 
+/// How each client's HTTP connections are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connections {
+    /// One connection per client, kept alive between calls (a pooled reqwest client).
+    KeptAlive,
+    /// rmcp's default client: a new connection for every call.
+    PerCall,
+}
+
+impl Connections {
+    fn label(self) -> &'static str {
+        match self {
+            Connections::KeptAlive => "kept alive",
+            Connections::PerCall => "one per call (rmcp's default client)",
+        }
+    }
+
+    fn transport(self, url: &str, token: String) -> Result<StreamableHttpClientTransport<rmcp_reqwest::Client>> {
+        let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+        Ok(match self {
+            Connections::PerCall => StreamableHttpClientTransport::from_config(config),
+            Connections::KeptAlive => {
+                StreamableHttpClientTransport::with_client(rmcp_reqwest::Client::builder().build()?, config)
+            }
+        })
+    }
+}
+
 /// `clients` MCP clients, each its own learner with a planned 30-node map, make `total`
 /// calls between them.
-pub async fn record_responses(app: App, clients: usize, total: usize) -> Result<()> {
+pub async fn record_responses(app: App, clients: usize, total: usize, connections: Connections) -> Result<()> {
     let mut setups = Vec::new();
     for _ in 0..clients {
         setups.push(learner_with_map(&app).await?);
@@ -36,12 +69,9 @@ pub async fn record_responses(app: App, clients: usize, total: usize) -> Result<
     // Connect every client before the clock starts: discovery is once per client.
     let mut connected = Vec::with_capacity(clients);
     for (_, map, nodes, token) in setups {
-        let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(url.as_str()).auth_header(token),
-        );
         let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
         let client = ClientConfig::default()
-            .serve_with_lifecycle(transport, lifecycle)
+            .serve_with_lifecycle(connections.transport(&url, token)?, lifecycle)
             .await
             .context("an MCP client could not discover the server")?;
         connected.push((client, map, nodes));
@@ -81,7 +111,9 @@ pub async fn record_responses(app: App, clients: usize, total: usize) -> Result<
     server.await??;
 
     let calls_per_sec = latencies.len() as f64 / elapsed.as_secs_f64();
-    let mut extra = json!({ "clients": clients, "errors": errors.len(), "protocol": "2026-07-28" });
+    let mut extra = json!({
+        "clients": clients, "connections": connections.label(), "errors": errors.len(), "protocol": "2026-07-28",
+    });
     if engine == "sqlite" {
         let met = errors.is_empty() && calls_per_sec >= TARGET_PER_SEC;
         extra["target"] = json!(">= 1,000 calls/s");
@@ -90,7 +122,8 @@ pub async fn record_responses(app: App, clients: usize, total: usize) -> Result<
     let stats = Stats { ops: latencies.len(), concurrency: clients, elapsed, latencies };
     stats.print("mcp_record_response", engine, extra);
     if let Some(first) = errors.first() {
-        anyhow::bail!("mcp_record_response: {} of {} calls failed; the first: {first}", errors.len(), per_client * clients);
+        let calls = per_client * clients;
+        anyhow::bail!("mcp_record_response: {} of {calls} calls failed; the first: {first}", errors.len());
     }
     Ok(())
 }

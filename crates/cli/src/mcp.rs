@@ -24,11 +24,15 @@ pub async fn run(settings: &Settings, token: Option<&str>) -> Result<()> {
         .serve(rmcp::transport::stdio())
         .await
         .context("the MCP client did not start a session")?;
-    let ended = service.waiting().await;
+    // A client that stops the server sends SIGTERM after closing stdin; either way the
+    // reviews recorded since the last tick get their jobs before the process ends.
+    let ended = tokio::select! {
+        ended = service.waiting() => ended.map(|_| ()).context("the MCP session failed"),
+        _ = crate::serve::shutdown_signal() => Ok(()),
+    };
     flusher.abort();
     app.flush_review_jobs().await?;
-    ended.context("the MCP session failed")?;
-    Ok(())
+    ended
 }
 
 async fn flush_review_jobs(app: App, tick: std::time::Duration) {

@@ -29,6 +29,15 @@ pub struct Overrides<'a> {
     pub serve: &'a ServeFlags,
 }
 
+/// A banner line. Whoever started the server may stop reading its output (a pipe closed
+/// after the first lines); that must not stop the server, as `println!` would.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 const LOCAL_TOKEN_FILE: &str = "local-token";
 
 /// The local learner and a working token for it, kept in the data directory so that every
@@ -74,24 +83,24 @@ pub async fn run(settings: Settings) -> Result<()> {
         .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
     let address = listener.local_addr()?;
     let base = format!("http://{address}");
-    println!("{} is listening on {base} ({} database)", settings.name, pathwise_app::Store::engine(app.store()));
+    say!("{} is listening on {base} ({} database)", settings.name, pathwise_app::Store::engine(app.store()));
     if loopback {
         let local = local_learner(&app, &settings).await?;
-        println!("Local learner token: {}", local.token);
-        println!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token);
+        say!("Local learner token: {}", local.token);
+        say!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token);
     } else {
-        println!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
+        say!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
     }
-    println!("Language model: {}", app.llm().describe());
-    println!("API reference: {base}/api/docs");
+    say!("Language model: {}", app.llm().describe());
+    say!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH);
+    say!("API reference: {base}/api/docs");
     if settings.scheduler_enabled {
         let worker = settings.worker_name.clone().unwrap_or_else(default_worker_name);
-        println!("Scheduler: running due jobs as {worker}");
+        say!("Scheduler: running due jobs as {worker}");
         let options = WorkerOptions::new(worker);
         let tick = std::time::Duration::from_millis(settings.scheduler_tick_ms.max(10));
         tokio::spawn(run_scheduler(app.clone(), options, tick, std::future::pending()));
     }
-    println!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH);
     let state = AppState::new(app, settings.operator_token.as_deref())
         .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone());
     pathwise_server::serve(listener, state, shutdown_signal()).await?;
@@ -104,7 +113,7 @@ fn default_worker_name() -> String {
     format!("{host}-{}", std::process::id())
 }
 
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         tokio::signal::ctrl_c().await.ok();
     };

@@ -2,10 +2,14 @@
 //! `create-learner` and `bench`, each in a temporary directory of its own. Every server a
 //! test starts is killed when the test ends, whether it passed or not.
 
+mod common;
+
+use common::{drain, ChildGuard};
+
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -35,35 +39,6 @@ fn pathwise(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     }
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command
-}
-
-/// Kills the child when dropped, so that no test leaves a server behind.
-struct ChildGuard(Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-        }
-        let _ = self.0.wait();
-    }
-}
-
-/// Collect a pipe on a thread of its own, so that the child never blocks on a full pipe.
-/// Returns what has been read so far, and the thread, which ends when the pipe closes.
-fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
-    let collected = Arc::new(Mutex::new(String::new()));
-    let sink = collected.clone();
-    let reader = std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buffer) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n]));
-        }
-    });
-    (collected, reader)
 }
 
 struct Finished {

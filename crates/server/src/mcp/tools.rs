@@ -330,8 +330,8 @@ fn learning() -> Vec<ToolSpec> {
         tool(
             "analytics_get_snapshot",
             "A map's latest analytics snapshot (mastery, retention, velocity, struggles); refresh: true \
-             computes today's first.",
-            Reads,
+             computes and stores today's first.",
+            Writes,
             |app, l, a: With<MapArg, SnapshotQuery>| async move {
                 if a.input.refresh {
                     app.snapshot_map(l, a.id).await?;

@@ -1,0 +1,73 @@
+//! What the binary's tests share: the tool list the MCP server must offer, and running
+//! child processes without leaving any behind.
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::process::Child;
+use std::sync::{Arc, Mutex};
+
+/// Every tool, named as the specifications name the operations.
+pub const TOOLS: &[&str] = &[
+    "mind_map_create",
+    "mind_map_get",
+    "mind_map_list",
+    "mind_map_update_status",
+    "mind_map_node_create",
+    "mind_map_node_get",
+    "mind_map_node_list",
+    "mind_map_node_update",
+    "mind_map_edge_create",
+    "mind_map_edge_delete",
+    "mind_map_frontier",
+    "mind_map_subtree",
+    "curriculum_generate",
+    "curriculum_replan",
+    "curriculum_next_node",
+    "mastery_record_response",
+    "mastery_get_node_history",
+    "mastery_get_map_summary",
+    "mastery_detect_struggles",
+    "spaced_repetition_record_response",
+    "spaced_repetition_pending_reviews",
+    "spaced_repetition_schedule_cleanup",
+    "analytics_get_snapshot",
+    "analytics_get_trend",
+    "analytics_get_cross_topic",
+    "teaching_flow_start",
+    "teaching_flow_get",
+    "teaching_flow_advance",
+    "teaching_flow_abandon",
+    "teaching_flow_list",
+    "diagnostic_start",
+    "diagnostic_record_probe",
+    "diagnostic_complete",
+];
+
+/// Kills the child when dropped, so that no test leaves a server behind.
+pub struct ChildGuard(pub Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+        }
+        let _ = self.0.wait();
+    }
+}
+
+/// Collect a pipe on a thread of its own, so that the child never blocks on a full pipe.
+/// Returns what has been read so far, and the thread, which ends when the pipe closes.
+pub fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
+    let collected = Arc::new(Mutex::new(String::new()));
+    let sink = collected.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n]));
+        }
+    });
+    (collected, reader)
+}

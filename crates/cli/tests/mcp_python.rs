@@ -1,0 +1,188 @@
+//! Pathwise's MCP server as another SDK sees it: `mcp_client.py` (the official Python SDK,
+//! `mcp` from PyPI) over stdio against `pathwise mcp` and over streamable HTTP against
+//! `pathwise serve`'s `/mcp`. The Python is `PATHWISE_MCP_PYTHON` (a venv's python with
+//! `mcp` installed; `scripts/test` prepares one); without it these tests say so and pass.
+
+mod common;
+
+use common::{drain, ChildGuard, TOOLS};
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
+/// Generous: the first start of a debug build migrates a fresh database.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+const RUN_TIMEOUT: Duration = Duration::from_secs(240);
+
+// ---------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------
+
+/// The Python to run the client with, or none (with a note) when it is not configured.
+fn python() -> Option<PathBuf> {
+    match std::env::var_os("PATHWISE_MCP_PYTHON").filter(|p| !p.is_empty()) {
+        Some(python) => Some(PathBuf::from(python)),
+        None => {
+            eprintln!(
+                "PATHWISE_MCP_PYTHON is not set; skipping the Python SDK client test \
+                 (scripts/test prepares a venv with `mcp` and sets it)"
+            );
+            None
+        }
+    }
+}
+
+fn client_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("mcp_client.py")
+}
+
+/// A command run in `dir` (so that no `./pathwise.toml` of the caller's is read) with none
+/// of the caller's `PATHWISE_*` variables.
+fn command(program: &Path, dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(program);
+    command.args(args).current_dir(dir);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command
+}
+
+/// Run the Python client to its end; what it printed, after checking it succeeded.
+fn run_client(python: &Path, dir: &Path, args: &[&str], server_log: impl Fn() -> String) -> Value {
+    let script = client_script();
+    let mut all = vec![script.to_str().expect("a UTF-8 path")];
+    all.extend_from_slice(args);
+    let mut child = ChildGuard(command(python, dir, &all).spawn().expect("start the Python client"));
+    let (stdout, stdout_reader) = drain(child.0.stdout.take().unwrap());
+    let (stderr, stderr_reader) = drain(child.0.stderr.take().unwrap());
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "mcp_client.py {args:?} did not finish in {RUN_TIMEOUT:?}\nstdout: {}\nstderr: {}\nserver log: {}",
+            stdout.lock().unwrap(),
+            stderr.lock().unwrap(),
+            server_log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    stdout_reader.join().expect("stdout reader");
+    stderr_reader.join().expect("stderr reader");
+    let (stdout, stderr) = (stdout.lock().unwrap().clone(), stderr.lock().unwrap().clone());
+    assert!(
+        status.success(),
+        "mcp_client.py {args:?}: exit {status}\nstdout: {stdout}\nstderr: {stderr}\nserver log: {}",
+        server_log()
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("mcp_client.py printed no JSON ({e}): {stdout}"))
+}
+
+/// What the client saw, as both transports must show it.
+#[track_caller]
+fn check(seen: &Value) {
+    let tools: Vec<&str> = seen["tools"].as_array().expect("tools").iter().map(|t| t.as_str().unwrap()).collect();
+    let mut expected = TOOLS.to_vec();
+    expected.sort_unstable();
+    assert_eq!(tools, expected, "{seen}");
+    assert_eq!(seen["prompts"], serde_json::json!(["curriculum_planning", "diagnostic", "review", "teaching"]));
+    assert_eq!(seen["planning_prompt_mentions_decomposition"], true, "{seen}");
+
+    let resources: Vec<&str> =
+        seen["resources"].as_array().expect("resources").iter().filter_map(Value::as_str).collect();
+    assert_eq!(resources.len(), 2, "{seen}");
+    assert_eq!(resources[0], "pathwise://mind-maps", "{seen}");
+    assert!(resources[1].starts_with("pathwise://mind-maps/"), "{seen}");
+    assert_eq!(seen["resource_templates"], serde_json::json!(["pathwise://mind-maps/{mind_map_id}"]), "{seen}");
+    assert_eq!(seen["resource_nodes"], 3, "{seen}");
+
+    assert_eq!(seen["graded"]["correct"], true, "{seen}");
+    assert_eq!(seen["graded"]["graded_by"], "exact", "{seen}");
+    assert!(seen["next_review_at"].is_string(), "no review scheduled: {seen}");
+
+    let mistyped = seen["mistyped_error"].as_str().unwrap_or_default();
+    assert!(mistyped.contains("quality") && mistyped.contains("five"), "{mistyped}");
+    let missing = seen["missing_error"].as_str().unwrap_or_default();
+    assert!(missing.contains("parent_node_id"), "{missing}");
+    let unknown = seen["unknown_error"].as_str().unwrap_or_default();
+    assert!(unknown.contains("no_such_tool") && unknown.contains("mind_map_create"), "{unknown}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn the_python_sdk_drives_pathwise_mcp_over_stdio() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let data = data.to_str().expect("a UTF-8 temp path");
+    let seen = run_client(&python, tmp.path(), &["stdio", BIN, data], String::new);
+    check(&seen);
+}
+
+#[test]
+fn the_python_sdk_drives_pathwise_serve_over_streamable_http() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let data = data.to_str().expect("a UTF-8 temp path");
+    let args = ["--data-dir", data, "serve", "--port", "0"];
+    let mut server = ChildGuard(command(Path::new(BIN), tmp.path(), &args).spawn().expect("start pathwise serve"));
+    let (server_log, _) = drain(server.0.stderr.take().unwrap());
+    let (lines_tx, lines) = mpsc::channel();
+    let stdout = server.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // The banner, up to the line naming the MCP endpoint.
+    let deadline = Instant::now() + START_TIMEOUT;
+    let mut banner = Vec::new();
+    let endpoint = loop {
+        match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(line) => {
+                let endpoint = line.strip_prefix("MCP (streamable HTTP): ").map(|u| u.trim().to_string());
+                banner.push(line);
+                if let Some(endpoint) = endpoint {
+                    break endpoint;
+                }
+            }
+            Err(_) => panic!(
+                "pathwise serve printed no MCP endpoint in time\nstdout: {}\nstderr: {}",
+                banner.join("\n"),
+                server_log.lock().unwrap()
+            ),
+        }
+    };
+    let base = banner
+        .iter()
+        .find_map(|l| l.split_once(" is listening on ").map(|(_, rest)| rest.split(' ').next().unwrap().to_string()))
+        .unwrap_or_else(|| panic!("no listening line in {banner:?}"));
+    let token = banner
+        .iter()
+        .find_map(|l| l.strip_prefix("Local learner token: "))
+        .map(|t| t.trim().to_string())
+        .unwrap_or_else(|| panic!("no local token in {banner:?}"));
+    assert_eq!(endpoint, format!("{base}/mcp"), "{banner:?}");
+
+    let seen = run_client(&python, tmp.path(), &["http", &endpoint, &token], || server_log.lock().unwrap().clone());
+    check(&seen);
+    drop(server);
+}
