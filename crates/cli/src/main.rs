@@ -108,7 +108,7 @@ struct StoreOverrides<'a>(&'a StoreFlags);
 async fn main() {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("PATHWISE_LOG")
-        .unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,info".into());
+        .unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,rmcp=warn,info".into());
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
     if let Err(error) = run(cli).await {
