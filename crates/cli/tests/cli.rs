@@ -4,13 +4,11 @@
 
 mod common;
 
-use common::{drain, ChildGuard};
+use common::{drain, lines, ChildGuard};
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -102,16 +100,7 @@ impl Server {
         all.extend_from_slice(args);
         let mut child = ChildGuard(pathwise(dir, &all, env).spawn().expect("start pathwise serve"));
         let (stderr, _) = drain(child.0.stderr.take().unwrap());
-        let (lines_tx, lines) = mpsc::channel();
-        let stdout = child.0.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = lines(&mut child.0);
         let deadline = Instant::now() + START_TIMEOUT;
         let mut banner = Vec::new();
         loop {

@@ -5,13 +5,11 @@
 
 mod common;
 
-use common::{drain, ChildGuard, TOOLS};
+use common::{drain, lines, ChildGuard, TOOLS};
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
@@ -142,16 +140,7 @@ fn the_python_sdk_drives_pathwise_serve_over_streamable_http() {
     let args = ["--data-dir", data, "serve", "--port", "0"];
     let mut server = ChildGuard(command(Path::new(BIN), tmp.path(), &args).spawn().expect("start pathwise serve"));
     let (server_log, _) = drain(server.0.stderr.take().unwrap());
-    let (lines_tx, lines) = mpsc::channel();
-    let stdout = server.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let lines = lines(&mut server.0);
     // The banner, up to the line naming the MCP endpoint.
     let deadline = Instant::now() + START_TIMEOUT;
     let mut banner = Vec::new();

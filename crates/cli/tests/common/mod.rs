@@ -2,9 +2,9 @@
 //! child processes without leaving any behind.
 #![allow(dead_code)]
 
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::process::Child;
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 
 /// Every tool, named as the specifications name the operations.
 pub const TOOLS: &[&str] = &[
@@ -70,4 +70,19 @@ pub fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<String>>, std::
         }
     });
     (collected, reader)
+}
+
+/// The child's stdout, line by line, read on a thread of its own.
+pub fn lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let (lines_tx, lines) = mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout is piped");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
