@@ -68,3 +68,7 @@ id_type!(
     /// A scheduled job: a review, a batch of reviews, or a recurring task.
     JobId
 );
+id_type!(
+    /// A proactive session (thought, learning, evaluation or survey) and its conversation.
+    SessionId
+);

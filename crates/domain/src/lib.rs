@@ -17,9 +17,13 @@ pub mod mastery;
 pub mod model;
 pub mod question;
 pub mod review_jobs;
+pub mod session;
 pub mod srs;
 pub mod status;
 
 pub use error::DomainError;
-pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId};
-pub use status::{EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SrsScheduler};
+pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId};
+pub use status::{
+    EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SessionEndReason, SessionStatus,
+    SessionType, SrsScheduler,
+};

@@ -182,3 +182,42 @@ vocabulary!(
         Fsrs => "fsrs",
     }
 );
+
+vocabulary!(
+    /// The kinds of session (session-flow.md 10.1); `workflow` has no specification.
+    SessionType, "session_type" {
+        Thought => "thought",
+        Learning => "learning",
+        Evaluation => "evaluation",
+        Survey => "survey",
+    }
+);
+
+vocabulary!(
+    /// Where a session stands: `created` until its first stream, `running` while the agent
+    /// works, `awaiting_response` while a widget waits for the learner, then `completed` or
+    /// `terminated`.
+    SessionStatus, "status" {
+        Created => "created",
+        Running => "running",
+        AwaitingResponse => "awaiting_response",
+        Completed => "completed",
+        Terminated => "terminated",
+    }
+);
+
+vocabulary!(
+    /// Why a session ended.
+    SessionEndReason, "end_reason" {
+        Finished => "finished",
+        MaxItems => "max_items",
+        TimeLimit => "time_limit",
+        Learner => "learner",
+    }
+);
+
+impl SessionStatus {
+    pub fn is_final(&self) -> bool {
+        matches!(self, SessionStatus::Completed | SessionStatus::Terminated)
+    }
+}

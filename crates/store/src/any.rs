@@ -321,3 +321,53 @@ impl PreferenceStore for AnyStore {
         delegate!(self.count_responses_since(learner, response_type, since))
     }
 }
+
+impl crate::SessionStore for AnyStore {
+    async fn insert_session(&self, session: &crate::SessionRecord, events: &[crate::SessionEvent]) -> StoreResult<()> {
+        delegate!(self.insert_session(session, events))
+    }
+
+    async fn get_session(
+        &self,
+        learner: LearnerId,
+        id: pathwise_domain::SessionId,
+    ) -> StoreResult<Option<crate::SessionRecord>> {
+        delegate!(self.get_session(learner, id))
+    }
+
+    async fn list_sessions(
+        &self,
+        learner: LearnerId,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Page<crate::SessionRecord>> {
+        delegate!(self.list_sessions(learner, offset, limit))
+    }
+
+    async fn save_session(
+        &self,
+        session: &crate::SessionRecord,
+        events: &[crate::SessionEvent],
+        messages: &[crate::SessionMessage],
+    ) -> StoreResult<()> {
+        delegate!(self.save_session(session, events, messages))
+    }
+
+    async fn session_events(
+        &self,
+        learner: LearnerId,
+        id: pathwise_domain::SessionId,
+        after: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<crate::SessionEvent>> {
+        delegate!(self.session_events(learner, id, after, limit))
+    }
+
+    async fn session_messages(
+        &self,
+        learner: LearnerId,
+        id: pathwise_domain::SessionId,
+    ) -> StoreResult<Vec<crate::SessionMessage>> {
+        delegate!(self.session_messages(learner, id))
+    }
+}

@@ -9,8 +9,10 @@ mod any;
 mod error;
 mod learning_loop;
 mod postgres;
+mod sessions;
 mod sql;
 mod sql_loop;
+mod sql_sessions;
 mod sqlite;
 mod sqlite_batch;
 mod sqlite_checkpoint;
@@ -23,6 +25,7 @@ pub use learning_loop::{
     Snapshot, SnapshotStore,
 };
 pub use postgres::PgStore;
+pub use sessions::{SessionEvent, SessionMessage, SessionRecord, SessionStore};
 pub use sqlite::SqliteStore;
 
 use chrono::{DateTime, Utc};
@@ -97,7 +100,9 @@ pub struct Page<T> {
 
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.
-pub trait Store: FlowStore + JobStore + SnapshotStore + PreferenceStore + Clone + Send + Sync + 'static {
+pub trait Store:
+    FlowStore + JobStore + SnapshotStore + PreferenceStore + SessionStore + Clone + Send + Sync + 'static
+{
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
     fn engine(&self) -> &'static str;
 

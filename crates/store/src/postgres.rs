@@ -14,6 +14,7 @@ use std::sync::{Arc, LazyLock};
 // opposite orders.
 shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
 crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR UPDATE SKIP LOCKED");
+crate::sql_sessions::sessions_store!(PgStore);
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 

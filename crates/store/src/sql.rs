@@ -48,6 +48,9 @@ pub(crate) const TABLES: &[&str] = &[
     "analytics_snapshots",
     "learner_preferences",
     "node_fsrs",
+    "sessions",
+    "session_events",
+    "session_messages",
 ];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
