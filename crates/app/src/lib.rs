@@ -24,6 +24,7 @@ pub mod replanning;
 pub mod review_jobs;
 mod reviewing;
 pub mod scheduler;
+pub mod sessions;
 pub mod teaching;
 mod tutor;
 pub mod usage;
@@ -49,6 +50,10 @@ pub struct App<S: Store = AnyStore> {
     notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
     changed_maps: review_jobs::ChangedMaps,
     scheduler_choices: fsrs::SchedulerChoices,
+    /// Where learners' code runs; none when this machine cannot isolate it.
+    sandbox: Option<Arc<pathwise_sandbox::Sandbox>>,
+    /// The skill and assessment blueprints sessions draw items from.
+    library: Arc<pathwise_items::Library>,
 }
 
 impl<S: Store> App<S> {
@@ -65,6 +70,8 @@ impl<S: Store> App<S> {
             notifiers: Arc::new(Vec::new()),
             changed_maps: Default::default(),
             scheduler_choices: Default::default(),
+            sandbox: None,
+            library: sessions::builtin_library(),
         }
     }
 
@@ -78,6 +85,27 @@ impl<S: Store> App<S> {
     pub fn with_llm(mut self, llm: Llm) -> Self {
         self.llm = llm;
         self
+    }
+
+    /// The same application running learners' code in this sandbox.
+    pub fn with_sandbox(mut self, sandbox: Arc<pathwise_sandbox::Sandbox>) -> Self {
+        self.sandbox = Some(sandbox);
+        self
+    }
+
+    pub fn sandbox(&self) -> Option<Arc<pathwise_sandbox::Sandbox>> {
+        self.sandbox.clone()
+    }
+
+    /// The same application drawing items from this library (the built-in packs and the
+    /// operator's own).
+    pub fn with_library(mut self, library: pathwise_items::Library) -> Self {
+        self.library = Arc::new(library);
+        self
+    }
+
+    pub fn library(&self) -> &pathwise_items::Library {
+        &self.library
     }
 
     pub fn llm(&self) -> &Llm {

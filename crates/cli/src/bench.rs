@@ -144,6 +144,15 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
             outcome?;
         }
     }
+    if wanted("adaptive_step") {
+        crate::bench_irt::adaptive_step(flags.quick)?;
+    }
+    if wanted("item_generation") {
+        crate::bench_items::run(flags.quick)?;
+    }
+    if wanted("session_streams") && sqlite {
+        crate::bench_sessions::open_streams(if flags.quick { 200 } else { 2_000 }).await?;
+    }
     Ok(())
 }
 

@@ -51,6 +51,17 @@ pub struct Settings {
     /// The `Host` names `/mcp` answers to (DNS-rebinding protection): loopback names when
     /// empty; list the server's public names when it is reached through them.
     pub mcp_allowed_hosts: Vec<String>,
+    /// Course packs (TOML or JSON files of skill and assessment blueprints) added to the
+    /// built-in ones; relative paths are from the working directory.
+    pub item_packs: Vec<PathBuf>,
+    /// How often an open session stream sends a `heartbeat` event, in seconds (keep it under
+    /// the idle timeout of any proxy in front of the server).
+    pub session_heartbeat_secs: u64,
+    /// Whether programming items run learners' code (in the sandbox, which needs Linux
+    /// namespaces, Landlock and seccomp); without it code items answer 503.
+    pub sandbox_enabled: bool,
+    /// The Python interpreter code items run; `python3` on `PATH` when unset.
+    pub sandbox_python: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -74,6 +85,10 @@ impl Default for Settings {
             schedules: pathwise_app::scheduler::default_schedules(),
             notifiers: Vec::new(),
             mcp_allowed_hosts: Vec::new(),
+            item_packs: Vec::new(),
+            session_heartbeat_secs: 15,
+            sandbox_enabled: true,
+            sandbox_python: None,
         }
     }
 }

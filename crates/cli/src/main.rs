@@ -1,8 +1,12 @@
 //! `pathwise`: the adaptive tutoring engine's one binary.
 
 mod bench;
+mod bench_irt;
+mod bench_items;
 mod bench_loop;
 mod bench_mcp;
+mod bench_sessions;
+mod cat_sim;
 mod config;
 mod learn;
 mod mcp;
@@ -99,6 +103,8 @@ enum Command {
     },
     /// Compare SM-2 and FSRS on a review log (CSV: item_id,timestamp,grade) and print log loss, RMSE (bins) and AUC.
     SrsEval(srs_eval::SrsEvalFlags),
+    /// Simulate adaptive tests (IRT) on an item bank at known abilities; prints bias, RMSE and SE after 5-30 items.
+    CatSim(cat_sim::CatSimFlags),
 }
 
 #[derive(Serialize)]
@@ -186,6 +192,7 @@ async fn run(cli: Cli) -> Result<()> {
             learn::digest(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), send).await
         }
         Command::SrsEval(flags) => srs_eval::run(flags),
+        Command::CatSim(flags) => cat_sim::run(flags),
     }
 }
 

@@ -76,7 +76,12 @@ pub async fn run(settings: Settings) -> Result<()> {
     let llm = config::language_model(&settings)?;
     let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
     let store = crate::open_store(&settings).await?;
-    let app = App::new(store).with_llm(llm).with_notifiers(notifiers);
+    let (library, pack_notes) = item_library(&settings.item_packs)?;
+    let mut app = App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library);
+    let (sandbox, sandbox_note) = code_sandbox(&settings).await;
+    if let Some(sandbox) = sandbox {
+        app = app.with_sandbox(sandbox);
+    }
     app.install_schedules(&settings.schedules).await.context("invalid schedules")?;
     let listener = tokio::net::TcpListener::bind((settings.host.as_str(), settings.port))
         .await
@@ -92,6 +97,10 @@ pub async fn run(settings: Settings) -> Result<()> {
         say!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
     }
     say!("Language model: {}", app.llm().describe());
+    say!("{sandbox_note}");
+    for note in pack_notes {
+        say!("{note}");
+    }
     say!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH);
     say!("API reference: {base}/api/docs");
     if settings.scheduler_enabled {
@@ -102,9 +111,51 @@ pub async fn run(settings: Settings) -> Result<()> {
         tokio::spawn(run_scheduler(app.clone(), options, tick, std::future::pending()));
     }
     let state = AppState::new(app, settings.operator_token.as_deref())
-        .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone());
+        .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone())
+        .with_session_heartbeat(std::time::Duration::from_secs(settings.session_heartbeat_secs.max(1)));
     pathwise_server::serve(listener, state, shutdown_signal()).await?;
     Ok(())
+}
+
+/// The built-in item library with the operator's course packs, and a line about each pack;
+/// a pack with a mistake stops the start, naming the file and what is wrong, rather than
+/// serving without it.
+pub fn item_library(packs: &[std::path::PathBuf]) -> Result<(pathwise_items::Library, Vec<String>)> {
+    let mut library = pathwise_items::Library::builtin();
+    let mut notes = Vec::new();
+    for path in packs {
+        let shown = path.display();
+        let format = pathwise_items::PackFormat::from_path(&path.to_string_lossy())
+            .with_context(|| format!("item pack {shown}: the file must end in .toml or .json"))?;
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read item pack {shown}"))?;
+        let added = library.add_pack(&text, format).with_context(|| format!("item pack {shown} is invalid"))?;
+        notes.push(format!("Item pack {shown}: {} skills, {} assessments", added.skills, added.assessments));
+    }
+    Ok((library, notes))
+}
+
+/// The sandbox for programming items, or `None` when this host cannot isolate code (the
+/// rest of the server works without it), with the line that says which.
+async fn code_sandbox(settings: &Settings) -> (Option<std::sync::Arc<pathwise_sandbox::Sandbox>>, String) {
+    if !settings.sandbox_enabled {
+        return (None, "Code sandbox: disabled (sandbox_enabled = false); programming items answer 503".into());
+    }
+    let config = pathwise_sandbox::SandboxConfig { python: settings.sandbox_python.clone(), ..Default::default() };
+    match tokio::task::spawn_blocking(move || pathwise_sandbox::Sandbox::new(config)).await {
+        Ok(Ok(sandbox)) => {
+            let line = format!(
+                "Code sandbox: {} (namespaces, seccomp, Landlock ABI {})",
+                sandbox.python().display(),
+                sandbox.isolation().landlock_abi
+            );
+            (Some(std::sync::Arc::new(sandbox)), line)
+        }
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "code sandbox unavailable");
+            (None, format!("Code sandbox: unavailable, programming items answer 503: {error}"))
+        }
+        Err(error) => (None, format!("Code sandbox: unavailable, its check failed: {error}")),
+    }
 }
 
 fn default_worker_name() -> String {

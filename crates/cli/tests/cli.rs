@@ -336,6 +336,50 @@ async fn serve_reads_the_config_file_and_the_environment() {
     assert!(typo.stderr.contains("prot"), "stderr: {}", typo.stderr);
 }
 
+#[tokio::test]
+async fn serve_adds_the_configured_course_packs_and_refuses_a_broken_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pack = r#"
+name = "team-quizzes"
+
+[[assessments]]
+assessment_id = "TEAM-ADDITION-3"
+title = "Three additions"
+time_limit_minutes = 5
+selection = "fixed"
+
+[[assessments.sections]]
+section_id = "add"
+skill_domain = "Addition"
+item_count = 3
+skill_blueprints = ["MATH.ARITH.ADD.2DIGIT"]
+difficulty_distribution = { easy = 1, medium = 1, hard = 1 }
+"#;
+    write(tmp.path(), "team.toml", pack);
+    let config = write(tmp.path(), "pathwise.toml", "port = 0\nitem_packs = [\"team.toml\"]\n");
+    let server = Server::start(tmp.path(), &["--config", config.to_str().unwrap()], &[]);
+    assert!(server.banner.iter().any(|l| l == "Item pack team.toml: 0 skills, 1 assessments"), "{:?}", server.banner);
+    assert!(server.banner.iter().any(|l| l.starts_with("Code sandbox: ")), "{:?}", server.banner);
+    let body = json!({ "session_type": "evaluation", "config": { "blueprint_id": "TEAM-ADDITION-3" } });
+    let (status, session) = server.post(server.token(), "/api/session/", body).await;
+    assert_eq!(status, 201, "{session}");
+    assert_eq!(session["context"]["total_items"], 3, "{session}");
+    server.stop();
+
+    // A pack naming a skill nobody defines stops the start, naming the file and the skill.
+    write(tmp.path(), "broken.toml", &pack.replace("MATH.ARITH.ADD.2DIGIT", "MATH.ARITH.ADD.9DIGIT"));
+    let broken = write(tmp.path(), "broken-config.toml", "port = 0\nitem_packs = [\"broken.toml\"]\n");
+    let failed = run(tmp.path(), &["serve", "--config", broken.to_str().unwrap()], &[]).failure();
+    assert!(
+        failed.stderr.contains("broken.toml") && failed.stderr.contains("MATH.ARITH.ADD.9DIGIT"),
+        "{}",
+        failed.stderr
+    );
+    let unknown = write(tmp.path(), "pack-config.toml", "port = 0\nitem_packs = [\"team.yaml\"]\n");
+    let failed = run(tmp.path(), &["serve", "--config", unknown.to_str().unwrap()], &[]).failure();
+    assert!(failed.stderr.contains(".toml or .json"), "{}", failed.stderr);
+}
+
 // ---------------------------------------------------------------------------------------
 // migrate, import-map, create-learner
 // ---------------------------------------------------------------------------------------

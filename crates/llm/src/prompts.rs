@@ -16,6 +16,10 @@ const PROMPTS: &[(&str, &str)] = &[
     ("review", include_str!("../prompts/review.md")),
     ("grading", include_str!("../prompts/grading.md")),
     ("digest", include_str!("../prompts/digest.md")),
+    // Sessions (session-flow.md): the thought partner, its summaries, the learning tutor.
+    ("session_thought", include_str!("../prompts/session_thought.md")),
+    ("session_summary", include_str!("../prompts/session_summary.md")),
+    ("session_learning", include_str!("../prompts/session_learning.md")),
     // Instructions for an assistant that teaches through Pathwise's MCP tools itself.
     ("assistant_curriculum_planning", include_str!("../prompts/assistant_curriculum_planning.md")),
     ("assistant_diagnostic", include_str!("../prompts/assistant_diagnostic.md")),

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use pathwise_app::App;
-use routes::{analytics, curriculum, docs, flows, learners, maps, mastery, nodes};
+use routes::{analytics, curriculum, docs, flows, learners, maps, mastery, nodes, sessions};
 use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -28,6 +28,8 @@ pub struct AppState {
     pub operator_token_hash: Option<Arc<str>>,
     /// The `Host` names `/mcp` answers to.
     pub mcp_allowed_hosts: Arc<[String]>,
+    /// How often an open session stream sends a `heartbeat` event.
+    pub session_heartbeat: std::time::Duration,
 }
 
 impl AppState {
@@ -36,7 +38,14 @@ impl AppState {
             app,
             operator_token_hash: operator_token.map(|t| pathwise_app::learners::hash_token(t).into()),
             mcp_allowed_hosts: mcp::http::loopback_hosts().into(),
+            session_heartbeat: routes::sessions::HEARTBEAT,
         }
+    }
+
+    /// The same state with session streams sending heartbeats this often.
+    pub fn with_session_heartbeat(mut self, every: std::time::Duration) -> Self {
+        self.session_heartbeat = every;
+        self
     }
 
     /// The same state answering MCP requests addressed to these hosts (loopback's otherwise).
@@ -92,6 +101,11 @@ pub fn router(state: AppState) -> Router {
         .route("/me/digest", get(analytics::digest))
         .route("/jobs", get(analytics::jobs))
         .route("/jobs/runs", get(analytics::runs))
+        .route("/session/", get(sessions::list).post(sessions::create))
+        .route("/session/{id}", get(sessions::get).delete(sessions::terminate))
+        .route("/session/{id}/stream", get(sessions::stream))
+        .route("/session/{id}/respond", post(sessions::respond))
+        .route("/session/{id}/messages", get(sessions::messages))
         .route("/openapi.json", get(docs::openapi_json))
         .route("/docs", get(docs::docs_page));
     Router::new()

@@ -5,7 +5,7 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{analytics, curriculum, flows, learners, maps, mastery, nodes};
+use super::{analytics, curriculum, flows, learners, maps, mastery, nodes, sessions};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -23,6 +23,8 @@ use super::{analytics, curriculum, flows, learners, maps, mastery, nodes};
         flows::plan, flows::teach, flows::quiz, flows::answer, flows::review, flows::advance,
         analytics::map_analytics, analytics::snapshot, analytics::portfolio, analytics::digest,
         analytics::jobs, analytics::runs,
+        sessions::create, sessions::list, sessions::get, sessions::messages, sessions::stream, sessions::respond,
+        sessions::terminate,
     ),
     modifiers(&BearerAuth)
 )]

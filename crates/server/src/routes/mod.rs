@@ -6,3 +6,4 @@ pub mod learners;
 pub mod maps;
 pub mod mastery;
 pub mod nodes;
+pub mod sessions;

@@ -67,9 +67,13 @@ impl Drop for StoreGuard {
 /// Start a server for `app` on 127.0.0.1 and return its base URL. It runs until the test's
 /// runtime ends.
 pub async fn spawn_server(app: App, operator_token: Option<&str>) -> String {
+    serve_state(AppState::new(app, operator_token)).await
+}
+
+/// Serve this state on 127.0.0.1 and return the base URL.
+pub async fn serve_state(state: AppState) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
     let address = listener.local_addr().expect("local address");
-    let state = AppState::new(app, operator_token);
     tokio::spawn(async move {
         pathwise_server::serve(listener, state, std::future::pending()).await.expect("server");
     });
@@ -77,7 +81,12 @@ pub async fn spawn_server(app: App, operator_token: Option<&str>) -> String {
 }
 
 pub async fn spawn_with(store: AnyStore, guard: StoreGuard) -> TestApp {
-    let app = App::new(store);
+    spawn_app_made(store, guard, App::new).await
+}
+
+/// A server for the application `make` builds over the store (with a clock or a model).
+pub async fn spawn_app_made(store: AnyStore, guard: StoreGuard, make: impl FnOnce(AnyStore) -> App) -> TestApp {
+    let app = make(store);
     let a = app.create_learner("Ada").await.expect("learner A").token;
     let b = app.create_learner("Bob").await.expect("learner B").token;
     let base = spawn_server(app.clone(), Some(OPERATOR_TOKEN)).await;
@@ -86,13 +95,24 @@ pub async fn spawn_with(store: AnyStore, guard: StoreGuard) -> TestApp {
 
 /// A server over SQLite in a temporary directory.
 pub async fn spawn_app() -> TestApp {
+    let (store, guard) = sqlite_store().await;
+    spawn_with(store, guard).await
+}
+
+pub async fn sqlite_store() -> (AnyStore, StoreGuard) {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.expect("sqlite store");
-    spawn_with(AnyStore::Sqlite(store), StoreGuard::Sqlite(dir)).await
+    (AnyStore::Sqlite(store), StoreGuard::Sqlite(dir))
 }
 
 /// A server over PostgreSQL in a fresh schema, or `None` without a test database.
 pub async fn spawn_app_on_postgres() -> Option<TestApp> {
+    let (store, guard) = postgres_store().await?;
+    Some(spawn_with(store, guard).await)
+}
+
+/// A store in a fresh PostgreSQL schema, or `None` without a test database.
+pub async fn postgres_store() -> Option<(AnyStore, StoreGuard)> {
     use sqlx::postgres::PgConnectOptions;
     use sqlx::Connection;
     let url = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty())?;
@@ -105,7 +125,7 @@ pub async fn spawn_app_on_postgres() -> Option<TestApp> {
     let options: PgConnectOptions = url.parse().expect("PostgreSQL URL");
     let store =
         PgStore::connect_with(options.options([("search_path", schema.as_str())]), 4).await.expect("postgres store");
-    Some(spawn_with(AnyStore::Postgres(store), guard).await)
+    Some((AnyStore::Postgres(store), guard))
 }
 
 pub enum Body {

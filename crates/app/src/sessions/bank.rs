@@ -1,0 +1,237 @@
+//! Where a session's items come from: the item library's blueprints (generated, with
+//! computed answers), or items given inline; how an item is shown (never its key), scored
+//! (exactly, or by running code in the sandbox) and, for adaptive evaluations, selected.
+
+use super::config::EvaluationConfig;
+use super::state::EvaluationState;
+use crate::{App, AppError, AppResult, ErrorKind, Store};
+use pathwise_domain::session::widgets::{ClientAction, ClientResponse};
+use pathwise_items::{Answer, InlineItem, Item, ItemType, Library, Selection};
+
+fn assessment_ids(lib: &Library) -> String {
+    lib.assessments().map(|a| a.id().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+fn skill_ids(lib: &Library) -> String {
+    lib.skills().map(|s| s.id().to_string()).collect::<Vec<_>>().join(", ")
+}
+use serde_json::{json, Value};
+use std::sync::{Arc, LazyLock};
+
+pub(crate) type BankItem = Item;
+
+/// The library shipped with Pathwise, parsed once per process.
+static BUILTIN: LazyLock<Arc<Library>> = LazyLock::new(|| Arc::new(Library::builtin()));
+
+pub(crate) fn builtin_library() -> Arc<Library> {
+    BUILTIN.clone()
+}
+
+/// Candidates generated per skill blueprint for an adaptive evaluation.
+const CANDIDATES_PER_BLUEPRINT: usize = 24;
+const INLINE_PREFIX: &str = "inline-";
+
+pub(crate) struct Plan {
+    pub form: Vec<String>,
+    pub candidates: Vec<String>,
+    pub max_items: u32,
+}
+
+pub(crate) struct Scored {
+    pub correct: bool,
+    pub credit: f64,
+    pub expected: String,
+    pub detail: Value,
+}
+
+fn items_error(field: &str, error: impl std::fmt::Display) -> AppError {
+    AppError::invalid(field, error)
+}
+
+pub(crate) fn plan_evaluation(lib: &Library, config: &EvaluationConfig, seed: u64) -> AppResult<Plan> {
+    if let Some(items) = &config.items {
+        for (i, inline) in items.iter().enumerate() {
+            inline.to_item().map_err(|e| items_error(&format!("config.items[{i}]"), e))?;
+        }
+        let form: Vec<String> = (0..items.len()).map(|i| format!("{INLINE_PREFIX}{i}")).collect();
+        let max_items = form.len() as u32;
+        return Ok(Plan { form, candidates: Vec::new(), max_items });
+    }
+    let id = config.blueprint_id.as_deref().unwrap_or_default();
+    let assessment = lib.assessment(id).ok_or_else(|| {
+        AppError::invalid(
+            "config.blueprint_id",
+            format!("'{id}' is not an assessment of the item library; known: {}", assessment_ids(lib)),
+        )
+    })?;
+    let total = assessment.total_items() as u32;
+    match assessment.selection() {
+        Selection::Adaptive => {
+            let candidates = lib
+                .adaptive_candidates(id, seed, CANDIDATES_PER_BLUEPRINT)
+                .map_err(|e| items_error("config.blueprint_id", e))?;
+            let max_items = assessment.adaptive().map(|a| a.max_items as u32).unwrap_or(total);
+            Ok(Plan { form: Vec::new(), candidates: candidates.iter().map(|i| i.id.clone()).collect(), max_items })
+        }
+        _ => {
+            let form = lib.plan_form(id, seed).map_err(|e| items_error("config.blueprint_id", e))?;
+            Ok(Plan { form: form.iter().map(|i| i.id.clone()).collect(), candidates: Vec::new(), max_items: total })
+        }
+    }
+}
+
+pub(crate) fn blueprint_time_limit(lib: &Library, config: &EvaluationConfig) -> Option<u32> {
+    let assessment = lib.assessment(config.blueprint_id.as_deref()?)?;
+    Some(assessment.time_limit_minutes()).filter(|m| *m > 0)
+}
+
+pub(crate) fn check_skill(lib: &Library, skill: &str) -> AppResult<()> {
+    if lib.skill(skill).is_some() {
+        Ok(())
+    } else {
+        Err(AppError::invalid(
+            "skill",
+            format!("'{skill}' is not a skill blueprint of the item library; known: {}", skill_ids(lib)),
+        ))
+    }
+}
+
+/// An item of this evaluation by id: inline ones from the configuration, generated ones
+/// regenerated from their id (which holds blueprint, seed and difficulty).
+pub(crate) fn resolve(lib: &Library, config: &EvaluationConfig, id: &str) -> AppResult<BankItem> {
+    if let Some(index) = id.strip_prefix(INLINE_PREFIX).and_then(|i| i.parse::<usize>().ok()) {
+        let inline: &InlineItem = config
+            .items
+            .as_ref()
+            .and_then(|items| items.get(index))
+            .ok_or_else(|| AppError::internal(format!("inline item {id} is missing")))?;
+        let mut item = inline.to_item().map_err(|e| AppError::internal(e.to_string()))?;
+        item.id = id.to_string();
+        return Ok(item);
+    }
+    regenerate(lib, id)
+}
+
+pub(crate) fn regenerate(lib: &Library, id: &str) -> AppResult<BankItem> {
+    lib.regenerate(id).map_err(|e| AppError::internal(format!("item {id} cannot be regenerated: {e}")))
+}
+
+pub(crate) fn generate_unique(
+    lib: &Library,
+    skill: &str,
+    seed: u64,
+    salt: u64,
+    difficulty: f64,
+    seen: &[String],
+) -> AppResult<BankItem> {
+    let blueprint = lib.skill(skill).ok_or_else(|| AppError::internal(format!("skill {skill} vanished")))?;
+    let mut taken: std::collections::HashSet<String> = seen.iter().cloned().collect();
+    let seed = seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let target = pathwise_items::Target::difficulty(difficulty).map_err(|e| AppError::internal(e.to_string()))?;
+    pathwise_items::generate_unique(blueprint, seed, target, &mut taken)
+        .map_err(|e| AppError::new(ErrorKind::Conflict, "items_exhausted", e.to_string()))
+}
+
+/// The next item of an evaluation: the planned form in order, or for an adaptive one the
+/// most informative unused candidate at the current ability estimate.
+pub(crate) fn next_item(
+    lib: &Library,
+    config: &EvaluationConfig,
+    state: &EvaluationState,
+    seed: u64,
+) -> AppResult<Option<BankItem>> {
+    if state.candidates.is_empty() {
+        return state.form.get(state.results.len()).map(|id| resolve(lib, config, id)).transpose();
+    }
+    super::adaptive::next(lib, config, state, seed)
+}
+
+/// The ability estimate of an adaptive evaluation, for its report.
+pub(crate) fn ability(lib: &Library, config: &EvaluationConfig, state: &EvaluationState) -> AppResult<Option<Value>> {
+    if state.candidates.is_empty() {
+        return Ok(None);
+    }
+    super::adaptive::ability(lib, config, state).map(Some)
+}
+
+/// What the learner (and any presenter) sees of an item: no key, no expected outputs.
+pub(crate) fn presented(item: &BankItem) -> Value {
+    serde_json::to_value(item.presented()).unwrap_or(Value::Null)
+}
+
+pub(crate) fn item_id(item: &BankItem) -> String {
+    item.id.clone()
+}
+
+pub(crate) fn stem(item: &BankItem) -> String {
+    item.stem.clone()
+}
+
+pub(crate) fn content_key(item: &BankItem) -> String {
+    item.content_key.clone()
+}
+
+/// The widget that presents an item verbatim.
+pub(crate) fn action(item: &BankItem) -> AppResult<ClientAction> {
+    let action = match item.item_type {
+        ItemType::MultipleChoice => {
+            ClientAction::PresentChoices { prompt: item.stem.clone(), options: item.options.clone(), optional: false }
+        }
+        ItemType::FreeText => {
+            ClientAction::RequestFreeText { prompt: item.stem.clone(), placeholder: None, optional: false }
+        }
+        ItemType::CodeEditor => {
+            let task =
+                item.code.as_ref().ok_or_else(|| AppError::internal(format!("code item {} has no task", item.id)))?;
+            ClientAction::PresentCodeEditor {
+                prompt: item.stem.clone(),
+                language: task.language.clone(),
+                starter_code: task.starter_code.clone(),
+            }
+        }
+    };
+    action.validate()?;
+    Ok(action)
+}
+
+/// Score an answer against the item's computed key; code runs in the sandbox against the
+/// item's generated tests, for partial credit.
+pub(crate) async fn score<S: Store>(app: &App<S>, item: &BankItem, response: &ClientResponse) -> AppResult<Scored> {
+    let answer = match response {
+        ClientResponse::Choice { selected_index, .. } => Answer::Choice(*selected_index),
+        ClientResponse::Text { text } => Answer::Text(text.clone()),
+        ClientResponse::Skipped => {
+            let expected = item.check(&Answer::Text(String::new())).map(|c| c.expected).unwrap_or_default();
+            return Ok(Scored { correct: false, credit: 0.0, expected, detail: json!({ "skipped": true }) });
+        }
+        ClientResponse::Code { code } => return super::code::run(app, item, code).await,
+    };
+    let check = item.check(&answer).map_err(|e| AppError::invalid("response", e))?;
+    Ok(Scored { correct: check.correct, credit: check.credit, expected: check.expected, detail: Value::Null })
+}
+
+/// How an adaptive evaluation selects and stops.
+pub(crate) struct AdaptiveRules {
+    pub max_items: usize,
+    pub min_items: usize,
+    pub se_target: Option<f64>,
+    pub randomesque: usize,
+}
+
+pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> AdaptiveRules {
+    let adaptive = config.blueprint_id.as_deref().and_then(|id| lib.assessment(id)).and_then(|a| a.adaptive());
+    let mut rules = match adaptive {
+        Some(a) => AdaptiveRules {
+            max_items: a.max_items,
+            min_items: a.min_items,
+            se_target: Some(a.se_target),
+            randomesque: a.randomesque,
+        },
+        None => AdaptiveRules { max_items: 30, min_items: 5, se_target: Some(0.3), randomesque: 1 },
+    };
+    if let Some(max) = config.max_items {
+        rules.max_items = max as usize;
+    }
+    rules.min_items = rules.min_items.min(rules.max_items);
+    rules
+}

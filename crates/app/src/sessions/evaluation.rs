@@ -1,0 +1,138 @@
+//! Evaluation sessions (10.2 EVALUATION, 13.4): the backend selects every item, presents
+//! it verbatim through a deterministic presenter (no model, so evaluations run offline and
+//! nothing can leak an answer into a prompt), gives no feedback, enforces the time limit,
+//! and scores each answer exactly against the computed key. Scores are revealed only in the
+//! completion.
+
+use super::bank::{self, Scored};
+use super::code;
+use super::config::{EvaluationConfig, SessionConfig};
+use super::state::{EvaluationState, ItemResult, SessionState};
+use super::turn::Turn;
+use crate::{App, AppError, AppResult, Store};
+use pathwise_domain::session::SessionEventKind;
+use pathwise_domain::SessionEndReason;
+use pathwise_items::Library;
+use serde_json::{json, Value};
+
+/// Plan the form when the session is created, so that a bad blueprint is refused before
+/// anything is stored and every server process presents the same items.
+pub(crate) fn plan(lib: &Library, config: &EvaluationConfig, state: &mut SessionState) -> AppResult<()> {
+    let plan = bank::plan_evaluation(lib, config, state.seed)?;
+    state.max_items = Some(config.max_items.unwrap_or(plan.max_items).min(plan.max_items.max(1)));
+    state.evaluation = Some(EvaluationState { form: plan.form, candidates: plan.candidates, results: Vec::new() });
+    Ok(())
+}
+
+pub(crate) fn blueprint_time_limit(lib: &Library, config: &EvaluationConfig) -> Option<u32> {
+    bank::blueprint_time_limit(lib, config)
+}
+
+pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
+    let SessionConfig::Evaluation(config) = turn.config.clone() else {
+        return Err(AppError::internal("evaluation step on a session of another type"));
+    };
+    consume(app, turn).await?;
+    let evaluation = turn.state.evaluation.clone().unwrap_or_default();
+    let done = evaluation.results.len() as u32;
+    let next = bank::next_item(app.library(), &config, &evaluation, turn.state.seed)?;
+    let Some(item) = next else {
+        turn.backend_call("get_next_evaluation_item", json!({}), &Value::Null);
+        let report = report(app.library(), turn)?;
+        return turn.complete(SessionEndReason::Finished, report);
+    };
+    if turn.state.max_items.is_some_and(|max| done >= max) {
+        let report = report(app.library(), turn)?;
+        return turn.complete(SessionEndReason::MaxItems, report);
+    }
+    present(turn, &item, done)
+}
+
+/// Score the answer respond recorded, if there is one the agent has not acted on yet.
+pub(crate) async fn consume<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
+    let SessionConfig::Evaluation(config) = turn.config.clone() else {
+        return Err(AppError::internal("evaluation step on a session of another type"));
+    };
+    if let Some(id) = turn.state.unprocessed.take() {
+        let answered =
+            turn.state.answered(&id).cloned().ok_or_else(|| AppError::internal("unprocessed answer missing"))?;
+        let item_id =
+            answered.item_id.clone().ok_or_else(|| AppError::internal("an evaluation answer without its item"))?;
+        let item = bank::resolve(app.library(), &config, &item_id)?;
+        let Scored { correct, credit, expected, detail } = bank::score(app, &item, &answered.response).await?;
+        turn.state.evaluation.get_or_insert_default().results.push(ItemResult {
+            item_id: item_id.clone(),
+            answer: answered.response.as_text(),
+            correct,
+            credit,
+            expected: expected.clone(),
+            seconds: (answered.at - answered.asked_at).num_milliseconds() as f64 / 1000.0,
+            tests: code::summary(&detail),
+        });
+        turn.backend_call(
+            "record_evaluation_response",
+            json!({ "item_id": item_id, "response": answered.response }),
+            &json!({ "recorded": true }),
+        );
+        turn.event(
+            SessionEventKind::ItemEvaluated,
+            json!({ "item_id": item_id, "correct": correct, "credit": credit, "expected": expected, "detail": detail }),
+        );
+    }
+    Ok(())
+}
+
+fn present(turn: &mut Turn, item: &bank::BankItem, done: u32) -> AppResult<()> {
+    let presented = bank::presented(item);
+    let number = done + 1;
+    let total = turn.state.max_items;
+    let remaining = turn.state.seconds_left(turn.now);
+    turn.backend_call(
+        "get_next_evaluation_item",
+        json!({}),
+        &json!({ "item": presented, "item_number": number, "total_items": total, "time_remaining_seconds": remaining }),
+    );
+    turn.event(
+        SessionEventKind::ItemPresented,
+        json!({ "item": presented, "item_number": number, "total_items": total, "time_remaining_seconds": remaining }),
+    );
+    turn.state.items_presented += 1;
+    let action = bank::action(item)?;
+    turn.ask(action, Some(bank::item_id(item)), None)
+}
+
+/// The scored evaluation: every item with the learner's answer, the key and the credit.
+pub(crate) fn report(lib: &Library, turn: &Turn) -> AppResult<Value> {
+    let SessionConfig::Evaluation(config) = &turn.config else {
+        return Err(AppError::internal("evaluation report on a session of another type"));
+    };
+    let evaluation = turn.state.evaluation.clone().unwrap_or_default();
+    let mut items = Vec::new();
+    for result in &evaluation.results {
+        let item = bank::resolve(lib, config, &result.item_id)?;
+        items.push(json!({
+            "item_id": result.item_id,
+            "stem": bank::stem(&item),
+            "answer": result.answer,
+            "expected": result.expected,
+            "correct": result.correct,
+            "credit": result.credit,
+            "seconds": result.seconds,
+            "tests": result.tests,
+        }));
+    }
+    let score: f64 = evaluation.results.iter().map(|r| r.credit).sum();
+    let answered = evaluation.results.len();
+    let mut report = json!({
+        "items_answered": answered,
+        "items_correct": evaluation.results.iter().filter(|r| r.correct).count(),
+        "score": score,
+        "max_score": answered,
+        "percent": if answered == 0 { 0.0 } else { (score / answered as f64 * 1000.0).round() / 10.0 },
+        "items": items,
+    });
+    if let Some(ability) = bank::ability(lib, config, &evaluation)? {
+        report["ability"] = ability;
+    }
+    Ok(report)
+}

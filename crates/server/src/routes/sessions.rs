@@ -1,0 +1,154 @@
+//! Sessions (session-flow.md D1): create, read, stream over SSE, respond, terminate. The
+//! stream runs the session's agent until it suspends on a client tool, then closes; the
+//! answer goes to respond; the next stream, on any server process, continues.
+
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{Auth, JsonBody, PathIds, QueryParams};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::Json;
+use futures::stream::{Stream, StreamExt};
+use pathwise_app::paging::Paged;
+use pathwise_app::sessions::config::CreateSession;
+use pathwise_app::sessions::{MessageView, Respond, RespondOutcome, SessionView, StreamItem};
+use pathwise_app::{AppError, ErrorKind};
+use pathwise_domain::SessionId;
+use serde::Deserialize;
+use serde_json::json;
+use std::convert::Infallible;
+use std::time::Duration;
+use utoipa::IntoParams;
+
+/// How often an open stream sends a `heartbeat` event, unless configured otherwise.
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ListSessionsQuery {
+    offset: Option<i64>,
+    limit: Option<i64>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    /// Replay the events after this id, like the `Last-Event-ID` header (which wins).
+    last_event_id: Option<i64>,
+}
+
+/// Create a session: `thought`, `learning`, `evaluation` or `survey`, with its `config`.
+#[utoipa::path(post, path = "/api/session/", tag = "sessions", request_body = CreateSession,
+    responses((status = 201, body = SessionView), (status = 400, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn create(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    JsonBody(input): JsonBody<CreateSession>,
+) -> ApiResult<(StatusCode, Json<SessionView>)> {
+    Ok((StatusCode::CREATED, Json(s.app.create_session(l.id, input).await?)))
+}
+
+/// The learner's sessions, newest first.
+#[utoipa::path(get, path = "/api/session/", tag = "sessions", params(ListSessionsQuery),
+    responses((status = 200, body = Paged<SessionView>)), security(("bearer" = [])))]
+pub async fn list(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    QueryParams(q): QueryParams<ListSessionsQuery>,
+) -> ApiResult<Json<Paged<SessionView>>> {
+    Ok(Json(s.app.list_sessions(l.id, q.offset, q.limit).await?))
+}
+
+/// A session: status, the widget waiting for an answer, its context, and its results once over.
+#[utoipa::path(get, path = "/api/session/{id}", tag = "sessions", params(("id" = SessionId, Path)),
+    responses((status = 200, body = SessionView), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn get(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<SessionId>,
+) -> ApiResult<Json<SessionView>> {
+    Ok(Json(s.app.get_session(l.id, id).await?))
+}
+
+/// The session's conversation: system, user, assistant and tool messages.
+#[utoipa::path(get, path = "/api/session/{id}/messages", tag = "sessions", params(("id" = SessionId, Path)),
+    responses((status = 200, body = Vec<MessageView>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn messages(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<SessionId>,
+) -> ApiResult<Json<Vec<MessageView>>> {
+    Ok(Json(s.app.session_messages(l.id, id).await?))
+}
+
+/// Server-sent events: `connected`, then the events after `Last-Event-ID` (by default
+/// those since the learner's last answer), then the agent's: `text_delta`, `item_presented`,
+/// `client_action`, `run_suspended` (after which the stream closes), `item_evaluated`,
+/// `session_completed`, `session_terminated`; `heartbeat` every 15 s; `error` on failure.
+#[utoipa::path(get, path = "/api/session/{id}/stream", tag = "sessions",
+    params(("id" = SessionId, Path), StreamQuery,
+        ("Last-Event-ID" = Option<i64>, Header, description = "Replay the events after this id")),
+    responses((status = 200, content_type = "text/event-stream", description = "The session's events"),
+        (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn stream(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<SessionId>,
+    QueryParams(q): QueryParams<StreamQuery>,
+    headers: HeaderMap,
+) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    let header = headers.get("last-event-id").map(|v| {
+        v.to_str().ok().and_then(|t| t.trim().parse::<i64>().ok()).ok_or_else(|| {
+            AppError::new(ErrorKind::BadRequest, "bad_header", "Last-Event-ID: expected an event id (a whole number)")
+        })
+    });
+    let after = match header {
+        Some(parsed) => Some(parsed?),
+        None => q.last_event_id,
+    };
+    let heartbeat = s.session_heartbeat;
+    let receiver = s.app.session_stream(l.id, id, after).await?;
+    let events = tokio_stream::wrappers::ReceiverStream::new(receiver).map(|item| Ok(sse_event(item)));
+    Ok(Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(heartbeat).event(Event::default().event("heartbeat").data("{}"))))
+}
+
+fn sse_event(item: StreamItem) -> Event {
+    match item {
+        StreamItem::Connected(data) => Event::default().event("connected").data(data.to_string()),
+        StreamItem::Event(event) => Event::default()
+            .id(event.seq.to_string())
+            .event(event.kind.as_str())
+            .data(json!({ "seq": event.seq, "at": event.created_at, "data": event.payload }).to_string()),
+        StreamItem::Error(error) => Event::default().event("error").data(
+            json!({ "error": { "code": error.code, "message": error.message, "details": error.details } }).to_string(),
+        ),
+    }
+}
+
+/// Answer the widget the session waits on; then open the stream again to continue.
+#[utoipa::path(post, path = "/api/session/{id}/respond", tag = "sessions", params(("id" = SessionId, Path)),
+    request_body = Respond,
+    responses((status = 200, body = RespondOutcome), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn respond(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<SessionId>,
+    JsonBody(input): JsonBody<Respond>,
+) -> ApiResult<Json<RespondOutcome>> {
+    Ok(Json(s.app.respond_session(l.id, id, input).await?))
+}
+
+/// End the session now (the learner's choice); its results so far are kept.
+#[utoipa::path(delete, path = "/api/session/{id}", tag = "sessions", params(("id" = SessionId, Path)),
+    responses((status = 200, body = SessionView), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn terminate(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<SessionId>,
+) -> ApiResult<Json<SessionView>> {
+    Ok(Json(s.app.terminate_session(l.id, id).await?))
+}
