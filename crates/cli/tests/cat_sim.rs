@@ -1,28 +1,15 @@
 //! `pathwise cat-sim` as a user runs it: on a generated bank and abilities in a temporary
 //! directory, and on files it must refuse.
 
+mod common;
+
+use common::{run_subcommand, text};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
-
-/// The binary, run in `dir` (so that no `./pathwise.toml` is read) with none of the
-/// caller's `PATHWISE_*` variables.
 fn cat_sim(dir: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
-    command.arg("cat-sim").args(args).current_dir(dir);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("PATHWISE_") {
-            command.env_remove(name);
-        }
-    }
-    command.env("PATHWISE_LOG", "warn").stdin(Stdio::null());
-    command.output().expect("the pathwise binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    run_subcommand(dir, "cat-sim", args)
 }
 
 /// A uniform draw in [0, 1) from a linear congruential generator, for reproducible files.

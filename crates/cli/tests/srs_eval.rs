@@ -1,28 +1,15 @@
 //! `pathwise srs-eval` as a user runs it: on a review log in a temporary directory, as a
 //! table, as JSON, and on files it must refuse.
 
+mod common;
+
+use common::{run_subcommand, text};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
-
-/// The binary, run in `dir` (so that no `./pathwise.toml` is read) with none of the
-/// caller's `PATHWISE_*` variables.
 fn srs_eval(dir: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(BIN);
-    command.arg("srs-eval").args(args).current_dir(dir);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("PATHWISE_") {
-            command.env_remove(name);
-        }
-    }
-    command.env("PATHWISE_LOG", "warn").stdin(Stdio::null());
-    command.output().expect("the pathwise binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    run_subcommand(dir, "srs-eval", args)
 }
 
 /// A deterministic log: 60 items introduced over the first month, each reviewed every few

@@ -676,6 +676,51 @@ async fn a_thought_session_keeps_recent_turns_verbatim_and_summarizes_older_ones
 }
 
 #[tokio::test]
+async fn a_learning_step_that_fails_after_recording_the_answer_records_it_once() {
+    let (t, fake, base) = with_model(std::time::Duration::from_secs(15)).await;
+    let plan = t
+        .generate(
+            &t.a,
+            "Arithmetic",
+            json!({ "root": "Adding", "nodes": [{"label": "Adding", "effort_minutes": 20}], "edges": [] }),
+        )
+        .await;
+    let map = text(&plan["mind_map_id"]);
+    let node = t.ids(&t.a, &map).await["Adding"].clone();
+    let body = json!({ "session_type": "learning", "config": {
+        "map_id": map, "item_templates": { "Adding": ["MATH.ARITH.ADD.2DIGIT"] }, "max_items": 1 } });
+    let id = create(&t, body).await;
+    fake.script([Script::Text("Adding puts two amounts together.".into())]);
+    let (_, events) = stream_from(&base, &t.a, &id, None).await;
+    let (call, _, _) = action(&events);
+    respond(&t, &id, &call, json!({ "selected_index": 0 })).await;
+
+    // The answer is recorded, then the model fails to word the feedback: the step stores
+    // nothing and the stream says so.
+    fake.script([Script::Status(500, "the model is down".into())]);
+    let (_, events) = stream_from(&base, &t.a, &id, None).await;
+    assert_eq!(
+        events.last().map(|e| e.name.as_str()),
+        Some("error"),
+        "{:?}",
+        events.iter().map(|e| &e.name).collect::<Vec<_>>()
+    );
+    // The next stream runs the step again, and finds the response it recorded.
+    fake.script([Script::Text("Here is how to check it.".into())]);
+    let (_, events) = stream_from(&base, &t.a, &id, None).await;
+    assert!(
+        named(&events, "session_completed").pop().is_some(),
+        "{:?}",
+        events.iter().map(|e| &e.name).collect::<Vec<_>>()
+    );
+    let history = t.get(&t.a, &format!("/api/nodes/{node}/history")).await.expect(200);
+    assert_eq!(history.as_array().unwrap().len(), 1, "one answer, one response: {history}");
+    let evaluated = named(&events, "item_evaluated")[0].data["data"].clone();
+    let concept = t.get(&t.a, &format!("/api/nodes/{node}")).await.expect(200);
+    assert_eq!(evaluated["mastery_score"], concept["mastery_score"], "the mastery the response left");
+}
+
+#[tokio::test]
 async fn an_open_stream_sends_heartbeats_while_the_model_works() {
     let (t, fake, base) = with_model(std::time::Duration::from_millis(100)).await;
     let id = create(&t, json!({ "session_type": "thought" })).await;

@@ -10,10 +10,10 @@ use super::state::{LearningResult, SessionState};
 use super::turn::Turn;
 use crate::mastery::RecordResponse;
 use crate::{App, AppError, AppResult, Store};
-use pathwise_domain::model::Node;
+use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_domain::session::SessionEventKind;
-use pathwise_domain::{LearnerId, MasteryStatus, ResponseType, SessionEndReason};
+use pathwise_domain::{LearnerId, MasteryStatus, NodeId, ResponseType, SessionEndReason};
 use pathwise_llm::{prompts, Message, Request};
 use serde_json::{json, Value};
 
@@ -156,10 +156,15 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
         Some(response_type),
     );
     input.session_id = Some(turn.record.id.0);
-    let recorded = app.record_response(learner, input).await?;
+    // A step that fails after the response is recorded (the model's feedback, a crash)
+    // stores nothing and runs again: the response it recorded then is this answer's.
+    let node = match recorded_before(app, learner, turn, node_id, &input.question_text).await? {
+        Some(_) => node,
+        None => app.record_response(learner, input).await?.node,
+    };
     let outcome = json!({
         "correct": scored.correct, "credit": scored.credit, "expected": scored.expected, "quality": quality,
-        "mastery_score": recorded.node.mastery_score, "mastery_status": recorded.node.mastery_status,
+        "mastery_score": node.mastery_score, "mastery_status": node.mastery_status,
     });
     turn.backend_call("evaluate_response", json!({ "item_id": item_id, "response": answered.response }), &outcome);
     let feedback = feedback(app, learner, turn, &node, &item, &answered.response, &scored).await?;
@@ -167,7 +172,7 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
         SessionEventKind::ItemEvaluated,
         json!({ "item_id": item_id, "node_id": node_id, "correct": scored.correct, "credit": scored.credit,
                 "expected": scored.expected, "feedback": feedback, "detail": scored.detail,
-                "mastery_score": recorded.node.mastery_score, "mastery_status": recorded.node.mastery_status }),
+                "mastery_score": node.mastery_score, "mastery_status": node.mastery_status }),
     );
     turn.say(&feedback);
     turn.state.learning.get_or_insert_default().results.push(LearningResult {
@@ -177,6 +182,22 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
         quality,
     });
     Ok(())
+}
+
+/// How far back a step that runs again looks for the response it recorded the first time.
+const RERUN_LOOKBACK: i64 = 20;
+
+/// The response this session already recorded for this item, if an earlier run of the
+/// step got that far. Items are unique within a session, so its question identifies it.
+async fn recorded_before<S: Store>(
+    app: &App<S>,
+    learner: LearnerId,
+    turn: &Turn,
+    node: NodeId,
+    question: &str,
+) -> AppResult<Option<QuizResponse>> {
+    let history = app.store().node_history(learner, node, Some(RERUN_LOOKBACK)).await?.unwrap_or_default();
+    Ok(history.into_iter().find(|r| r.session_id == Some(turn.record.id.0) && r.question_text == question))
 }
 
 /// SM-2 quality from the score: 5 for a right answer, partial credit scaled below 3.

@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::Child;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 
 /// Every tool, named as the specifications name the operations.
@@ -85,4 +86,23 @@ pub fn lines(child: &mut Child) -> mpsc::Receiver<String> {
         }
     });
     lines
+}
+
+/// `pathwise <subcommand> <args>` run to its end in `dir` (so that no `./pathwise.toml` is
+/// read) with none of the caller's `PATHWISE_*` variables and quiet logs.
+pub fn run_subcommand(dir: &Path, subcommand: &str, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pathwise"));
+    command.arg(subcommand).args(args).current_dir(dir);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    command.env("PATHWISE_LOG", "warn").stdin(Stdio::null());
+    command.output().expect("the pathwise binary runs")
+}
+
+/// A child's output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }

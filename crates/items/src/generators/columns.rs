@@ -57,23 +57,22 @@ pub(crate) fn mul_carries(a: u64, mut b: u64) -> u32 {
 }
 
 /// `a + b` computed column by column forgetting every carry (47 + 38 -> 75).
-pub(crate) fn sum_ignoring_carries(mut a: u64, mut b: u64) -> u64 {
-    let (mut out, mut place) = (0, 1);
-    while a > 0 || b > 0 {
-        out += (a % 10 + b % 10) % 10 * place;
-        place *= 10;
-        a /= 10;
-        b /= 10;
-    }
-    out
+pub(crate) fn sum_ignoring_carries(a: u64, b: u64) -> u64 {
+    column_by_column(a, b, |x, y| (x + y) % 10)
 }
 
 /// `a - b` computed by taking the smaller digit from the larger in every column
 /// (52 - 38 -> 26).
-pub(crate) fn smaller_from_larger(mut a: u64, mut b: u64) -> u64 {
+pub(crate) fn smaller_from_larger(a: u64, b: u64) -> u64 {
+    column_by_column(a, b, u64::abs_diff)
+}
+
+/// The number whose every digit is `digit` of the two operands' digits in that column,
+/// with nothing carried between columns.
+fn column_by_column(mut a: u64, mut b: u64, digit: impl Fn(u64, u64) -> u64) -> u64 {
     let (mut out, mut place) = (0, 1);
     while a > 0 || b > 0 {
-        out += (a % 10).abs_diff(b % 10) * place;
+        out += digit(a % 10, b % 10) * place;
         place *= 10;
         a /= 10;
         b /= 10;
