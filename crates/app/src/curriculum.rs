@@ -219,7 +219,10 @@ impl<S: Store> App<S> {
         self.edit_map(
             learner,
             map,
-            move |agg, now| curriculum::replan(agg, added, now, limits),
+            move |agg, now| {
+                let limits = limits.for_map(&agg.map);
+                curriculum::replan(agg, added, now, limits)
+            },
             move |agg| {
                 let mut ordered: Vec<&Node> = agg.nodes.iter().collect();
                 ordered.sort_by_key(|n| n.sequence);

@@ -7,6 +7,7 @@ pub mod advance;
 pub mod analytics;
 pub mod clock;
 mod context;
+pub mod course_tutor;
 pub mod curriculum;
 pub mod diagnostics;
 pub mod error;
@@ -54,6 +55,11 @@ pub struct App<S: Store = AnyStore> {
     sandbox: Option<Arc<pathwise_sandbox::Sandbox>>,
     /// The skill and assessment blueprints sessions draw items from.
     library: Arc<pathwise_items::Library>,
+    /// Courses this server has loaded, with their retrieval indexes.
+    courses: course_tutor::catalog::CourseCache,
+    /// The authority on exam attempts and lockouts.
+    exams: Arc<dyn course_tutor::ExamService>,
+    tutor: course_tutor::TutorSettings,
 }
 
 impl<S: Store> App<S> {
@@ -63,7 +69,6 @@ impl<S: Store> App<S> {
 
     pub fn with_clock(store: S, clock: Arc<dyn Clock>) -> Self {
         App {
-            store,
             clock,
             llm: Llm::offline(),
             limits: GraphLimits::SINGLE_TOPIC,
@@ -72,7 +77,36 @@ impl<S: Store> App<S> {
             scheduler_choices: Default::default(),
             sandbox: None,
             library: sessions::builtin_library(),
+            courses: Default::default(),
+            exams: Arc::new(course_tutor::BuiltinExamService::new(
+                store.clone(),
+                course_tutor::TutorSettings::default().lockout,
+            )),
+            tutor: course_tutor::TutorSettings::default(),
+            store,
         }
+    }
+
+    /// The same application with these tutor settings (the built-in exam service takes
+    /// their lockout).
+    pub fn with_tutor_settings(mut self, settings: course_tutor::TutorSettings) -> Self {
+        self.exams = Arc::new(course_tutor::BuiltinExamService::new(self.store.clone(), settings.lockout));
+        self.tutor = settings;
+        self
+    }
+
+    /// The same application asking this exam service about exam questions.
+    pub fn with_exam_service(mut self, exams: Arc<dyn course_tutor::ExamService>) -> Self {
+        self.exams = exams;
+        self
+    }
+
+    pub fn exam_service(&self) -> &dyn course_tutor::ExamService {
+        self.exams.as_ref()
+    }
+
+    pub fn tutor_settings(&self) -> &course_tutor::TutorSettings {
+        &self.tutor
     }
 
     /// The same application delivering digests and reminders through these notifiers.

@@ -125,8 +125,16 @@ impl<S: Store> App<S> {
             prerequisite_ids: input.prerequisite_ids,
             metadata: input.metadata.unwrap_or_default(),
         };
-        self.edit_map(learner, map, move |agg, now| edit::add_node(agg, new, now, limits), move |agg| node_in(agg, id))
-            .await
+        self.edit_map(
+            learner,
+            map,
+            move |agg, now| {
+                let limits = limits.for_map(&agg.map);
+                edit::add_node(agg, new, now, limits)
+            },
+            move |agg| node_in(agg, id),
+        )
+        .await
     }
 
     pub async fn get_node(&self, learner: LearnerId, id: NodeId) -> AppResult<Node> {
@@ -160,7 +168,16 @@ impl<S: Store> App<S> {
     pub async fn delete_node(&self, learner: LearnerId, id: NodeId) -> AppResult<()> {
         let map = self.get_node(learner, id).await?.mind_map_id;
         let limits = self.limits;
-        self.edit_map(learner, map, move |agg, now| edit::remove_node(agg, id, now, limits), |_| ()).await
+        self.edit_map(
+            learner,
+            map,
+            move |agg, now| {
+                let limits = limits.for_map(&agg.map);
+                edit::remove_node(agg, id, now, limits)
+            },
+            |_| (),
+        )
+        .await
     }
 
     pub async fn create_edge(&self, learner: LearnerId, map: MindMapId, input: CreateEdge) -> AppResult<Edge> {
@@ -170,7 +187,10 @@ impl<S: Store> App<S> {
         self.edit_map(
             learner,
             map,
-            move |agg, now| edit::add_edge(agg, parent, child, edge_type, now, limits),
+            move |agg, now| {
+                let limits = limits.for_map(&agg.map);
+                edit::add_edge(agg, parent, child, edge_type, now, limits)
+            },
             move |agg| {
                 agg.edges
                     .iter()
@@ -190,7 +210,16 @@ impl<S: Store> App<S> {
         child: NodeId,
     ) -> AppResult<()> {
         let limits = self.limits;
-        self.edit_map(learner, map, move |agg, _| edit::remove_edge(agg, parent, child, limits), |_| ()).await
+        self.edit_map(
+            learner,
+            map,
+            move |agg, _| {
+                let limits = limits.for_map(&agg.map);
+                edit::remove_edge(agg, parent, child, limits)
+            },
+            |_| (),
+        )
+        .await
     }
 
     /// Nodes ready to learn now, in learning order.

@@ -173,6 +173,7 @@ impl<S: Store> App<S> {
     fn check_proposals(&self, agg: &MapAggregate, proposals: &[AddConceptInput]) -> Result<(), String> {
         let mut copy = agg.clone();
         let added = proposals.iter().cloned().map(|p| p.into_added(NodeId(Uuid::now_v7()))).collect();
-        curriculum::replan(&mut copy, added, self.now(), self.limits).map_err(|e| e.to_string())
+        let limits = self.limits.for_map(&copy.map);
+        curriculum::replan(&mut copy, added, self.now(), limits).map_err(|e| e.to_string())
     }
 }

@@ -150,6 +150,19 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
     if wanted("item_generation") {
         crate::bench_items::run(flags.quick)?;
     }
+    if wanted("tutor_turn") {
+        let turns = if flags.quick { 60 } else { 3_000 };
+        if sqlite {
+            let app = sqlite_app(dir.path(), "tutor").await?;
+            crate::bench_tutor::turns(app, "sqlite", turns).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = crate::bench_tutor::turns(app.clone(), "postgres", turns).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
     if wanted("session_streams") && sqlite {
         crate::bench_sessions::open_streams(if flags.quick { 200 } else { 2_000 }).await?;
     }

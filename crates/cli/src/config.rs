@@ -62,6 +62,15 @@ pub struct Settings {
     pub sandbox_enabled: bool,
     /// The Python interpreter code items run; `python3` on `PATH` when unset.
     pub sandbox_python: Option<PathBuf>,
+    /// Tutor turns carry a debug payload (policy, candidate scores, SnapshotLite).
+    pub tutor_debug: bool,
+    /// How long a wrong exam answer or opened memo or video locks a question, in hours
+    /// (built-in exam service).
+    pub exam_lockout_hours: u32,
+    /// An external exam service (a school's exam system) to ask about exam questions instead
+    /// of the built-in one; see README for its contract.
+    pub exam_api_url: Option<String>,
+    pub exam_api_token: Option<String>,
 }
 
 impl Default for Settings {
@@ -89,6 +98,10 @@ impl Default for Settings {
             session_heartbeat_secs: 15,
             sandbox_enabled: true,
             sandbox_python: None,
+            tutor_debug: false,
+            exam_lockout_hours: 24,
+            exam_api_url: None,
+            exam_api_token: None,
         }
     }
 }
@@ -148,4 +161,27 @@ pub fn language_model(settings: &Settings) -> Result<pathwise_llm::Llm> {
     };
     let client = pathwise_llm::OpenAiClient::new(config)?;
     Ok(pathwise_llm::Llm::new(std::sync::Arc::new(client), settings.max_concurrent_sessions))
+}
+
+/// The application with the tutor's settings and exam service from the settings.
+pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwise_app::App> {
+    if settings.exam_lockout_hours == 0 || settings.exam_lockout_hours > 24 * 365 {
+        anyhow::bail!("exam_lockout_hours is {}; allowed: 1-8760", settings.exam_lockout_hours);
+    }
+    let tutor = pathwise_app::course_tutor::TutorSettings {
+        debug: settings.tutor_debug,
+        lockout: chrono::Duration::hours(i64::from(settings.exam_lockout_hours)),
+        ..Default::default()
+    };
+    let app = app.with_tutor_settings(tutor);
+    match settings.exam_api_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+        None => Ok(app),
+        Some(url) => {
+            let timeout = std::time::Duration::from_secs(10);
+            let external =
+                pathwise_app::course_tutor::ExternalExamService::new(url, settings.exam_api_token.clone(), timeout)
+                    .map_err(|e| anyhow::anyhow!("exam_api_url: {e}"))?;
+            Ok(app.with_exam_service(std::sync::Arc::new(external)))
+        }
+    }
 }

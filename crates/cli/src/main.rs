@@ -6,6 +6,7 @@ mod bench_items;
 mod bench_loop;
 mod bench_mcp;
 mod bench_sessions;
+mod bench_tutor;
 mod cat_sim;
 mod config;
 mod learn;
@@ -51,6 +52,16 @@ enum Command {
         /// Import for the learner with this API token instead of the local learner.
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
+    },
+    /// Check a course pack (TOML or JSON: units, prerequisites, anchors, content, exam bank,
+    /// blueprints) and store it; every problem is reported with its field and line, and
+    /// nothing is stored unless there are none.
+    ImportCourse {
+        /// The pack; its format comes from its extension (.toml or .json).
+        file: PathBuf,
+        /// Only check the pack; store nothing.
+        #[arg(long)]
+        check: bool,
     },
     /// Create a learner and print their API token.
     CreateLearner { name: String },
@@ -159,6 +170,28 @@ async fn run(cli: Cli) -> Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             println!("{}", serde_json::to_string_pretty(&summary)?);
+            Ok(())
+        }
+        Command::ImportCourse { file, check } => {
+            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
+            let shown = file.display();
+            let format = pathwise_course::PackFormat::from_path(&file.to_string_lossy())
+                .with_context(|| format!("{shown}: a course pack's file name ends in .toml or .json"))?;
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {shown}"))?;
+            let (library, _) = serve::item_library(&settings.item_packs)?;
+            if check {
+                let course = pathwise_course::Course::parse(&text, format, &library)
+                    .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+                println!(
+                    "{}",
+                    serde_json::json!({ "id": course.id(), "title": course.title(), "units": course.units().len(),
+                        "exam_questions": course.questions().len(), "content_chunks": course.chunks().len(), "stored": false })
+                );
+                return Ok(());
+            }
+            let app = App::new(open_store(&settings).await?).with_library(library);
+            let imported = app.import_course(&text, format).await.map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+            println!("{}", serde_json::to_string_pretty(&imported)?);
             Ok(())
         }
         Command::CreateLearner { name } => {

@@ -77,12 +77,14 @@ pub async fn run(settings: Settings) -> Result<()> {
     let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
     let store = crate::open_store(&settings).await?;
     let (library, pack_notes) = item_library(&settings.item_packs)?;
-    let mut app = App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library);
+    let mut app =
+        config::with_tutor(App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library), &settings)?;
     let (sandbox, sandbox_note) = code_sandbox(&settings).await;
     if let Some(sandbox) = sandbox {
         app = app.with_sandbox(sandbox);
     }
     app.install_schedules(&settings.schedules).await.context("invalid schedules")?;
+    let courses = app.install_builtin_courses().await.context("cannot install the shipped courses")?;
     let listener = tokio::net::TcpListener::bind((settings.host.as_str(), settings.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
@@ -98,6 +100,9 @@ pub async fn run(settings: Settings) -> Result<()> {
     }
     say!("Language model: {}", app.llm().describe());
     say!("{sandbox_note}");
+    let titles: Vec<String> =
+        courses.iter().map(|c| format!("{} ({} units)", c.course.id, c.course.unit_count)).collect();
+    say!("Courses: {}; exam service: {}", titles.join(", "), app.exam_service().describe());
     for note in pack_notes {
         say!("{note}");
     }

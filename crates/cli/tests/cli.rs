@@ -441,6 +441,53 @@ async fn import_map_plans_a_map_the_local_learner_then_sees() {
 }
 
 #[tokio::test]
+async fn import_course_checks_a_pack_names_each_problems_line_and_stores_only_a_sound_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let course = include_str!("../../app/tests/fixtures/test-course.toml");
+    let broken = course
+        .replace("prerequisites = [\"ALG-00\"]", "prerequisites = [\"ALG-99\"]")
+        .replace("correct = 0\nmemo = \"Subtract 4", "correct = 9\nmemo = \"Subtract 4");
+    let file = write(tmp.path(), "broken.toml", &broken);
+    let refused = run(tmp.path(), &["import-course", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    for needle in [
+        "broken.toml",
+        "2 problems",
+        "line 28, units[2].prerequisites[0]: unknown unit 'ALG-99'",
+        "exam_questions[0].correct: 9 is not an option's index; allowed: 0-3",
+    ] {
+        assert!(refused.stderr.contains(needle), "{needle:?} not in {}", refused.stderr);
+    }
+    let json = write(tmp.path(), "broken.json", "{\"course_id\": \"X\",\n \"title\": 7}");
+    let refused = run(tmp.path(), &["import-course", json.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    assert!(refused.stderr.contains("line 2"), "{}", refused.stderr);
+    let odd = write(tmp.path(), "course.yaml", "x: 1");
+    let refused = run(tmp.path(), &["import-course", odd.to_str().unwrap(), "--data-dir", &data_arg], &[]).failure();
+    assert!(refused.stderr.contains(".toml or .json"), "{}", refused.stderr);
+
+    let file = write(tmp.path(), "course.toml", course);
+    let checked =
+        run(tmp.path(), &["import-course", file.to_str().unwrap(), "--check", "--data-dir", &data_arg], &[]).success();
+    assert!(checked.stdout.contains("\"stored\":false"), "{}", checked.stdout);
+    let done = run(tmp.path(), &["import-course", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).success();
+    let imported: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    assert_eq!(
+        (imported["id"].as_str(), imported["unitCount"].as_i64(), imported["changed"].as_bool()),
+        (Some("TEST-ALG"), Some(6), Some(true))
+    );
+    let again = run(tmp.path(), &["import-course", file.to_str().unwrap(), "--data-dir", &data_arg], &[]).success();
+    assert!(again.stdout.contains("\"changed\": false"), "{}", again.stdout);
+
+    // The server serves it beside the shipped courses, and a learner can start a thread on it.
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (status, courses) = server.get(server.token(), "/api/courses").await;
+    assert_eq!(status, 200);
+    let ids: Vec<&str> = courses.as_array().unwrap().iter().filter_map(|c| c["id"].as_str()).collect();
+    assert_eq!(ids, ["MATH-FOUNDATIONS", "NET-IPV4", "TEST-ALG"]);
+    server.stop();
+}
+
+#[tokio::test]
 async fn import_map_refuses_a_cycle_and_imports_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let data_arg = data_dir_arg(&tmp.path().join("data"));

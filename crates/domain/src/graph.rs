@@ -9,6 +9,9 @@ use crate::status::{EdgeType, MasteryStatus};
 use crate::DomainError;
 use std::collections::{HashMap, VecDeque};
 
+/// The metadata key naming the course a map was made from.
+pub const COURSE_KEY: &str = "course_id";
+
 /// Structural limits a map's graph must respect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GraphLimits {
@@ -19,6 +22,18 @@ pub struct GraphLimits {
 impl GraphLimits {
     /// A map for one topic: at most 30 nodes, and no node deeper than 5 (root = 0).
     pub const SINGLE_TOPIC: GraphLimits = GraphLimits { max_nodes: Some(30), max_depth: Some(5) };
+    /// An authored course's map: as large and deep as the course (always acyclic).
+    pub const AUTHORED_COURSE: GraphLimits = GraphLimits { max_nodes: None, max_depth: None };
+
+    /// The limits for `map`: a course's map (its metadata names the course) is held to the
+    /// course's shape, any other map to these limits.
+    pub fn for_map(self, map: &crate::model::MindMap) -> GraphLimits {
+        if map.metadata.contains_key(COURSE_KEY) {
+            GraphLimits::AUTHORED_COURSE
+        } else {
+            self
+        }
+    }
 
     pub fn check_node_count(&self, count: usize) -> Result<(), DomainError> {
         match self.max_nodes {

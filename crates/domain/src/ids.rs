@@ -72,3 +72,11 @@ id_type!(
     /// A proactive session (thought, learning, evaluation or survey) and its conversation.
     SessionId
 );
+id_type!(
+    /// A tutor thread: one conversation with the policy tutor about one course.
+    ThreadId
+);
+id_type!(
+    /// One tutor turn: its policy, what the model proposed and what was shown.
+    TurnId
+);

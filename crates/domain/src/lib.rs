@@ -22,7 +22,7 @@ pub mod srs;
 pub mod status;
 
 pub use error::DomainError;
-pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId};
+pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, ThreadId, TurnId};
 pub use status::{
     EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SessionEndReason, SessionStatus,
     SessionType, SrsScheduler,

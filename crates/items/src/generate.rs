@@ -26,6 +26,7 @@ impl Blueprint {
             Generator::Linear(g) => self.finish(g.make(factor.index, &mut dice), seed, target, &mut dice),
             Generator::Subnet(g) => self.finish(g.make(factor.index, &mut dice), seed, target, &mut dice),
             Generator::Fraction(g) => self.finish(g.make(factor.index, &mut dice), seed, target, &mut dice),
+            Generator::NumberBase(g) => self.finish(g.make(factor.index, &mut dice), seed, target, &mut dice),
             Generator::Python(g) => {
                 let question = g.make(factor.index, &mut dice);
                 let stem = self.stem(&question, &mut dice);
@@ -51,6 +52,48 @@ impl Blueprint {
                 Ok(item)
             }
         }
+    }
+
+    /// Which distractor strategy would give `answer` to the item of `seed` and `target`: the
+    /// likely mistake behind a wrong answer (none for a right answer, an answer no strategy
+    /// explains, or a code task). Every strategy of the generator is tried, not only the
+    /// blueprint's, since a typed answer can show any of them.
+    pub fn diagnose(&self, seed: u64, target: Target, answer: &str) -> Option<&'static str> {
+        let target = target.normalized().ok()?;
+        let mut dice = Dice::new(seed, self.salt);
+        let factor = self.choose_factor(target, &mut dice);
+        match &self.generator {
+            Generator::Arithmetic(g) => self.diagnosis(g.strategies(), &g.make(factor.index, &mut dice), seed, answer),
+            Generator::Linear(g) => self.diagnosis(g.strategies(), &g.make(factor.index, &mut dice), seed, answer),
+            Generator::Subnet(g) => self.diagnosis(g.strategies(), &g.make(factor.index, &mut dice), seed, answer),
+            Generator::Fraction(g) => self.diagnosis(g.strategies(), &g.make(factor.index, &mut dice), seed, answer),
+            Generator::NumberBase(g) => self.diagnosis(g.strategies(), &g.make(factor.index, &mut dice), seed, answer),
+            Generator::Python(_) => None,
+        }
+    }
+
+    fn diagnosis<Q: Answered>(
+        &self,
+        strategies: &[&'static str],
+        question: &Q,
+        seed: u64,
+        answer: &str,
+    ) -> Option<&'static str> {
+        let key = AnswerKey {
+            choice: None,
+            answer: question.key().to_string(),
+            form: self.answer_form.clone(),
+            evaluation: self.evaluation.clone(),
+        };
+        if key.accepts(answer) {
+            return None;
+        }
+        let mut candidates = Vec::new();
+        strategies.iter().copied().find(|strategy| {
+            candidates.clear();
+            question.distractors(strategy, &mut Dice::new(seed, self.salt), &mut candidates);
+            candidates.iter().any(|v| AnswerKey { answer: v.to_string(), ..key.clone() }.accepts(answer))
+        })
     }
 
     fn finish<Q: Answered>(&self, question: Q, seed: u64, target: Target, dice: &mut Dice) -> Result<Item, ItemError> {

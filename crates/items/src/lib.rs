@@ -47,8 +47,8 @@ pub use error::{
 };
 pub use generate::{generate_unique, SessionItems, MAX_UNIQUE_ATTEMPTS};
 pub use generators::{
-    ArithmeticSpec, DivisionAsk, FractionOperation, FractionSpec, GeneratorSpec, LinearSpec, Operation, PythonSpec,
-    PythonTask, SubnetQuestion, SubnetSpec,
+    ArithmeticSpec, DivisionAsk, FractionOperation, FractionSpec, GeneratorSpec, LinearSpec, NumberBaseQuestion,
+    NumberBaseSpec, Operation, PythonSpec, PythonTask, SubnetQuestion, SubnetSpec,
 };
 pub use inline::{inline_items, InlineItem, INLINE_BLUEPRINT_ID};
 pub use item::{CodeTask, IrtParams, Item, ItemType, PresentedCode, PresentedItem, TestCase};

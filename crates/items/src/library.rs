@@ -16,6 +16,7 @@ const BUILTIN_PACKS: &[(&str, &str)] = &[
     ("algebra.toml", include_str!("../packs/algebra.toml")),
     ("fractions.toml", include_str!("../packs/fractions.toml")),
     ("networking.toml", include_str!("../packs/networking.toml")),
+    ("number_bases.toml", include_str!("../packs/number_bases.toml")),
     ("python.toml", include_str!("../packs/python.toml")),
     ("assessments.toml", include_str!("../packs/assessments.toml")),
 ];
@@ -40,8 +41,8 @@ impl Library {
         Library::default()
     }
 
-    /// The built-in packs (arithmetic, algebra, fractions, subnetting, Python, and their
-    /// assessments). They are part of the source and checked by the tests, so loading them
+    /// The built-in packs (arithmetic, algebra, fractions, subnetting, binary numbers and
+    /// place value, Python, and their assessments). They are part of the source and checked by the tests, so loading them
     /// cannot fail at run time.
     pub fn builtin() -> Library {
         let mut library = Library::new();
@@ -126,6 +127,15 @@ impl Library {
                 .get(item_id)
                 .cloned()
                 .ok_or_else(|| ItemError::UnknownInlineItem { id: item_id.to_string() }),
+        }
+    }
+
+    /// The distractor strategy a wrong answer to a generated item matches, if any (see
+    /// [`Blueprint::diagnose`]).
+    pub fn diagnose(&self, item_id: &str, answer: &str) -> Option<&'static str> {
+        match parse_id(item_id).ok()? {
+            ParsedId::Generated { skill_id, seed, target } => self.skill(skill_id)?.diagnose(seed, target, answer),
+            ParsedId::Inline => None,
         }
     }
 

@@ -247,6 +247,204 @@ fn mask_answers_accept_both_notations() {
     }
 }
 
+/// The names of decimal places by power of ten, as answers give them.
+const PLACES: [&str; 9] = [
+    "ones",
+    "tens",
+    "hundreds",
+    "thousands",
+    "ten thousands",
+    "hundred thousands",
+    "millions",
+    "ten millions",
+    "hundred millions",
+];
+
+/// `n` with a comma between groups of three digits, built from the right.
+fn grouped(n: u64) -> String {
+    let digits: Vec<char> = n.to_string().chars().rev().collect();
+    let groups: Vec<String> = digits.chunks(3).map(|c| c.iter().rev().collect()).collect();
+    groups.into_iter().rev().collect::<Vec<_>>().join(",")
+}
+
+#[test]
+fn number_base_answers_match_the_number() {
+    assert_eq!(grouped(4_372), "4,372");
+    assert_eq!(grouped(372), "372");
+    assert_eq!(grouped(100_000), "100,000");
+    let library = Library::builtin();
+    let mut items = items_of(&library, "NET.BIN.", 150);
+    items.extend(items_of(&library, "MATH.NUM.", 150));
+    let mut factors = std::collections::BTreeSet::new();
+    for item in items {
+        support::assert_sound(&item);
+        assert_eq!(library.regenerate(&item.id).unwrap(), item);
+        let p = &item.generation_params;
+        let n = int(p, "number") as u64;
+        let typed = |text: &str| item.check(&pathwise_items::Answer::Text(text.to_string())).unwrap().correct;
+        let question = p["question"].as_str().unwrap();
+        let factor = p["factor"].as_str().unwrap();
+        factors.insert(format!("{question} {factor}"));
+        match question {
+            "to_binary" | "from_binary" => {
+                let binary = format!("{n:b}");
+                assert!(n >= 2, "{}", item.stem);
+                let expected_factor = match binary.len() {
+                    0..=4 => "small",
+                    5..=8 => "byte",
+                    _ => "large",
+                };
+                assert_eq!(factor, expected_factor, "{}", item.stem);
+                if question == "to_binary" {
+                    assert_eq!(item.key.answer, binary, "{}", item.stem);
+                    assert!(item.stem.contains(&grouped(n)), "{}", item.stem);
+                    assert!(typed(&format!("000{binary}")) && typed(&format!("0b{binary}")), "{}", item.stem);
+                } else {
+                    assert_eq!(p["binary"], binary);
+                    assert_eq!(u64::from_str_radix(&binary, 2).unwrap(), n);
+                    assert_eq!(item.key.answer, n.to_string(), "{}", item.stem);
+                    assert!(item.stem.contains(&binary), "{}", item.stem);
+                }
+            }
+            "octet_to_binary" | "octet_to_decimal" => {
+                assert!((1..=255).contains(&n), "{}", item.stem);
+                let octet = format!("{n:08b}");
+                let ones = octet.matches('1').count();
+                assert_eq!(int(p, "ones"), ones as i64);
+                assert_eq!(factor, if ones <= 3 { "few_ones" } else { "many_ones" }, "{}", item.stem);
+                if question == "octet_to_binary" {
+                    assert_eq!(item.key.answer, octet, "{}", item.stem);
+                    assert!(item.stem.contains(&n.to_string()), "{}", item.stem);
+                    assert!(typed(&format!("{} {}", &octet[..4], &octet[4..])), "{octet} in two nibbles");
+                    let unpadded = octet.trim_start_matches('0');
+                    assert_eq!(typed(unpadded), unpadded.len() == 8, "{unpadded} is not eight bits");
+                } else {
+                    assert_eq!(u64::from_str_radix(p["binary"].as_str().unwrap(), 2).unwrap(), n);
+                    assert_eq!(item.key.answer, n.to_string(), "{}", item.stem);
+                    assert!(item.stem.contains(&octet), "{}", item.stem);
+                }
+            }
+            "digit_value" | "place_name" => {
+                let text = n.to_string();
+                let place = int(p, "place") as usize;
+                assert!(place >= 1 && place < text.len(), "{} place {place}", item.stem);
+                let digit = text.as_bytes()[text.len() - 1 - place] - b'0';
+                assert_eq!(int(p, "digit"), i64::from(digit));
+                assert_eq!(
+                    text.matches(char::from(b'0' + digit)).count(),
+                    1,
+                    "the digit {digit} of {n} names one place"
+                );
+                assert!(item.stem.contains(&grouped(n)), "{}", item.stem);
+                let expected_factor = if text.contains('0') {
+                    "zero_placeholder"
+                } else if text.len() <= 4 {
+                    "few_digits"
+                } else {
+                    "many_digits"
+                };
+                assert_eq!(factor, expected_factor, "{}", item.stem);
+                if question == "digit_value" {
+                    let value = u64::from(digit) * 10u64.pow(place as u32);
+                    assert_eq!(item.key.answer, value.to_string(), "{}", item.stem);
+                    assert!(typed(&grouped(value)), "{} typed with commas", grouped(value));
+                } else {
+                    assert_eq!(item.key.answer, PLACES[place], "{}", item.stem);
+                    assert!(typed(&format!("the {} place", PLACES[place])));
+                }
+            }
+            other => panic!("{other}"),
+        }
+    }
+    let expected = [
+        "to_binary small",
+        "to_binary byte",
+        "to_binary large",
+        "from_binary small",
+        "from_binary byte",
+        "from_binary large",
+        "octet_to_binary few_ones",
+        "octet_to_binary many_ones",
+        "octet_to_decimal few_ones",
+        "octet_to_decimal many_ones",
+        "digit_value few_digits",
+        "digit_value many_digits",
+        "digit_value zero_placeholder",
+        "place_name few_digits",
+        "place_name many_digits",
+        "place_name zero_placeholder",
+    ];
+    assert_eq!(factors, expected.into_iter().map(String::from).collect(), "every factor is reached");
+}
+
+/// A pack with one multiple-choice skill of six options per question, using every strategy
+/// the question has, so that every strategy's candidates are put through the option checks.
+fn every_strategy_pack() -> String {
+    let questions = [
+        ("to_binary", "{number}", "reversed_bit_order, missing_zero_placeholder, off_by_power, dropped_bit, extra_bit"),
+        ("from_binary", "{binary}", "reversed_bit_order, off_by_power, dropped_bit, extra_bit, off_by_1"),
+        (
+            "octet_to_binary",
+            "{number}",
+            "missing_leading_zeros, reversed_bit_order, off_by_power, dropped_bit, extra_bit",
+        ),
+        ("octet_to_decimal", "{binary}", "reversed_bit_order, off_by_power, dropped_bit, extra_bit, off_by_1"),
+        ("digit_value", "{digit} in {number}", "digit_only, missing_zero_placeholder, counted_from_left, wrong_place"),
+        ("place_name", "{digit} in {number}", "missing_zero_placeholder, counted_from_left, wrong_place"),
+    ];
+    let mut pack = String::new();
+    for (question, shown, strategies) in questions {
+        let strategies: Vec<String> = strategies.split(", ").map(|s| format!("\"{s}\"")).collect();
+        pack += &format!(
+            r#"
+[[skills]]
+skill_id = "T.{question}"
+domain = "Number bases"
+skill_statement = "s"
+cognitive_level = "apply"
+generator = {{ kind = "number_base", question = "{question}" }}
+evaluation = {{ method = "equivalent_forms" }}
+[skills.presentation]
+item_type = "multiple_choice"
+option_count = 6
+distractor_strategies = [{}]
+stem_templates = ["{shown}?"]
+"#,
+            strategies.join(", ")
+        );
+    }
+    pack
+}
+
+#[test]
+fn number_base_options_are_plausible_for_every_question() {
+    let mut library = Library::new();
+    library.add_pack(&every_strategy_pack(), pathwise_items::PackFormat::Toml).unwrap();
+    for item in items_of(&library, "T.", 200) {
+        support::assert_sound(&item);
+        assert_eq!(item.options.len(), 6);
+        let key = &item.key.answer;
+        for option in item.options.iter().filter(|o| *o != key) {
+            let ok = match item.generation_params["question"].as_str().unwrap() {
+                "to_binary" => option.starts_with('1') && u32::from_str_radix(option, 2).is_ok(),
+                "octet_to_binary" => {
+                    option.len() <= 8
+                        && u32::from_str_radix(option, 2).is_ok_and(|v| (1..=255).contains(&v))
+                        && (option.len() == 8 || option.starts_with('1'))
+                }
+                "from_binary" | "octet_to_decimal" => option.parse::<u32>().is_ok(),
+                // A non-zero digit followed by zeros: some digit's value somewhere.
+                "digit_value" => {
+                    option.trim_end_matches('0').len() == 1 && !option.starts_with('0') && option.len() <= 10
+                }
+                "place_name" => PLACES.contains(&option.as_str()),
+                other => panic!("{other}"),
+            };
+            assert!(ok, "{}: option {option} beside {key}", item.stem);
+        }
+    }
+}
+
 /// The Python tasks' expected outputs, written another way.
 fn python_expected(task: &str, input: &Value) -> Value {
     match task {

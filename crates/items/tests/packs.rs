@@ -212,6 +212,63 @@ stem_templates = ["q"]
         let err = add_error(&text);
         assert!(err.contains(expected), "expected '{expected}' in: {err}");
     }
+    let number_base = [
+        (
+            pack(r#"{ kind = "number_base", question = "to_binary", max_bits = 20 }"#, "", "free_text"),
+            "generator.max_bits: 20 is out of range; allowed: 4-16",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "octet_to_binary", max_bits = 8 }"#, "", "free_text"),
+            "generator.max_bits: does not apply to octet_to_binary (an octet is always 8 bits); allowed for to_binary and from_binary",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "from_binary", digits = [3, 5] }"#, "", "free_text"),
+            "generator.digits: does not apply to from_binary (use max_bits for a binary number); allowed for digit_value and place_name",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "digit_value", digits = [1, 5] }"#, "", "free_text"),
+            "generator.digits: [1, 5] is not allowed; allowed: 2 <= min <= max <= 9",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "place_name", digits = [3, 12] }"#, "", "free_text"),
+            "allowed: 2 <= min <= max <= 9",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "to_binary", max_bits = 8 }"#, "difficulty_factors = { large = 0.7 }", "free_text"),
+            "difficulty factor 'large' cannot occur: max_bits 8 leaves no number above 255; allowed: 9 or more",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "digit_value", digits = [2, 3] }"#, "difficulty_factors = { many_digits = 0.5 }", "free_text"),
+            "difficulty factor 'many_digits' cannot occur: digits [2, 3] leaves no number of 5 digits or more",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "octet_to_binary" }"#, "difficulty_factors = { small = 0.3 }", "free_text"),
+            "difficulty factor 'small' is not known for number_base (octet_to_binary); allowed: few_ones, many_ones",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "to_binary" }"#, "", "free_text").replace("[\"q\"]", "[\"Write {binary}\"]"),
+            "stem_templates[0] uses {binary}; placeholders of number_base (to_binary): {number}",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "place_name" }"#, "", "free_text").replace("[\"q\"]", "[\"{place}\"]"),
+            "placeholders of number_base (place_name): {number}, {digit}",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "octet_to_binary" }"#, "evaluation = { method = \"numeric_tolerance\", tolerance = 0 }", "free_text"),
+            "numeric_tolerance needs a numeric answer, and number_base (octet_to_binary) answers are not numbers",
+        ),
+        (
+            pack(r#"{ kind = "number_base", question = "to_binary" }"#, "", "multiple_choice")
+                .replace("stem_templates", "option_count = 4\ndistractor_strategies = [\"missing_leading_zeros\"]\nstem_templates"),
+            "distractor strategy 'missing_leading_zeros' is not known for number_base (to_binary); allowed: reversed_bit_order, missing_zero_placeholder, off_by_power, dropped_bit, extra_bit",
+        ),
+        (pack(r#"{ kind = "number_base", question = "to_hex" }"#, "", "free_text"), "unknown variant `to_hex`"),
+        (pack(r#"{ kind = "number_base", question = "to_binary", bits = 8 }"#, "", "free_text"), "unknown field `bits`"),
+    ];
+    for (text, expected) in number_base {
+        let err = add_error(&text);
+        assert!(err.contains(expected), "expected '{expected}' in: {err}");
+    }
     let ok = pack(r#"{ kind = "python", task = "count_chars" }"#, "", "code_editor")
         .replace("stem_templates = [\"q\"]", "stem_templates = [\"q\"]\nstarter_code = \"def other(s):\\n    pass\"");
     assert!(add_error(&ok).contains("does not define count_chars()"));
@@ -360,6 +417,8 @@ fn every_builtin_skill_and_assessment_loads() {
         "MATH.ALG.LINEAR.",
         "MATH.FRAC.",
         "NET.IP.SUBNET.",
+        "NET.BIN.",
+        "MATH.NUM.",
         "PROG.PYTHON.",
     ] {
         assert!(skills.iter().any(|s| s.starts_with(prefix)), "{prefix}");

@@ -25,6 +25,38 @@ fn pinned_items_regenerate_identically() {
 }
 
 #[test]
+fn pinned_number_base_items_regenerate_identically() {
+    let library = Library::builtin();
+    let pinned = [
+        (
+            "NET.BIN.OCTET.CHOICE~s=2025~d=medium",
+            "Which is the octet 255 written in binary?",
+            "01111111 | 11111110 | 11101111 | 11111111",
+            "11111111",
+        ),
+        (
+            "MATH.NUM.PLACEVALUE.CHOICE~s=1234~d=hard",
+            "In 6,820, what is the value of the digit 2?",
+            "200 | 20 | 2000 | 2",
+            "20",
+        ),
+        (
+            "MATH.NUM.PLACENAME.CHOICE~s=42~d=0.40",
+            "Which place does the 4 hold in 9,419,711?",
+            "millions | tens | ten thousands | hundred thousands",
+            "hundred thousands",
+        ),
+        ("NET.BIN.TOBINARY~s=7~d=0.70", "Write 332 in binary.", "", "101001100"),
+    ];
+    for (id, stem, options, key) in pinned {
+        let item = library.regenerate(id).unwrap();
+        assert_eq!(item.stem, stem, "{id}");
+        assert_eq!(item.options.join(" | "), options, "{id}");
+        assert_eq!(item.key.answer, key, "{id}");
+    }
+}
+
+#[test]
 fn pinned_code_tests_regenerate_identically() {
     let library = Library::builtin();
     let item = library.regenerate("PROG.PYTHON.STRING.LENGTH~s=3~d=hard").unwrap();

@@ -20,6 +20,11 @@ const PROMPTS: &[(&str, &str)] = &[
     ("session_thought", include_str!("../prompts/session_thought.md")),
     ("session_summary", include_str!("../prompts/session_summary.md")),
     ("session_learning", include_str!("../prompts/session_learning.md")),
+    // The policy tutor (policy-tutor.md PF-3.6): its rules, the student input with the JSON
+    // contract, and drill grading.
+    ("tutor_system", include_str!("../prompts/tutor_system.md")),
+    ("tutor_student", include_str!("../prompts/tutor_student.md")),
+    ("tutor_drill_grading", include_str!("../prompts/tutor_drill_grading.md")),
     // Instructions for an assistant that teaches through Pathwise's MCP tools itself.
     ("assistant_curriculum_planning", include_str!("../prompts/assistant_curriculum_planning.md")),
     ("assistant_diagnostic", include_str!("../prompts/assistant_diagnostic.md")),

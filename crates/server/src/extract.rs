@@ -126,3 +126,14 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathIds
         })
     }
 }
+
+/// A body taken as text (a course pack in TOML or JSON).
+pub struct TextBody(pub String);
+
+impl FromRequest<AppState> for TextBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        body_text(request, state).await.map(TextBody)
+    }
+}

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use pathwise_app::App;
-use routes::{analytics, curriculum, docs, flows, learners, maps, mastery, nodes, sessions};
+use routes::{analytics, courses, curriculum, docs, flows, learners, maps, mastery, nodes, sessions, tutor};
 use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -106,6 +106,17 @@ pub fn router(state: AppState) -> Router {
         .route("/session/{id}/stream", get(sessions::stream))
         .route("/session/{id}/respond", post(sessions::respond))
         .route("/session/{id}/messages", get(sessions::messages))
+        .route("/courses", get(courses::list).post(courses::import))
+        .route("/courses/{course_id}", get(courses::get))
+        .route("/tutor/courses/{course_id}/snapshot", get(tutor::snapshot))
+        .route("/tutor/threads", get(tutor::list_threads).post(tutor::create_thread))
+        .route("/tutor/threads/{thread_id}", get(tutor::get_thread))
+        .route("/tutor/threads/{thread_id}/messages", get(tutor::messages))
+        .route("/tutor/threads/{thread_id}/turns", get(tutor::turns))
+        .route("/tutor/threads/{thread_id}/turn", post(tutor::turn))
+        .route("/tutor/threads/{thread_id}/drill/grade", post(tutor::grade_drill))
+        .route("/tutor/threads/{thread_id}/exam/mcq-submit", post(tutor::mcq_submit))
+        .route("/tutor/threads/{thread_id}/exam/support-viewed", post(tutor::support_viewed))
         .route("/openapi.json", get(docs::openapi_json))
         .route("/docs", get(docs::docs_page));
     Router::new()

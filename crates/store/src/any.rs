@@ -371,3 +371,109 @@ impl crate::SessionStore for AnyStore {
         delegate!(self.session_messages(learner, id))
     }
 }
+
+impl crate::TutorStore for AnyStore {
+    async fn put_course(&self, course: &crate::CourseRecord) -> StoreResult<()> {
+        delegate!(self.put_course(course))
+    }
+
+    async fn get_course(&self, id: &str) -> StoreResult<Option<crate::CourseRecord>> {
+        delegate!(self.get_course(id))
+    }
+
+    async fn course_hash(&self, id: &str) -> StoreResult<Option<String>> {
+        delegate!(self.course_hash(id))
+    }
+
+    async fn list_courses(&self) -> StoreResult<Vec<crate::CourseRecord>> {
+        delegate!(self.list_courses())
+    }
+
+    async fn get_tutor_snapshot(&self, learner: LearnerId, course: &str) -> StoreResult<Option<crate::SnapshotRecord>> {
+        delegate!(self.get_tutor_snapshot(learner, course))
+    }
+
+    async fn insert_tutor_snapshot(
+        &self,
+        snapshot: &crate::SnapshotRecord,
+        map: Option<&crate::CourseMap>,
+    ) -> StoreResult<bool> {
+        delegate!(self.insert_tutor_snapshot(snapshot, map))
+    }
+
+    async fn course_unit_node(&self, learner: LearnerId, map: MindMapId, unit: &str) -> StoreResult<Option<NodeId>> {
+        delegate!(self.course_unit_node(learner, map, unit))
+    }
+
+    async fn insert_thread(&self, thread: &crate::ThreadRecord) -> StoreResult<()> {
+        delegate!(self.insert_thread(thread))
+    }
+
+    async fn get_thread(
+        &self,
+        learner: LearnerId,
+        id: pathwise_domain::ThreadId,
+    ) -> StoreResult<Option<crate::ThreadRecord>> {
+        delegate!(self.get_thread(learner, id))
+    }
+
+    async fn list_threads(
+        &self,
+        learner: LearnerId,
+        course: Option<&str>,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Page<crate::ThreadRecord>> {
+        delegate!(self.list_threads(learner, course, offset, limit))
+    }
+
+    async fn thread_messages(
+        &self,
+        learner: LearnerId,
+        thread: pathwise_domain::ThreadId,
+        after: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<crate::TutorMessageRecord>> {
+        delegate!(self.thread_messages(learner, thread, after, limit))
+    }
+
+    async fn thread_offered_question(
+        &self,
+        learner: LearnerId,
+        thread: pathwise_domain::ThreadId,
+        question: &str,
+    ) -> StoreResult<bool> {
+        delegate!(self.thread_offered_question(learner, thread, question))
+    }
+
+    async fn commit_tutor_step(&self, step: crate::TutorStep<'_>) -> StoreResult<i64> {
+        delegate!(self.commit_tutor_step(step))
+    }
+
+    async fn list_turns(
+        &self,
+        learner: LearnerId,
+        thread: pathwise_domain::ThreadId,
+        offset: i64,
+        limit: i64,
+    ) -> StoreResult<Page<crate::TurnRecord>> {
+        delegate!(self.list_turns(learner, thread, offset, limit))
+    }
+
+    async fn exam_statuses(
+        &self,
+        learner: LearnerId,
+        course: &str,
+        questions: &[String],
+    ) -> StoreResult<Vec<crate::ExamStatusRecord>> {
+        delegate!(self.exam_statuses(learner, course, questions))
+    }
+
+    async fn record_exam_event(
+        &self,
+        event: &crate::ExamEventRecord,
+        status: &crate::ExamStatusRecord,
+    ) -> StoreResult<()> {
+        delegate!(self.record_exam_event(event, status))
+    }
+}

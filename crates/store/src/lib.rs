@@ -13,10 +13,12 @@ mod sessions;
 mod sql;
 mod sql_loop;
 mod sql_sessions;
+mod sql_tutor;
 mod sqlite;
 mod sqlite_batch;
 mod sqlite_checkpoint;
 mod ts;
+mod tutor;
 
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
@@ -27,6 +29,10 @@ pub use learning_loop::{
 pub use postgres::PgStore;
 pub use sessions::{SessionEvent, SessionMessage, SessionRecord, SessionStore};
 pub use sqlite::SqliteStore;
+pub use tutor::{
+    CourseMap, CourseRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, ThreadRecord, TurnRecord,
+    TutorMessageRecord, TutorStep, TutorStore,
+};
 
 use chrono::{DateTime, Utc};
 use pathwise_domain::mastery::RecentHistory;
@@ -101,7 +107,7 @@ pub struct Page<T> {
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.
 pub trait Store:
-    FlowStore + JobStore + SnapshotStore + PreferenceStore + SessionStore + Clone + Send + Sync + 'static
+    FlowStore + JobStore + SnapshotStore + PreferenceStore + SessionStore + TutorStore + Clone + Send + Sync + 'static
 {
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
     fn engine(&self) -> &'static str;

@@ -15,6 +15,7 @@ use std::sync::{Arc, LazyLock};
 shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
 crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR UPDATE SKIP LOCKED");
 crate::sql_sessions::sessions_store!(PgStore);
+crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 

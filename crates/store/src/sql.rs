@@ -51,6 +51,14 @@ pub(crate) const TABLES: &[&str] = &[
     "sessions",
     "session_events",
     "session_messages",
+    "courses",
+    "tutor_snapshots",
+    "course_unit_nodes",
+    "tutor_threads",
+    "tutor_messages",
+    "tutor_turns",
+    "exam_status",
+    "exam_events",
 ];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>

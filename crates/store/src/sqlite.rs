@@ -13,6 +13,7 @@ use std::time::Duration;
 shared_store!(SqliteStore, sqlx::Sqlite, "");
 crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite, "", "");
 crate::sql_sessions::sessions_store!(SqliteStore);
+crate::sql_tutor::tutor_store!(SqliteStore, "");
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 

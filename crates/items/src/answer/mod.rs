@@ -9,14 +9,16 @@
 //! - `equivalent_forms`: the same value in any of its forms: for numbers `x = 3`, `x=3`,
 //!   `3`, `3.0`, and `-3/2` == `-1.5` == `-1 1/2` (a decimal counts only when exactly equal:
 //!   `0.33` is not `1/3`); for addresses leading zeros are allowed; for masks
-//!   `255.255.255.0` == `/24` == `24`.
+//!   `255.255.255.0` == `/24` == `24`; for binary numbers `101101` == `0b101101` ==
+//!   `0010 1101` (leading zeros only where the key does not fix the width, as an octet's
+//!   eight bits do); for places `hundreds` == `the hundred place`.
 //! - `test_execution`: code, which the caller runs (see [`Check::from_tests`]).
 
 pub(crate) mod parse;
 pub(crate) mod ratio;
 pub(crate) mod value;
 
-use parse::{parse_f64, parse_ipv4, parse_prefix, parse_ratio, strip_variable};
+use parse::{parse_binary, parse_f64, parse_ipv4, parse_place, parse_prefix, parse_ratio, strip_variable};
 use serde::{Deserialize, Serialize};
 
 /// A learner's answer: the index of a choice (from 0) or typed text.
@@ -100,6 +102,16 @@ pub enum AnswerForm {
     Ipv4Address,
     /// A mask, written dotted or as a prefix length.
     SubnetMask,
+    /// A number written in binary. With `fixed_width`, an answer must have as many bits as
+    /// the key (an octet's eight, leading zeros included); otherwise leading zeros do not
+    /// change the number. The width is the key's, not a fixed count, so that a wrong answer
+    /// of another width can still be matched against a distractor.
+    Binary {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fixed_width: bool,
+    },
+    /// The name of a decimal place (`hundreds`).
+    PlaceName,
     Text,
     /// Code, checked by running tests.
     Tests,
@@ -139,6 +151,11 @@ impl AnswerKey {
                 }
                 AnswerForm::Ipv4Address => parse_ipv4(given).is_some_and(|g| Some(g) == parse_ipv4(&self.answer)),
                 AnswerForm::SubnetMask => parse_prefix(given).is_some_and(|g| Some(g) == parse_prefix(&self.answer)),
+                AnswerForm::Binary { fixed_width } => match (parse_binary(given), parse_binary(&self.answer)) {
+                    (Some((g, g_bits)), Some((k, k_bits))) => g == k && (!fixed_width || g_bits == k_bits),
+                    _ => false,
+                },
+                AnswerForm::PlaceName => parse_place(given).is_some_and(|g| Some(g) == parse_place(&self.answer)),
                 AnswerForm::Text => same_words(given, &self.answer, false),
                 AnswerForm::Tests => false,
             },
@@ -227,6 +244,50 @@ mod tests {
         assert!(!k.accepts("/23"));
         let k = key("/22", AnswerForm::SubnetMask, Evaluation::EquivalentForms {});
         assert!(k.accepts("255.255.252.0"));
+    }
+
+    #[test]
+    fn equivalent_binary_numbers_keep_a_fixed_width() {
+        let k = key("101101", AnswerForm::Binary { fixed_width: false }, Evaluation::EquivalentForms {});
+        for ok in ["101101", "00101101", "0b101101", "10 1101", " 0010 1101 "] {
+            assert!(k.accepts(ok), "{ok}");
+        }
+        for wrong in ["101100", "1011010", "45", "", "1O1101"] {
+            assert!(!k.accepts(wrong), "{wrong}");
+        }
+        let k = key("00101101", AnswerForm::Binary { fixed_width: true }, Evaluation::EquivalentForms {});
+        for ok in ["00101101", "0010 1101", "0b00101101"] {
+            assert!(k.accepts(ok), "{ok}");
+        }
+        for wrong in ["101101", "000101101", "10110100"] {
+            assert!(!k.accepts(wrong), "{wrong}");
+        }
+        let k =
+            key("00101101", AnswerForm::Binary { fixed_width: true }, Evaluation::ExactMatch { case_sensitive: false });
+        assert!(k.accepts(" 00101101"));
+        assert!(!k.accepts("0010 1101"));
+    }
+
+    #[test]
+    fn equivalent_place_names() {
+        let k = key("ten thousands", AnswerForm::PlaceName, Evaluation::EquivalentForms {});
+        for ok in ["ten thousands", "Ten-Thousands", "the ten thousand place", "ten thousands column"] {
+            assert!(k.accepts(ok), "{ok}");
+        }
+        for wrong in ["thousands", "ten", "10000", "hundred thousands"] {
+            assert!(!k.accepts(wrong), "{wrong}");
+        }
+    }
+
+    #[test]
+    fn answer_forms_keep_their_fields_through_json() {
+        for form in
+            [AnswerForm::Binary { fixed_width: true }, AnswerForm::Binary { fixed_width: false }, AnswerForm::PlaceName]
+        {
+            let k = key("1", form, Evaluation::EquivalentForms {});
+            let again: AnswerKey = serde_json::from_str(&serde_json::to_string(&k).unwrap()).unwrap();
+            assert_eq!(again, k);
+        }
     }
 
     #[test]

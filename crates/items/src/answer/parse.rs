@@ -1,11 +1,13 @@
 //! Reading a learner's typed answer: numbers (integers, decimals, fractions, mixed numbers,
-//! `x = 3`), IPv4 addresses and subnet masks (`255.255.255.0`, `/24`, `24`).
+//! `x = 3`), IPv4 addresses and subnet masks (`255.255.255.0`, `/24`, `24`), binary numbers
+//! (`0010 1101`) and the names of decimal places (`the hundreds place`).
 //!
 //! Commas are read as thousands separators only in groups of three (`1,234`,
 //! `12,345,678`); any other comma makes the text not a number (so `1,5` is refused rather
 //! than guessed to be 1.5 or 15).
 
 use super::ratio::Ratio;
+use super::value::PLACE_NAMES;
 
 /// At most this many digits, so a decimal's numerator fits in `i64`.
 const MAX_DIGITS: usize = 18;
@@ -157,6 +159,47 @@ pub(crate) fn parse_prefix(text: &str) -> Option<u8> {
     digits.parse::<u8>().ok().filter(|p| *p <= 32)
 }
 
+/// A binary number as written: its value and how many bits were written, leading zeros
+/// included. Spaces between groups of bits (`0010 1101`) and a `0b` prefix are allowed; at
+/// most 32 bits.
+pub(crate) fn parse_binary(text: &str) -> Option<(u32, u32)> {
+    let text = text.trim();
+    let body = text.strip_prefix("0b").or_else(|| text.strip_prefix("0B")).unwrap_or(text);
+    let mut value: u32 = 0;
+    let mut bits = 0;
+    for c in body.chars() {
+        match c {
+            '0' | '1' if bits < u32::BITS => {
+                value = (value << 1) | u32::from(c == '1');
+                bits += 1;
+            }
+            c if c.is_whitespace() => {}
+            _ => return None,
+        }
+    }
+    (bits > 0).then_some((value, bits))
+}
+
+/// A decimal place by its power of ten, from its name as learners write it: any case,
+/// singular or plural, with or without `the` and `place` (`Hundreds`, `the hundred place`,
+/// `ten-thousands`); `units` is the ones.
+pub(crate) fn parse_place(text: &str) -> Option<u8> {
+    let lower = text.to_lowercase().replace('-', " ");
+    let mut words: Vec<&str> = lower.split_whitespace().collect();
+    if words.first() == Some(&"the") {
+        words.remove(0);
+    }
+    if matches!(words.last(), Some(&("place" | "column" | "digit"))) {
+        words.pop();
+    }
+    let last = words.pop()?;
+    let singular = last.strip_suffix('s').unwrap_or(last);
+    let singular = if singular == "unit" { "one" } else { singular };
+    words.push(singular);
+    let name = words.join(" ");
+    PLACE_NAMES.iter().position(|p| p.strip_suffix('s') == Some(name.as_str())).map(|p| p as u8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +268,39 @@ mod tests {
         assert_eq!(mask_of(0), 0);
         assert_eq!(mask_of(32), u32::MAX);
         assert_eq!(mask_of(26), 0xFFFF_FFC0);
+    }
+
+    #[test]
+    fn binary_numbers_with_their_written_width() {
+        assert_eq!(parse_binary("101101"), Some((45, 6)));
+        assert_eq!(parse_binary(" 0010 1101 "), Some((45, 8)));
+        assert_eq!(parse_binary("0b00101101"), Some((45, 8)));
+        assert_eq!(parse_binary("0"), Some((0, 1)));
+        assert_eq!(parse_binary(&"1".repeat(32)), Some((u32::MAX, 32)));
+        for bad in ["", "0b", "102", "1.0", "-101", "1_0", "0x1F", "binary", &"1".repeat(33)] {
+            assert_eq!(parse_binary(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn place_names_as_learners_write_them() {
+        for (text, place) in [
+            ("ones", 0),
+            ("Units", 0),
+            ("one", 0),
+            ("tens", 1),
+            ("the hundreds place", 2),
+            ("Hundred", 2),
+            ("thousands column", 3),
+            ("ten-thousands", 4),
+            ("Ten Thousand place", 4),
+            ("hundred thousands", 5),
+            ("the hundred millions", 8),
+        ] {
+            assert_eq!(parse_place(text), Some(place), "{text}");
+        }
+        for bad in ["", "the", "place", "300", "hundredths", "thousand hundreds", "tens tens", "billions"] {
+            assert_eq!(parse_place(bad), None, "{bad}");
+        }
     }
 }

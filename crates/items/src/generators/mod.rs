@@ -6,6 +6,7 @@ pub(crate) mod arithmetic;
 pub(crate) mod columns;
 pub(crate) mod fraction;
 pub(crate) mod linear;
+pub(crate) mod number_base;
 pub(crate) mod python;
 mod python_cases;
 pub(crate) mod subnet;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 pub use arithmetic::{ArithmeticSpec, DivisionAsk, Operation};
 pub use fraction::{FractionOperation, FractionSpec};
 pub use linear::LinearSpec;
+pub use number_base::{NumberBaseQuestion, NumberBaseSpec};
 pub use python::{PythonSpec, PythonTask};
 pub use subnet::{SubnetQuestion, SubnetSpec};
 
@@ -29,6 +31,7 @@ pub enum GeneratorSpec {
     LinearEquation(LinearSpec),
     Ipv4Subnet(SubnetSpec),
     Fraction(FractionSpec),
+    NumberBase(NumberBaseSpec),
     Python(PythonSpec),
 }
 
@@ -113,6 +116,7 @@ pub(crate) enum Generator {
     Linear(linear::Linear),
     Subnet(subnet::Subnet),
     Fraction(fraction::Fractions),
+    NumberBase(number_base::NumberBase),
     Python(python::Python),
 }
 
@@ -124,6 +128,7 @@ macro_rules! with_domain {
             $crate::generators::Generator::Linear($g) => $body,
             $crate::generators::Generator::Subnet($g) => $body,
             $crate::generators::Generator::Fraction($g) => $body,
+            $crate::generators::Generator::NumberBase($g) => $body,
             $crate::generators::Generator::Python($g) => $body,
         }
     };
@@ -136,6 +141,7 @@ impl Generator {
             GeneratorSpec::LinearEquation(s) => Generator::Linear(linear::Linear::compile(s)?),
             GeneratorSpec::Ipv4Subnet(s) => Generator::Subnet(subnet::Subnet::compile(s)?),
             GeneratorSpec::Fraction(s) => Generator::Fraction(fraction::Fractions::compile(s)?),
+            GeneratorSpec::NumberBase(s) => Generator::NumberBase(number_base::NumberBase::compile(s)?),
             GeneratorSpec::Python(s) => Generator::Python(python::Python::compile(s)?),
         })
     }

@@ -345,6 +345,8 @@ impl Answered for SubnetItem {
                 let q = u8::try_from(q).ok().filter(|q| (1..=32).contains(q))?;
                 Some(if matches!(self.key(), Value::Mask(_)) { Value::Mask(q) } else { Value::Prefix(q) })
             }
+            // Subnet answers are never in binary or place names.
+            Value::Bits { .. } | Value::Place(_) => None,
         }
     }
 }

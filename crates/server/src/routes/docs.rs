@@ -5,7 +5,7 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{analytics, curriculum, flows, learners, maps, mastery, nodes, sessions};
+use super::{analytics, courses, curriculum, flows, learners, maps, mastery, nodes, sessions, tutor};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -25,6 +25,9 @@ use super::{analytics, curriculum, flows, learners, maps, mastery, nodes, sessio
         analytics::jobs, analytics::runs,
         sessions::create, sessions::list, sessions::get, sessions::messages, sessions::stream, sessions::respond,
         sessions::terminate,
+        courses::list, courses::get, courses::import,
+        tutor::create_thread, tutor::list_threads, tutor::get_thread, tutor::messages, tutor::turns, tutor::turn,
+        tutor::grade_drill, tutor::mcq_submit, tutor::support_viewed, tutor::snapshot,
     ),
     modifiers(&BearerAuth)
 )]

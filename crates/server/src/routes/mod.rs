@@ -1,4 +1,5 @@
 pub mod analytics;
+pub mod courses;
 pub mod curriculum;
 pub mod docs;
 pub mod flows;
@@ -7,3 +8,4 @@ pub mod maps;
 pub mod mastery;
 pub mod nodes;
 pub mod sessions;
+pub mod tutor;

@@ -1,0 +1,44 @@
+//! The policy tutor on authored courses (policy-tutor.md): courses and their index,
+//! learner snapshots, threads, the turn (policy, retrieval, one model call, validation,
+//! deterministic fallback), drills, exams with lockouts behind an exam service, and the
+//! evidence each of them records as mastery.
+
+pub mod catalog;
+mod drills;
+mod evidence;
+pub mod exam_service;
+mod exams;
+pub mod external_exam;
+mod messages;
+mod prompt;
+mod snapshots;
+mod threads;
+mod turn;
+
+pub use catalog::{CourseOutline, CourseSummary, ImportedCourse, LoadedCourse, UnitOutline};
+pub use drills::{DrillGradeReply, DrillGradeRequest, DrillText};
+pub use exam_service::{BuiltinExamService, ExamService, SubmitOutcome, SupportType};
+pub use exams::{McqSubmitReply, McqSubmitRequest, SupportViewedReply, SupportViewedRequest};
+pub use external_exam::ExternalExamService;
+pub use messages::{Thread, TutorMessage};
+pub use threads::MAX_MESSAGES_PAGE;
+pub use threads::{CreateThread, SnapshotView, TurnLog};
+pub use turn::{TurnDebug, TurnReply, TurnRequest, MAX_MESSAGE_CHARS};
+
+/// How the tutor behaves, from the configuration.
+#[derive(Debug, Clone)]
+pub struct TutorSettings {
+    /// Turn replies carry the debug payload (policy, candidate scores).
+    pub debug: bool,
+    /// How the tutor introduces itself to the model.
+    pub tutor_name: String,
+    /// How long a wrong exam answer or opened support locks a question (built-in exam
+    /// service).
+    pub lockout: chrono::Duration,
+}
+
+impl Default for TutorSettings {
+    fn default() -> Self {
+        TutorSettings { debug: false, tutor_name: "Pathwise Tutor".into(), lockout: chrono::Duration::hours(24) }
+    }
+}

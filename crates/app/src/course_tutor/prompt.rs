@@ -1,0 +1,159 @@
+//! The prompt bundle of a turn (policy-tutor.md PF-3.6): the system rules, the POLICY, the
+//! CONTEXT the backend retrieved (the model never retrieves), and the student's input with
+//! the JSON contract.
+
+use super::catalog::LoadedCourse;
+use super::turn::TurnRequest;
+use pathwise_course::lite::{snapshot_lite_for_llm, RevisitLite, SnapshotLiteForLlm};
+use pathwise_course::{ClientEvent, ExamAvailability, StudentSnapshot, Tier, TutorPolicy};
+use pathwise_llm::{prompts, Message, OutputSchema, Request};
+use pathwise_retrieval::{AnchorHit, ChunkHit, Query, SupportHit};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// `CONTEXT`: what the model may draw on this turn.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TurnContext {
+    pub unit_anchors: Vec<AnchorHit>,
+    pub unit_content_chunks: Vec<ChunkHit>,
+    /// Attemptable questions of the focus unit at the desired tier: metadata only.
+    pub exam_candidates: Vec<ExamCandidate>,
+    /// Memos of questions the learner has already passed (an open question's memo would
+    /// give its answer away).
+    pub exam_support_chunks: Vec<SupportHit>,
+    #[serde(rename = "snapshotLiteForLLM")]
+    pub snapshot_lite_for_llm: SnapshotLiteForLlm,
+    pub client_event: ClientEvent,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExamCandidate {
+    pub course_id: String,
+    pub question_id: String,
+    pub unit_ids: Vec<String>,
+    pub difficulty_tier: Tier,
+    pub tags: Vec<String>,
+}
+
+impl TurnContext {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn retrieve(
+        loaded: &LoadedCourse,
+        policy: &TutorPolicy,
+        query: &Query<'_>,
+        exam: &ExamAvailability,
+        snapshot: &StudentSnapshot,
+        revisit: &RevisitLite,
+        event: &ClientEvent,
+        support_k: usize,
+        anchors_k: usize,
+        chunks_k: usize,
+    ) -> TurnContext {
+        let course = &loaded.course;
+        let scoped = &policy.scoped_unit_ids;
+        let exam_candidates = exam
+            .candidate_ids
+            .iter()
+            .filter_map(|id| course.question(id))
+            .map(|q| ExamCandidate {
+                course_id: course.id().to_string(),
+                question_id: q.id.clone(),
+                unit_ids: q.units.clone(),
+                difficulty_tier: q.tier,
+                tags: q.tags.clone(),
+            })
+            .collect();
+        let passed: Vec<String> = snapshot
+            .exam_touched
+            .keys()
+            .filter(|q| !snapshot.revisit_queue.contains_key(*q))
+            .filter(|q| course.question(q).is_some_and(|q| q.units.iter().any(|u| scoped.contains(u))))
+            .cloned()
+            .collect();
+        let exam_support_chunks =
+            if passed.is_empty() { Vec::new() } else { loaded.index.exam_support_chunks(query, &passed, support_k) };
+        TurnContext {
+            unit_anchors: loaded.index.unit_anchors(query, scoped, anchors_k),
+            unit_content_chunks: loaded.index.unit_content_chunks(query, scoped, chunks_k),
+            exam_candidates,
+            exam_support_chunks,
+            snapshot_lite_for_llm: snapshot_lite_for_llm(snapshot, &policy.focus_unit_id, revisit),
+            client_event: event.clone(),
+        }
+    }
+}
+
+/// The four messages of a turn and the JSON Schema its reply must follow.
+pub(crate) fn build_prompt(
+    tutor_name: &str,
+    policy: &TutorPolicy,
+    context: &TurnContext,
+    request: &TurnRequest,
+) -> Request {
+    let system = prompts::render("tutor_system", json!({ "tutor_name": tutor_name }));
+    let policy_json = serde_json::to_string_pretty(policy).unwrap_or_default();
+    let context_json = serde_json::to_string_pretty(context).unwrap_or_default();
+    let student = prompts::render(
+        "tutor_student",
+        json!({
+            "message_text": request.message_text.as_deref().map(str::trim).filter(|s| !s.is_empty()),
+            "message_latex": request.message_latex.as_deref().map(str::trim).filter(|s| !s.is_empty()),
+            "voice_transcript": request.voice_transcript.as_deref().map(str::trim).filter(|s| !s.is_empty()),
+        }),
+    );
+    Request {
+        output: Some(OutputSchema { name: "tutor_turn".into(), schema: response_schema() }),
+        temperature: Some(0.3),
+        ..Request::new(vec![
+            Message::system(system),
+            Message::system(format!("POLICY: {policy_json}")),
+            Message::system(format!("CONTEXT: {context_json}")),
+            Message::user(student),
+        ])
+    }
+}
+
+/// `LlmTutorResponse` as a strict JSON Schema: optional cards are nullable.
+fn response_schema() -> Value {
+    let string = json!({ "type": "string" });
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    let nullable = |schema: Value| json!({ "anyOf": [schema, { "type": "null" }] });
+    let object = |properties: Value, required: Vec<&str>| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
+    object(
+        json!({
+            "mapped_units": { "type": "array", "items": object(
+                json!({ "unit_id": string, "confidence": { "type": "number" } }), vec!["unit_id", "confidence"]) },
+            "action": { "type": "string", "enum": ["SOCRATIC_QUESTION", "CONCEPT_CARD", "DRILL_CARD", "EXAM_BLOCK"] },
+            "target_unit_id": string,
+            "tutor_text": string,
+            "turn_analysis": object(json!({
+                "student_intent": { "type": "string", "enum": ["solve", "explain", "check", "stuck", "unknown"] },
+                "understanding_signal": { "type": "string", "enum": ["confident", "uncertain", "confused"] },
+                "suggested_prereq_units": strings,
+            }), vec!["student_intent", "understanding_signal", "suggested_prereq_units"]),
+            "concept_card": nullable(object(json!({
+                "key_ideas": strings,
+                "worked_example": nullable(object(json!({
+                    "problem_latex": string, "final_answer_latex": string, "steps_latex": strings,
+                }), vec!["problem_latex", "final_answer_latex", "steps_latex"])),
+            }), vec!["key_ideas", "worked_example"])),
+            "drill_card": nullable(object(json!({ "prompt": string, "question_latex": string }), vec!["prompt", "question_latex"])),
+            "exam_suggestion": nullable(object(json!({
+                "question_id": string,
+                "difficultyTier": { "type": "string", "enum": ["bronze", "silver", "gold"] },
+            }), vec!["question_id", "difficultyTier"])),
+        }),
+        vec![
+            "mapped_units",
+            "action",
+            "target_unit_id",
+            "tutor_text",
+            "turn_analysis",
+            "concept_card",
+            "drill_card",
+            "exam_suggestion",
+        ],
+    )
+}

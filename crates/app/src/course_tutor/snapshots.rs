@@ -1,0 +1,159 @@
+//! A learner's snapshot of a course: made on first use together with the learner's map of
+//! the course (one node per unit, whose mastery the drill and exam evidence moves), read,
+//! and written back by compare-and-set.
+
+use super::catalog::LoadedCourse;
+use crate::{App, AppError, AppResult, ErrorKind};
+use chrono::{DateTime, Utc};
+use pathwise_course::{Course, StudentSnapshot};
+use pathwise_domain::curriculum::assign_sequence;
+use pathwise_domain::graph::{recompute_depths, GraphLimits, COURSE_KEY};
+use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
+use pathwise_domain::{EdgeType, LearnerId, MapStatus, MindMapId, NodeId};
+use pathwise_store::{CourseMap, SnapshotRecord, Store};
+use serde_json::json;
+
+/// How often a step is tried again when the snapshot changed under it.
+pub(crate) const SNAPSHOT_RETRIES: usize = 5;
+
+/// A snapshot as read, with the version a write must find.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshot {
+    pub record: SnapshotRecord,
+    pub snapshot: StudentSnapshot,
+}
+
+impl Snapshot {
+    /// The record to store for `snapshot` as the next version.
+    pub fn next(&self, snapshot: &StudentSnapshot, now: DateTime<Utc>) -> AppResult<SnapshotRecord> {
+        Ok(SnapshotRecord {
+            snapshot: serde_json::to_value(snapshot)
+                .map_err(|e| AppError::internal(format!("snapshot to JSON: {e}")))?,
+            version: self.record.version + 1,
+            updated_at: now,
+            ..self.record.clone()
+        })
+    }
+
+    pub fn map(&self) -> Option<MindMapId> {
+        self.record.mind_map_id
+    }
+}
+
+pub(crate) fn is_conflict(error: &AppError) -> bool {
+    error.kind == ErrorKind::Conflict && error.code == "conflict"
+}
+
+impl<S: Store> App<S> {
+    /// The learner's snapshot of a course, made (with the learner's map of the course) on
+    /// first use (`getOrCreateSnapshot`).
+    pub(crate) async fn course_snapshot(&self, learner: LearnerId, loaded: &LoadedCourse) -> AppResult<Snapshot> {
+        let course = &loaded.course;
+        if let Some(record) = self.store.get_tutor_snapshot(learner, course.id()).await? {
+            return read(record);
+        }
+        let now = self.now();
+        let snapshot = StudentSnapshot::new(&learner.to_string(), course.id(), course.entry_unit(), now);
+        let map = course_map(course, learner, now)?;
+        let record = SnapshotRecord {
+            learner_id: learner,
+            course_id: course.id().to_string(),
+            snapshot: serde_json::to_value(&snapshot)
+                .map_err(|e| AppError::internal(format!("snapshot to JSON: {e}")))?,
+            version: 1,
+            mind_map_id: Some(map.map.id),
+            updated_at: now,
+        };
+        if !self.store.insert_tutor_snapshot(&record, Some(&map)).await? {
+            // Made meanwhile by another request: use that one.
+            let record = self.store.get_tutor_snapshot(learner, course.id()).await?;
+            return read(record.ok_or_else(|| AppError::internal("a snapshot vanished right after it was made"))?);
+        }
+        self.sync_review_jobs(learner, map.map.id).await?;
+        Ok(Snapshot { record, snapshot })
+    }
+
+    /// The node standing for `unit` on the learner's map of the course, if there is one.
+    pub(crate) async fn unit_node(
+        &self,
+        learner: LearnerId,
+        snapshot: &Snapshot,
+        unit: &str,
+    ) -> AppResult<Option<(MindMapId, NodeId)>> {
+        let Some(map) = snapshot.map() else { return Ok(None) };
+        Ok(self.store.course_unit_node(learner, map, unit).await?.map(|node| (map, node)))
+    }
+}
+
+fn read(record: SnapshotRecord) -> AppResult<Snapshot> {
+    let snapshot = serde_json::from_value(record.snapshot.clone())
+        .map_err(|e| AppError::internal(format!("stored snapshot is unreadable: {e}")))?;
+    Ok(Snapshot { record, snapshot })
+}
+
+/// The learner's map of a course: a root for the course, a node per unit (labelled with its
+/// title, described by its anchor), an edge per prerequisite, depths and a learning order
+/// computed by the same rules as any map's.
+pub(crate) fn course_map(course: &Course, learner: LearnerId, now: DateTime<Utc>) -> AppResult<CourseMap> {
+    let new_id = uuid::Uuid::now_v7;
+    let map_id = MindMapId(new_id());
+    let root_id = NodeId(new_id());
+    let mut metadata = Metadata::new();
+    metadata.insert(COURSE_KEY.into(), json!(course.id()));
+    let map = MindMap {
+        id: map_id,
+        learner_id: learner,
+        title: course.title().to_string(),
+        root_node_id: Some(root_id),
+        status: MapStatus::Active,
+        metadata,
+        created_at: now,
+        updated_at: now,
+    };
+    let root_label = if course.units().iter().any(|u| u.title.eq_ignore_ascii_case(course.title())) {
+        format!("{} (course)", course.title())
+    } else {
+        course.title().to_string()
+    };
+    let mut root_meta = Metadata::new();
+    root_meta.insert("course_root".into(), json!(true));
+    let mut nodes = vec![Node::new(root_id, map_id, root_label, course.description().map(clip), None, root_meta, now)];
+    let mut unit_nodes = Vec::with_capacity(course.units().len());
+    for unit in course.units() {
+        let id = NodeId(new_id());
+        let mut meta = Metadata::new();
+        meta.insert("unit_id".into(), json!(unit.id));
+        let effort = unit.effort_minutes.map(|m| m.min(i32::MAX as u32) as i32);
+        nodes.push(Node::new(id, map_id, unit.title.clone(), Some(clip(&unit.anchor)), effort, meta, now));
+        unit_nodes.push((unit.id.clone(), id));
+    }
+    let node_of: std::collections::HashMap<&str, NodeId> = unit_nodes.iter().map(|(u, n)| (u.as_str(), *n)).collect();
+    let mut edges = Vec::new();
+    for unit in course.units() {
+        let child = node_of[unit.id.as_str()];
+        let parents: Vec<NodeId> = if unit.prerequisites.is_empty() {
+            vec![root_id]
+        } else {
+            unit.prerequisites.iter().map(|p| node_of[p.as_str()]).collect()
+        };
+        for parent in parents {
+            edges.push(Edge {
+                mind_map_id: map_id,
+                parent_node_id: parent,
+                child_node_id: child,
+                edge_type: EdgeType::Prerequisite,
+                created_at: now,
+            });
+        }
+    }
+    let mut agg = MapAggregate { map, nodes, edges };
+    recompute_depths(&mut agg, GraphLimits::AUTHORED_COURSE)?;
+    assign_sequence(&mut agg);
+    let changes =
+        MapChanges { insert_nodes: agg.nodes.clone(), insert_edges: agg.edges.clone(), ..MapChanges::default() };
+    Ok(CourseMap { map: agg.map, changes, unit_nodes })
+}
+
+fn clip(text: &str) -> String {
+    text.chars().take(pathwise_domain::edit::MAX_DESCRIPTION_CHARS).collect()
+}

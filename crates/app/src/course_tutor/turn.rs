@@ -1,0 +1,438 @@
+//! A tutor turn (`POST /tutor/threads/{id}/turn`, policy-tutor.md PF-3.1 to PF-3.7): the
+//! snapshot, the policy, retrieval, one prompt, one model call, validation, and on any
+//! violation (or without a model) the deterministic fallback; then the snapshot, the
+//! timeline and the turn's log in one transaction.
+
+use super::catalog::LoadedCourse;
+use super::messages::{appended, new_message, TutorMessage};
+use super::prompt::{build_prompt, TurnContext};
+use super::snapshots::{is_conflict, Snapshot, SNAPSHOT_RETRIES};
+use crate::{App, AppError, AppResult};
+use pathwise_course::fallback::{fallback_turn, FallbackInput};
+use pathwise_course::lite::{prerequisite_nudge, revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
+use pathwise_course::policy::{draft_policy, exam_availability, ranked_candidates, ExamAvailability, ScoredUnit};
+use pathwise_course::response::{validate, OfferedContext};
+use pathwise_course::{Action, ClientEvent, ExamStatus, MappedUnit, TurnAnalysis, TutorCard, TutorPolicy};
+use pathwise_domain::{LearnerId, ThreadId, TurnId};
+use pathwise_llm::{parse_json_reply, Usage};
+use pathwise_retrieval::Query;
+use pathwise_store::{Store, ThreadRecord, TurnRecord, TutorStep};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::HashMap;
+
+/// Longest message a learner may send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 4_000;
+/// Retrieval sizes (policy-tutor.md PF-3.5).
+const ANCHORS_K: usize = 6;
+const CHUNKS_K: usize = 8;
+const EXAM_CANDIDATES_K: usize = 10;
+const SUPPORT_K: usize = 4;
+const MAPPED_K: usize = 3;
+
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TurnRequest {
+    /// The thread's course; optional, and refused if it names another course.
+    #[serde(default)]
+    pub course_id: Option<String>,
+    #[serde(default)]
+    pub message_text: Option<String>,
+    #[serde(default)]
+    pub message_latex: Option<String>,
+    #[serde(default)]
+    pub voice_transcript: Option<String>,
+    /// A button pressed (Try a Drill, Continue, I'm stuck, ...); `{"type": "NONE"}` if none.
+    #[serde(default)]
+    pub client_event: ClientEvent,
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnReply {
+    pub turn_id: TurnId,
+    /// The messages this turn added to the timeline (the learner's, then the tutor's).
+    pub messages: Vec<TutorMessage>,
+    pub snapshot_lite: SnapshotLite,
+    /// Present when the `tutor_debug` setting is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub debug: Option<TurnDebug>,
+}
+
+/// The debug drawer's payload (PF-7.2).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnDebug {
+    pub policy: TutorPolicy,
+    pub candidate_scores: Vec<ScoredUnit>,
+    pub mapped_units: Vec<MappedUnit>,
+    pub validated: bool,
+    pub fallback_reason: Option<String>,
+    pub exam_next_eligible_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub prompt_tokens: u64,
+}
+
+/// What the tutor decided to show.
+struct Decision {
+    action: Action,
+    target: String,
+    text: String,
+    card: Option<TutorCard>,
+    analysis: Option<TurnAnalysis>,
+    validated: bool,
+    fallback_reason: Option<String>,
+    violation: Option<&'static str>,
+    usage: Usage,
+}
+
+impl TurnRequest {
+    /// The learner's words, whichever field carries them.
+    fn words(&self) -> Option<&str> {
+        [&self.message_text, &self.message_latex, &self.voice_transcript]
+            .into_iter()
+            .flatten()
+            .map(|s| s.trim())
+            .find(|s| !s.is_empty())
+    }
+
+    fn check(&self) -> AppResult<()> {
+        for (field, value) in [
+            ("messageText", &self.message_text),
+            ("messageLatex", &self.message_latex),
+            ("voiceTranscript", &self.voice_transcript),
+        ] {
+            if value.as_ref().is_some_and(|v| v.chars().count() > MAX_MESSAGE_CHARS) {
+                return Err(AppError::invalid(field, format!("must be at most {MAX_MESSAGE_CHARS} characters")));
+            }
+        }
+        if self.words().is_none() && self.client_event == ClientEvent::None {
+            return Err(AppError::invalid(
+                "messageText",
+                "a turn needs the learner's words (messageText, messageLatex or voiceTranscript) or a clientEvent",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<S: Store> App<S> {
+    pub async fn tutor_turn(
+        &self,
+        learner: LearnerId,
+        thread_id: ThreadId,
+        request: TurnRequest,
+    ) -> AppResult<TurnReply> {
+        request.check()?;
+        let thread = self.thread_record(learner, thread_id).await?;
+        check_course(&thread, request.course_id.as_deref())?;
+        let loaded = self.course(&thread.course_id).await?;
+        let course = &loaded.course;
+        if let Some(unit) = request.client_event.unit_id() {
+            if !course.has_unit(unit) {
+                return Err(AppError::invalid(
+                    "clientEvent.unitId",
+                    format!("unit '{unit}' is not in course '{}'", course.id()),
+                ));
+            }
+        }
+        let mut snap = self.course_snapshot(learner, &loaded).await?;
+        let now = self.now();
+        let turn_id = TurnId(Self::new_id());
+        let words = request.words().unwrap_or("");
+        let query = Query { text: words, vector: None };
+
+        // Mapping: a button names its unit; words are mapped by retrieval over the anchors.
+        let (mapped, mapping_source) = match request.client_event.unit_id() {
+            Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
+            None => (loaded.index.map_units(&query, MAPPED_K), "retrieval"),
+        };
+        // Words that answer the tutor's own question are about the focus; other words the
+        // mapping is unsure of are clarified first.
+        let previous_action = thread.last_action.as_deref().and_then(Action::parse);
+        let clarify_if_unsure =
+            request.client_event == ClientEvent::None && previous_action != Some(Action::SocraticQuestion);
+        let draft = draft_policy(course, &snap.snapshot, &mapped, clarify_if_unsure);
+
+        // Exam availability from the exam service, for the candidate questions only.
+        let (exam, candidate_ids, statuses) = if draft.exam_ready {
+            let mut ids: Vec<String> = snap
+                .snapshot
+                .revisit_queue
+                .iter()
+                .filter(|(_, e)| e.unit_id == draft.focus_unit_id && e.tier == draft.desired_exam_tier)
+                .map(|(q, _)| q.clone())
+                .collect();
+            for hit in
+                loaded.index.exam_candidates(&query, &draft.focus_unit_id, draft.desired_exam_tier, EXAM_CANDIDATES_K)
+            {
+                if !ids.contains(&hit.question_id) {
+                    ids.push(hit.question_id);
+                }
+            }
+            ids.truncate(EXAM_CANDIDATES_K);
+            let statuses = self.exams.statuses(learner, course.id(), &ids, now).await?;
+            (exam_availability(&ids, &statuses), ids, statuses)
+        } else {
+            (ExamAvailability::none(), Vec::new(), HashMap::new())
+        };
+        let policy = draft.finish(&turn_id.to_string(), &exam);
+
+        let revisit = self.revisit(learner, course.id(), &snap, now).await?;
+        let context = TurnContext::retrieve(
+            &loaded,
+            &policy,
+            &query,
+            &exam,
+            &snap.snapshot,
+            &revisit,
+            &request.client_event,
+            SUPPORT_K,
+            ANCHORS_K,
+            CHUNKS_K,
+        );
+        let fallback = FallbackInput {
+            policy: &policy,
+            course,
+            event: &request.client_event,
+            mapped: &draft.mapped,
+            previous_action,
+            focus_tier: draft.focus_tier,
+            seed: seed_of(turn_id),
+        };
+        let decision = self
+            .decide(learner, &loaded, &policy, &context, &request, &exam.candidate_ids, &statuses, &fallback)
+            .await?;
+        let card = decision.card.clone();
+
+        // The timeline: the learner's words, then the tutor's reply.
+        let mut records = Vec::new();
+        if let Some(words) = request.words() {
+            let latex = request.message_latex.clone().filter(|l| !l.trim().is_empty());
+            records.push(new_message("user", words.to_string(), latex, None, Some(turn_id), now));
+        }
+        records.push(new_message("assistant", decision.text.clone(), None, card.as_ref(), Some(turn_id), now));
+
+        let log = json!({
+            "turnId": turn_id,
+            "clientEvent": request.client_event.name(),
+            "mappedUnits": draft.mapped,
+            "mappingSource": mapping_source,
+            "focusUnitId": policy.focus_unit_id,
+            "primaryTargetUnitId": policy.primary_target_unit_id,
+            "prereqBlockingUnitId": policy.prereq_blocking_unit_id,
+            "scopedUnitIds": policy.scoped_unit_ids,
+            "allowedActions": policy.allowed_actions,
+            "stuck": policy.stuck,
+            "examReady": policy.exam_ready,
+            "desiredExamTier": policy.desired_exam_tier,
+            "examAvailability": policy.exam_availability,
+            "nextEligibleAt": exam.next_eligible_at,
+            "examCandidateIds": candidate_ids,
+            "action": decision.action,
+            "targetUnitId": decision.target,
+            "validated": decision.validated,
+            "fallbackReason": decision.fallback_reason,
+            "violation": decision.violation,
+            "model": self.llm.is_configured().then(|| self.llm.describe()),
+            "promptTokens": decision.usage.prompt_tokens,
+            "completionTokens": decision.usage.completion_tokens,
+        });
+        let turn = TurnRecord {
+            id: turn_id,
+            thread_id,
+            learner_id: learner,
+            course_id: course.id().to_string(),
+            action: decision.action.name().to_string(),
+            validated: decision.validated,
+            fallback_reason: decision.fallback_reason.clone(),
+            log,
+            created_at: now,
+        };
+        tracing::info!(
+            turn = %turn_id, focus = %policy.focus_unit_id, blocker = ?policy.prereq_blocking_unit_id,
+            allowed = ?policy.allowed_actions, tier = %policy.desired_exam_tier, availability = ?policy.exam_availability,
+            action = decision.action.name(), validated = decision.validated, fallback = ?decision.fallback_reason,
+            "tutor turn"
+        );
+
+        let mut first_seq = 0;
+        for attempt in 0..SNAPSHOT_RETRIES {
+            snap.snapshot.record_turn(&policy.focus_unit_id, decision.analysis.clone(), now);
+            let record = snap.next(&snap.snapshot, now)?;
+            let step = TutorStep {
+                snapshot: Some(&record),
+                thread: Some(thread_id),
+                messages: &records,
+                last_action: Some(decision.action.name()),
+                turn: Some(&turn),
+                at: Some(now),
+            };
+            match self.store.commit_tutor_step(step).await.map_err(AppError::from) {
+                Ok(seq) => {
+                    first_seq = seq;
+                    snap.record = record;
+                    break;
+                }
+                Err(e) if is_conflict(&e) && attempt + 1 < SNAPSHOT_RETRIES => {
+                    // Evidence landed meanwhile (a drill graded in another tab): apply this
+                    // turn's focus to the snapshot as it is now.
+                    snap = self.course_snapshot(learner, &loaded).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+
+        let lite = snapshot_lite(
+            course,
+            &snap.snapshot,
+            &policy.primary_target_unit_id,
+            policy.prereq_blocking_unit_id.as_deref(),
+            revisit,
+        );
+        let debug = self.tutor.debug.then(|| TurnDebug {
+            candidate_scores: ranked_candidates(course, &snap.snapshot, &draft.mapped, now),
+            mapped_units: draft.mapped.clone(),
+            validated: decision.validated,
+            fallback_reason: decision.fallback_reason.clone(),
+            exam_next_eligible_at: exam.next_eligible_at,
+            prompt_tokens: decision.usage.prompt_tokens,
+            policy: policy.clone(),
+        });
+        Ok(TurnReply { turn_id, messages: appended(thread_id, first_seq, records), snapshot_lite: lite, debug })
+    }
+
+    /// The model's turn if it keeps every rule, the deterministic fallback otherwise (and
+    /// always when no model is configured). Never a second call.
+    #[allow(clippy::too_many_arguments)]
+    async fn decide(
+        &self,
+        learner: LearnerId,
+        loaded: &LoadedCourse,
+        policy: &TutorPolicy,
+        context: &TurnContext,
+        request: &TurnRequest,
+        candidates: &[String],
+        statuses: &HashMap<String, ExamStatus>,
+        fallback: &FallbackInput<'_>,
+    ) -> AppResult<Decision> {
+        let course = &loaded.course;
+        let fall_back = |reason: String, violation: Option<&'static str>, usage: Usage| -> Decision {
+            let turn = fallback_turn(fallback);
+            Decision {
+                action: turn.action,
+                target: turn.target_unit_id,
+                text: turn.tutor_text,
+                card: turn.card,
+                analysis: None,
+                validated: false,
+                fallback_reason: Some(reason),
+                violation,
+                usage,
+            }
+        };
+        if !self.llm.is_configured() {
+            return Ok(fall_back("offline: no language model is configured".into(), None, Usage::default()));
+        }
+        let prompt = build_prompt(&self.tutor.tutor_name, policy, context, request);
+        let session = self.llm.session("tutor_turn").await?;
+        let reply = session.chat(&prompt).await;
+        self.record_llm_session(learner, "tutor_turn", &session).await?;
+        let usage = session.usage();
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) => return Ok(fall_back(format!("model failed: {e}"), Some("model_error"), usage)),
+        };
+        let value = match parse_json_reply(reply.content.as_deref().unwrap_or("")) {
+            Ok(value) => value,
+            Err(e) => return Ok(fall_back(format!("invalid reply: {e}"), Some("malformed"), usage)),
+        };
+        let offered = OfferedContext { exam_candidates: candidates, exam_statuses: statuses, now: self.now() };
+        match validate(&value, policy, offered, course) {
+            Ok(valid) => {
+                let card = match (valid.action, &valid.exam_question_id) {
+                    (Action::ExamBlock, Some(question)) => Some(exam_card(loaded, question, &valid.target_unit_id)?),
+                    _ => valid.card,
+                };
+                Ok(Decision {
+                    action: valid.action,
+                    target: valid.target_unit_id,
+                    text: valid.tutor_text,
+                    card,
+                    analysis: Some(valid.analysis),
+                    validated: true,
+                    fallback_reason: None,
+                    violation: None,
+                    usage,
+                })
+            }
+            Err(violation) => Ok(fall_back(format!("policy violation: {violation}"), Some(violation.code()), usage)),
+        }
+    }
+
+    /// The revisit queue's state, from the exam service.
+    pub(crate) async fn revisit(
+        &self,
+        learner: LearnerId,
+        course: &str,
+        snap: &Snapshot,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> AppResult<RevisitLite> {
+        let ids: Vec<String> = snap.snapshot.revisit_queue.keys().cloned().collect();
+        let statuses =
+            if ids.is_empty() { HashMap::new() } else { self.exams.statuses(learner, course, &ids, now).await? };
+        Ok(revisit_summary(&snap.snapshot, &statuses, now))
+    }
+
+    pub(crate) async fn thread_record(&self, learner: LearnerId, id: ThreadId) -> AppResult<ThreadRecord> {
+        self.store.get_thread(learner, id).await?.ok_or_else(|| AppError::not_found("thread", id))
+    }
+
+    /// SnapshotLite as it stands outside a turn: the snapshot's focus and its unmet
+    /// prerequisite.
+    pub(crate) async fn current_lite(
+        &self,
+        learner: LearnerId,
+        loaded: &LoadedCourse,
+        snap: &Snapshot,
+    ) -> AppResult<SnapshotLite> {
+        let course = &loaded.course;
+        let revisit = self.revisit(learner, course.id(), snap, self.now()).await?;
+        let focus = snap.snapshot.focus_unit_id.as_str();
+        Ok(snapshot_lite(course, &snap.snapshot, focus, prerequisite_nudge(course, &snap.snapshot, focus), revisit))
+    }
+}
+
+/// The thread's course must be the one the request names, if it names one.
+pub(crate) fn check_course(thread: &ThreadRecord, course: Option<&str>) -> AppResult<()> {
+    match course {
+        Some(c) if c != thread.course_id => Err(AppError::invalid(
+            "courseId",
+            format!("thread {} is about course '{}', not '{c}'", thread.id, thread.course_id),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// An EXAM card for a question of the bank: what may be shown before it is answered.
+pub(crate) fn exam_card(loaded: &LoadedCourse, question: &str, unit: &str) -> AppResult<TutorCard> {
+    let q = loaded
+        .course
+        .question(question)
+        .ok_or_else(|| AppError::internal(format!("candidate {question} is not in the bank")))?;
+    Ok(TutorCard::Exam {
+        unit_id: unit.to_string(),
+        question_id: q.id.clone(),
+        tier: q.tier,
+        stem: q.stem.clone(),
+        options: q.options.clone(),
+        has_memo: true,
+        video: q.video.clone(),
+        locked_until: None,
+    })
+}
+
+/// A turn's seed for the deterministic drill: from its id's random bits.
+fn seed_of(turn: TurnId) -> u64 {
+    let bytes = turn.0.as_bytes();
+    u64::from_le_bytes(bytes[8..16].try_into().unwrap_or([0; 8]))
+}

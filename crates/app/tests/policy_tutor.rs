@@ -1,0 +1,934 @@
+//! The policy tutor (policy-tutor.md) on an authored course, on both stores: every trigger of
+//! "Exhaustive Input -> Response Triggers" (A1-A5, B1-B2, C1-C2), the model's turns validated
+//! against the policy with the deterministic fallback for every kind of violation (one model
+//! call, never a retry), the prompt contract, offline turns, and the evidence every graded
+//! drill and exam answer leaves on the learner's map.
+
+mod support;
+
+use chrono::Duration;
+use pathwise_app::course_tutor::{
+    CreateThread, DrillGradeRequest, DrillText, McqSubmitRequest, SupportType, SupportViewedRequest, TurnReply,
+    TurnRequest,
+};
+use pathwise_app::{App, Clock, ErrorKind};
+use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
+use pathwise_domain::{ResponseType, ThreadId};
+use pathwise_fake_llm::{FakeLlm, Script};
+use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
+use pathwise_store::{ResponseFilter, Store, TutorStep, TutorStore};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use support::TestApp;
+
+const COURSE: &str = include_str!("fixtures/test-course.toml");
+const COURSE_ID: &str = "TEST-ALG";
+
+async fn with_model(t: &TestApp) -> (FakeLlm, App) {
+    let fake = FakeLlm::start().await;
+    let config =
+        OpenAiConfig { timeout: std::time::Duration::from_millis(500), ..OpenAiConfig::new(fake.base_url(), "tutor") };
+    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2);
+    (fake, t.app().clone().with_llm(llm))
+}
+
+/// The test course imported and a thread on it.
+async fn thread(app: &App, t: &TestApp) -> ThreadId {
+    app.import_course(COURSE, PackFormat::Toml).await.expect("import the test course");
+    let input = CreateThread { course_id: COURSE_ID.into(), title: None };
+    app.create_thread(t.learner, input).await.expect("thread").id
+}
+
+async fn say(app: &App, t: &TestApp, thread: ThreadId, text: &str) -> TurnReply {
+    let request = TurnRequest { message_text: Some(text.into()), ..TurnRequest::default() };
+    app.tutor_turn(t.learner, thread, request).await.expect("turn")
+}
+
+async fn press(app: &App, t: &TestApp, thread: ThreadId, event: ClientEvent) -> TurnReply {
+    app.tutor_turn(t.learner, thread, TurnRequest { client_event: event, ..TurnRequest::default() })
+        .await
+        .expect("turn")
+}
+
+fn card(reply: &TurnReply) -> Option<&TutorCard> {
+    reply.messages.last().and_then(|m| m.card.as_ref())
+}
+
+/// The log of the thread's latest turn.
+async fn last_log(app: &App, t: &TestApp, thread: ThreadId) -> Value {
+    let turns = app.thread_turns(t.learner, thread, 0, 500).await.unwrap();
+    turns.items.last().expect("a logged turn").log.clone()
+}
+
+fn allowed(log: &Value) -> Vec<String> {
+    serde_json::from_value(log["allowedActions"].clone()).unwrap()
+}
+
+/// A model turn: `action` on `target`, with whatever else `extra` sets.
+fn model_turn(action: &str, target: &str, extra: Value) -> Script {
+    let mut turn = json!({
+        "mapped_units": [{ "unit_id": target, "confidence": 0.9 }],
+        "action": action,
+        "target_unit_id": target,
+        "tutor_text": "Here is what we will do next.",
+        "turn_analysis": { "student_intent": "solve", "understanding_signal": "uncertain", "suggested_prereq_units": [] },
+        "concept_card": null, "drill_card": null, "exam_suggestion": null,
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        turn[k] = v.clone();
+    }
+    Script::json(turn)
+}
+
+fn drill_json() -> Value {
+    json!({ "drill_card": { "prompt": "Solve for x", "question_latex": "x + 3 = 7" } })
+}
+
+/// Change the learner's snapshot directly (to set up evidence a test starts from).
+async fn edit_snapshot(app: &App, t: &TestApp, change: impl FnOnce(&mut StudentSnapshot)) {
+    let record = app.store().get_tutor_snapshot(t.learner, COURSE_ID).await.unwrap().expect("snapshot");
+    let mut snapshot: StudentSnapshot = serde_json::from_value(record.snapshot.clone()).unwrap();
+    change(&mut snapshot);
+    let next = pathwise_store::SnapshotRecord {
+        snapshot: serde_json::to_value(&snapshot).unwrap(),
+        version: record.version + 1,
+        ..record
+    };
+    app.store().commit_tutor_step(TutorStep { snapshot: Some(&next), ..TutorStep::default() }).await.unwrap();
+}
+
+async fn snapshot(app: &App, t: &TestApp) -> StudentSnapshot {
+    app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap().snapshot
+}
+
+/// Bronze on every prerequisite of linear equations, so that it is not blocked.
+async fn prerequisites_met(app: &App, t: &TestApp) {
+    let now = t.clock.now();
+    edit_snapshot(app, t, |s| {
+        for unit in ["ENTRY-00", "ALG-00"] {
+            s.touch(unit, now).mastery_tier = MasteryTier::Bronze;
+        }
+    })
+    .await;
+}
+
+// ---- Snapshot and map -----------------------------------------------------------------
+
+async fn a_first_thread_makes_a_sparse_snapshot_and_the_courses_map(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    let view = app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap();
+    assert_eq!(view.snapshot.focus_unit_id, "ENTRY-00", "a new snapshot focuses on the entry unit");
+    assert!(view.snapshot.unit_progress.is_empty() && view.snapshot.exam_touched.is_empty());
+    let map = t.map(view.mind_map_id.expect("the course's map")).await;
+    assert_eq!(map.nodes.len(), 7, "a root and one node per unit");
+    assert_eq!(map.map.metadata["course_id"], json!(COURSE_ID));
+    let linear = map.nodes.iter().find(|n| n.label == "Linear equations").unwrap();
+    assert_eq!(linear.depth, 3, "root -> warm-up -> inverse operations -> linear equations");
+    // A second thread shares the snapshot and the map.
+    let again = app
+        .create_thread(t.learner, CreateThread { course_id: COURSE_ID.into(), title: Some("Again".into()) })
+        .await
+        .unwrap();
+    assert_ne!(again.id, thread);
+    assert_eq!(app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap().mind_map_id, view.mind_map_id);
+    assert_eq!(app.list_threads(t.learner, Some(COURSE_ID), 0, 50).await.unwrap().total, 2);
+}
+
+// ---- Input A: /turn -------------------------------------------------------------------
+
+async fn a1_mapped_unit_confidence_high_prereqs_satisfied(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    fake.script([model_turn("DRILL_CARD", "ALG-01", drill_json())]);
+    let reply = say(&app, t, thread, "how do I solve linear equations for x").await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["focusUnitId"], "ALG-01");
+    assert_eq!(log["prereqBlockingUnitId"], Value::Null);
+    assert_eq!(allowed(&log), ["SOCRATIC_QUESTION", "DRILL_CARD"], "no exam before drill readiness");
+    assert_eq!(log["validated"], true);
+    match card(&reply) {
+        Some(TutorCard::Drill { unit_id, question_latex, .. }) => {
+            assert_eq!(unit_id, "ALG-01");
+            assert_eq!(question_latex, "x + 3 = 7");
+        }
+        other => panic!("expected the model's drill, got {other:?}"),
+    }
+    assert_eq!(reply.snapshot_lite.focus.unit_id, "ALG-01");
+    assert!(reply.snapshot_lite.prereq_nudge.is_none());
+}
+
+async fn a2_mapped_unit_high_prereqs_missing(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    fake.script([model_turn(
+        "DRILL_CARD",
+        "ALG-00",
+        json!({ "drill_card": { "prompt": "Undo +5", "question_latex": "y + 5 = 9" } }),
+    )]);
+    let reply = say(&app, t, thread, "how do I solve linear equations for x").await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["primaryTargetUnitId"], "ALG-01");
+    assert_eq!(log["prereqBlockingUnitId"], "ALG-00", "inverse operations has no tier yet");
+    assert_eq!(log["focusUnitId"], "ALG-00", "the focus shifts to the prerequisite");
+    assert!(matches!(card(&reply), Some(TutorCard::Drill { unit_id, .. }) if unit_id == "ALG-00"));
+    assert_eq!(reply.snapshot_lite.prereq_nudge.as_ref().map(|n| n.unit_id.as_str()), Some("ALG-00"));
+    assert_eq!(snapshot(&app, t).await.focus_unit_id, "ALG-00");
+    // Offline, the same message gets the deterministic answer about the prerequisite.
+    let offline = t.app().clone();
+    let other = thread_for(&offline, t).await;
+    let reply = say(&offline, t, other, "how do I solve linear equations for x").await;
+    assert!(reply.messages.last().unwrap().text.contains("Inverse operations"), "{:?}", reply.messages);
+}
+
+async fn thread_for(app: &App, t: &TestApp) -> ThreadId {
+    app.create_thread(t.learner, CreateThread { course_id: COURSE_ID.into(), title: None }).await.unwrap().id
+}
+
+async fn a3_mapped_unit_ambiguous_low_confidence(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    // A model that answers an ambiguous message with a card breaks the policy: clarify first.
+    fake.script([model_turn("DRILL_CARD", "ENTRY-00", drill_json())]);
+    let reply = say(&app, t, thread, "graphs").await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(allowed(&log), ["SOCRATIC_QUESTION"], "an unsure mapping allows only a clarifier");
+    assert_eq!(log["validated"], false);
+    assert_eq!(log["violation"], "action_not_allowed");
+    assert_eq!(log["action"], "SOCRATIC_QUESTION");
+    assert!(card(&reply).is_none(), "a clarifier has no card");
+    let text = &reply.messages.last().unwrap().text;
+    assert!(text.contains("graphs"), "the clarifier names the candidates: {text}");
+    // A model that clarifies is shown as it is.
+    let other = thread_for(&app, t).await;
+    fake.script([model_turn("SOCRATIC_QUESTION", "ENTRY-00", json!({ "tutor_text": "Which graphs do you mean?" }))]);
+    let reply = say(&app, t, other, "graphs").await;
+    assert_eq!(reply.messages.last().unwrap().text, "Which graphs do you mean?");
+    assert_eq!(last_log(&app, t, other).await["validated"], true);
+}
+
+async fn a4_evidence_shows_stuck(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", false, None, now);
+        s.record_drill("ALG-01", false, None, now);
+    })
+    .await;
+    let concept = json!({ "concept_card": { "key_ideas": ["Do the same to both sides.", "Undo + with -."],
+        "worked_example": { "problem_latex": "x+3=7", "final_answer_latex": "x=4", "steps_latex": ["x=7-3"] } } });
+    fake.script([model_turn("CONCEPT_CARD", "ALG-01", concept)]);
+    let reply = press(
+        &app,
+        t,
+        thread,
+        ClientEvent::DrillContinue { unit_id: "ALG-01".into(), last_result: DrillResult::Incorrect },
+    )
+    .await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["stuck"], true);
+    assert!(allowed(&log).contains(&"CONCEPT_CARD".to_string()));
+    assert!(
+        matches!(card(&reply), Some(TutorCard::Concept { key_ideas, worked_example: Some(_), .. }) if key_ideas.len() == 2)
+    );
+    // Concept card -> Try a Drill: a drill follows.
+    fake.script([model_turn("DRILL_CARD", "ALG-01", drill_json())]);
+    let reply = press(&app, t, thread, ClientEvent::RequestDrill { unit_id: "ALG-01".into() }).await;
+    assert!(matches!(card(&reply), Some(TutorCard::Drill { .. })));
+    // Without stuck evidence a concept card is refused.
+    edit_snapshot(&app, t, |s| s.record_drill("ALG-01", true, None, now)).await;
+    fake.script([model_turn(
+        "CONCEPT_CARD",
+        "ALG-01",
+        json!({ "concept_card": { "key_ideas": ["x"], "worked_example": null } }),
+    )]);
+    press(&app, t, thread, ClientEvent::RequestDrill { unit_id: "ALG-01".into() }).await;
+    assert_eq!(last_log(&app, t, thread).await["violation"], "action_not_allowed");
+}
+
+async fn a5_examready_true_and_examavailability_available_tier_aware(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", true, None, now);
+        s.record_drill("ALG-01", true, None, now);
+    })
+    .await;
+    fake.script([model_turn(
+        "EXAM_BLOCK",
+        "ALG-01",
+        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B1", "difficultyTier": "bronze" } }),
+    )]);
+    let reply = press(
+        &app,
+        t,
+        thread,
+        ClientEvent::DrillContinue { unit_id: "ALG-01".into(), last_result: DrillResult::Correct },
+    )
+    .await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["examReady"], true);
+    assert_eq!(log["desiredExamTier"], "bronze");
+    assert_eq!(log["examAvailability"], "available");
+    assert!(allowed(&log).contains(&"EXAM_BLOCK".to_string()));
+    let candidates: Vec<String> = serde_json::from_value(log["examCandidateIds"].clone()).unwrap();
+    assert_eq!(candidates.len(), 2, "the unit's bronze questions only: {candidates:?}");
+    match card(&reply) {
+        Some(TutorCard::Exam { question_id, tier, options, .. }) => {
+            assert_eq!(question_id, "EX-ALG-01-B1");
+            assert_eq!(tier.name(), "bronze");
+            assert_eq!(options.len(), 4);
+        }
+        other => panic!("expected an exam block, got {other:?}"),
+    }
+    let shown = serde_json::to_string(&reply).unwrap();
+    assert!(!shown.contains("Subtract 4 from both sides"), "the memo is not shown with the question");
+    assert!(!shown.contains("\"correct\""), "the key is not shown");
+    // Tier-aware: once bronze is passed, the desired tier is silver, and a bronze question is refused.
+    app.exam_mcq_submit(
+        t.learner,
+        thread,
+        McqSubmitRequest {
+            course_id: None,
+            unit_id: "ALG-01".into(),
+            question_id: "EX-ALG-01-B1".into(),
+            difficulty_tier: None,
+            selected_index: 0,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(snapshot(&app, t).await.tier("ALG-01"), MasteryTier::Bronze);
+    fake.script([model_turn(
+        "EXAM_BLOCK",
+        "ALG-01",
+        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B2", "difficultyTier": "bronze" } }),
+    )]);
+    press(
+        &app,
+        t,
+        thread,
+        ClientEvent::ExamContinue {
+            unit_id: "ALG-01".into(),
+            question_id: "EX-ALG-01-B1".into(),
+            result: pathwise_course::ExamResult::Passed,
+        },
+    )
+    .await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["desiredExamTier"], "silver");
+    assert_eq!(log["violation"], "exam_not_candidate", "bronze questions are not candidates any more");
+    assert_eq!(log["action"], "DRILL_CARD", "Continue falls back to practice");
+}
+
+// ---- Input B: /drill/grade ------------------------------------------------------------
+
+/// An offline turn asking for a drill on `unit`: a blueprint drill.
+async fn blueprint_drill(app: &App, t: &TestApp, thread: ThreadId, unit: &str) -> DrillText {
+    let reply = press(app, t, thread, ClientEvent::RequestDrill { unit_id: unit.into() }).await;
+    match card(&reply) {
+        Some(TutorCard::Drill { prompt, question_latex, drill_id: Some(id), options, .. }) => DrillText {
+            prompt: prompt.clone(),
+            question_latex: question_latex.clone(),
+            drill_id: Some(id.clone()),
+            options: options.clone(),
+        },
+        other => panic!("expected a blueprint drill, got {other:?}"),
+    }
+}
+
+fn grade(unit: &str, drill: &DrillText, answer: &str) -> DrillGradeRequest {
+    DrillGradeRequest { course_id: None, unit_id: unit.into(), drill: drill.clone(), student_answer: answer.into() }
+}
+
+async fn b1_correct(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
+    let item =
+        app.course(COURSE_ID).await.unwrap().course.library().regenerate(drill.drill_id.as_deref().unwrap()).unwrap();
+    let right = item.options[item.key.choice.unwrap()].clone();
+    let reply = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &right)).await.unwrap();
+    assert!(reply.is_correct);
+    assert_eq!(reply.graded_by, "blueprint");
+    assert_eq!(reply.common_mistake_tag, None);
+    assert_eq!((reply.drill.attempts, reply.drill.correct, reply.drill.streak_correct), (1, 1, 1));
+    let s = snapshot(&app, t).await;
+    assert!(s.progress("ENTRY-00").unwrap().confusion_tags.is_empty(), "confusion tags unchanged");
+    // Continue -> the next turn (offline: another drill).
+    let next = press(
+        &app,
+        t,
+        thread,
+        ClientEvent::DrillContinue { unit_id: "ENTRY-00".into(), last_result: DrillResult::Correct },
+    )
+    .await;
+    assert!(matches!(card(&next), Some(TutorCard::Drill { .. })));
+    assert_eq!(last_log(&app, t, thread).await["validated"], false, "offline turns are the fallback");
+}
+
+async fn b2_incorrect(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    let offline = t.app().clone();
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| s.touch("ENTRY-00", now).mastery_tier = MasteryTier::Bronze).await;
+    let drill = blueprint_drill(&offline, t, thread, "ALG-00").await;
+    let course = app.course(COURSE_ID).await.unwrap();
+    let id = drill.drill_id.as_deref().unwrap();
+    let item = course.course.library().regenerate(id).unwrap();
+    // A wrong option some distractor strategy made: its strategy is the mistake's tag.
+    let (wrong, tag) = item
+        .options
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != item.key.choice)
+        .find_map(|(_, o)| course.course.library().diagnose(id, o).map(|tag| (o.clone(), tag)))
+        .expect("a wrong option that a strategy explains");
+    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &drill, &wrong)).await.unwrap();
+    assert!(!reply.is_correct);
+    assert_eq!(reply.common_mistake_tag.as_deref(), Some(tag));
+    assert_eq!(snapshot(&app, t).await.progress("ALG-00").unwrap().confusion_tags.get(tag), Some(&1));
+    // A drill the model wrote is graded by the model; its tag must be on the course's list.
+    let model_drill =
+        DrillText { prompt: "Solve for x".into(), question_latex: "x + 3 = 7".into(), drill_id: None, options: vec![] };
+    fake.script([Script::json(
+        json!({ "isCorrect": false, "feedbackText": "Subtract 3 from both sides.", "commonMistakeTag": "sign_error" }),
+    )]);
+    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &model_drill, "10")).await.unwrap();
+    assert_eq!((reply.graded_by.as_str(), reply.common_mistake_tag.as_deref()), ("model", Some("sign_error")));
+    fake.script([Script::json(
+        json!({ "isCorrect": false, "feedbackText": "No.", "commonMistakeTag": "made_up_tag" }),
+    )]);
+    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &model_drill, "11")).await.unwrap();
+    assert_eq!(reply.common_mistake_tag, None, "a tag outside the course's list is not kept");
+    let progress = snapshot(&app, t).await.progress("ALG-00").unwrap().clone();
+    assert_eq!((progress.drill.attempts, progress.drill.streak_correct), (3, 0));
+    assert_eq!(progress.confusion_tags.values().sum::<u32>(), 2, "only grading moved the tags");
+    // Repeated wrong answers make the learner stuck: the next policy allows a concept card.
+    fake.script([model_turn("SOCRATIC_QUESTION", "ALG-00", json!({}))]);
+    press(
+        &app,
+        t,
+        thread,
+        ClientEvent::DrillContinue { unit_id: "ALG-00".into(), last_result: DrillResult::Incorrect },
+    )
+    .await;
+    assert!(allowed(&last_log(&app, t, thread).await).contains(&"CONCEPT_CARD".to_string()));
+    // Offline, a model's drill cannot be graded.
+    let error = offline.grade_drill(t.learner, thread, grade("ALG-00", &model_drill, "4")).await.unwrap_err();
+    assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, "llm_not_configured"));
+}
+
+// ---- Input C: exam events -------------------------------------------------------------
+
+/// An exam block for ALG-01's bronze questions, offered by the model in the thread.
+async fn offered_exam(t: &TestApp) -> (FakeLlm, App, ThreadId) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", true, None, now);
+        s.record_drill("ALG-01", true, None, now);
+    })
+    .await;
+    fake.script([model_turn(
+        "EXAM_BLOCK",
+        "ALG-01",
+        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B1", "difficultyTier": "bronze" } }),
+    )]);
+    let reply = press(
+        &app,
+        t,
+        thread,
+        ClientEvent::DrillContinue { unit_id: "ALG-01".into(), last_result: DrillResult::Correct },
+    )
+    .await;
+    assert!(matches!(card(&reply), Some(TutorCard::Exam { .. })));
+    (fake, app, thread)
+}
+
+fn submit(question: &str, index: usize) -> McqSubmitRequest {
+    McqSubmitRequest {
+        course_id: None,
+        unit_id: "ALG-01".into(),
+        question_id: question.into(),
+        difficulty_tier: None,
+        selected_index: index,
+    }
+}
+
+async fn c1_mcq_submit_correct(t: &TestApp) {
+    let (fake, app, thread) = offered_exam(t).await;
+    let reply = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap();
+    assert!(reply.is_correct && reply.tier_changed);
+    assert_eq!(reply.mastery_tier, MasteryTier::Bronze);
+    let s = snapshot(&app, t).await;
+    assert_eq!(s.progress("ALG-01").unwrap().exam.passed_by_tier.bronze, 1);
+    assert_eq!(s.exam_touched.get("EX-ALG-01-B1"), Some(&true));
+    assert_eq!(reply.snapshot_lite.progress.bronze, 3, "warm-up, inverse operations and linear equations");
+    // A passed question counts once.
+    let again = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap_err();
+    assert_eq!((again.kind, again.code), (ErrorKind::Conflict, "exam_already_passed"));
+    // Continue -> /turn (EXAM_CONTINUE passed).
+    fake.script([model_turn("DRILL_CARD", "ALG-01", drill_json())]);
+    let next = press(
+        &app,
+        t,
+        thread,
+        ClientEvent::ExamContinue {
+            unit_id: "ALG-01".into(),
+            question_id: "EX-ALG-01-B1".into(),
+            result: pathwise_course::ExamResult::Passed,
+        },
+    )
+    .await;
+    assert!(matches!(card(&next), Some(TutorCard::Drill { .. })));
+}
+
+async fn c2_mcq_submit_incorrect_or_support_viewed(t: &TestApp) {
+    let (fake, app, thread) = offered_exam(t).await;
+    let reply = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 2)).await.unwrap();
+    assert!(!reply.is_correct);
+    let until = reply.locked_until.expect("locked");
+    assert_eq!(until, t.clock.now() + Duration::hours(24), "locked for 24 hours");
+    let s = snapshot(&app, t).await;
+    assert!(s.revisit_queue.contains_key("EX-ALG-01-B1"));
+    assert_eq!(reply.snapshot_lite.revisit.locked_count, 1);
+    assert_eq!(reply.snapshot_lite.revisit.next_eligible_at, Some(until));
+    // A locked question is refused with its next eligible time, and nothing changes.
+    let counts = t.counts().await;
+    let refused = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap_err();
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "exam_locked"));
+    assert_eq!(refused.details["next_eligible_at"], json!(until));
+    assert_eq!(t.counts().await, counts);
+    // The policy now offers no locked question; the other bronze question is still available.
+    fake.script([model_turn(
+        "EXAM_BLOCK",
+        "ALG-01",
+        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B1", "difficultyTier": "bronze" } }),
+    )]);
+    press(
+        &app,
+        t,
+        thread,
+        ClientEvent::ExamContinue {
+            unit_id: "ALG-01".into(),
+            question_id: "EX-ALG-01-B1".into(),
+            result: pathwise_course::ExamResult::Locked,
+        },
+    )
+    .await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["violation"], "exam_not_candidate", "a locked question is not a candidate");
+    // Viewing the other question's memo locks it as well: now none is available.
+    fake.script([model_turn(
+        "EXAM_BLOCK",
+        "ALG-01",
+        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B2", "difficultyTier": "bronze" } }),
+    )]);
+    press(&app, t, thread, ClientEvent::RequestDrill { unit_id: "ALG-01".into() }).await;
+    let support = app
+        .exam_support_viewed(
+            t.learner,
+            thread,
+            SupportViewedRequest {
+                course_id: None,
+                unit_id: "ALG-01".into(),
+                question_id: "EX-ALG-01-B2".into(),
+                support_type: SupportType::Memo,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(support.memo.unwrap().contains("Add 2 to both sides"));
+    assert!(support.locked_until.is_some());
+    assert!(snapshot(&app, t).await.revisit_queue.contains_key("EX-ALG-01-B2"));
+    fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
+    press(
+        &app,
+        t,
+        thread,
+        ClientEvent::ExamContinue {
+            unit_id: "ALG-01".into(),
+            question_id: "EX-ALG-01-B2".into(),
+            result: pathwise_course::ExamResult::Locked,
+        },
+    )
+    .await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["examAvailability"], "locked");
+    assert_eq!(log["nextEligibleAt"], json!(until));
+    assert!(!allowed(&log).contains(&"EXAM_BLOCK".to_string()));
+    // A day later the lockout is over and the question is a candidate again, first in line.
+    t.clock.advance(Duration::hours(25));
+    fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
+    press(&app, t, thread, ClientEvent::RequestDrill { unit_id: "ALG-01".into() }).await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!(log["examAvailability"], "available");
+    assert_eq!(log["examCandidateIds"][0], "EX-ALG-01-B1", "revisit questions come first");
+}
+
+// ---- Validation and fallback ------------------------------------------------------------
+
+async fn every_violation_falls_back_deterministically_without_a_retry(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let exam = |q: &str, tier: &str| json!({ "exam_suggestion": { "question_id": q, "difficultyTier": tier } });
+    let cases: Vec<(&str, Script, &str)> = vec![
+        ("malformed JSON", Script::Text("{ not json".into()), "malformed"),
+        ("prose", Script::Text("Let us begin with fractions.".into()), "malformed"),
+        ("missing fields", Script::json(json!({ "action": "DRILL_CARD" })), "malformed"),
+        (
+            "confusion tags",
+            model_turn("SOCRATIC_QUESTION", "ALG-01", json!({ "confusion_tags": { "sign_error": 1 } })),
+            "confusion_tags",
+        ),
+        ("unknown action", model_turn("LECTURE", "ALG-01", json!({})), "unknown_action"),
+        ("exam not allowed", model_turn("EXAM_BLOCK", "ALG-01", exam("EX-ALG-01-B1", "bronze")), "action_not_allowed"),
+        (
+            "concept when not stuck",
+            model_turn("CONCEPT_CARD", "ALG-01", json!({ "concept_card": { "key_ideas": ["a"] } })),
+            "action_not_allowed",
+        ),
+        ("target out of scope", model_turn("SOCRATIC_QUESTION", "GRAPH-02", json!({})), "target_not_in_scope"),
+        ("unknown target", model_turn("SOCRATIC_QUESTION", "NOPE-99", json!({})), "target_not_in_scope"),
+        ("socratic with a card", model_turn("SOCRATIC_QUESTION", "ALG-01", drill_json()), "unexpected_card"),
+        ("drill without its card", model_turn("DRILL_CARD", "ALG-01", json!({})), "missing_card"),
+        (
+            "drill too long",
+            model_turn(
+                "DRILL_CARD",
+                "ALG-01",
+                json!({ "drill_card": { "prompt": "x".repeat(500), "question_latex": "x=1" } }),
+            ),
+            "drill_size",
+        ),
+        ("empty text", model_turn("SOCRATIC_QUESTION", "ALG-01", json!({ "tutor_text": "  " })), "empty_text"),
+        ("model 500", Script::Status(500, "overloaded".into()), "model_error"),
+        (
+            "model timeout",
+            Script::Slow(
+                std::time::Duration::from_secs(2),
+                Box::new(model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))),
+            ),
+            "model_error",
+        ),
+    ];
+    for (name, script, code) in cases {
+        let before = fake.requests().len();
+        fake.script([script]);
+        let reply = say(&app, t, thread, "linear equations please").await;
+        let log = last_log(&app, t, thread).await;
+        assert_eq!(log["validated"], false, "{name}");
+        assert_eq!(log["violation"], code, "{name}: {log}");
+        assert_eq!(fake.requests().len(), before + 1, "{name}: one model call, never a retry");
+        let action = Action::parse(log["action"].as_str().unwrap()).unwrap();
+        assert!(
+            matches!(action, Action::SocraticQuestion | Action::DrillCard),
+            "{name}: the fallback is Socratic or a drill"
+        );
+        assert!(!reply.messages.last().unwrap().text.is_empty(), "{name}");
+        assert!(log["fallbackReason"].as_str().is_some_and(|r| !r.is_empty()), "{name}");
+    }
+    // Stuck and exam-ready violations: a concept card with too many ideas, an exam question
+    // that is not a candidate or of the wrong tier.
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", false, None, now);
+        s.record_drill("ALG-01", false, None, now);
+    })
+    .await;
+    let ideas = json!({ "concept_card": { "key_ideas": ["a", "b", "c", "d"] } });
+    for (script, code) in [
+        (model_turn("CONCEPT_CARD", "ALG-01", ideas), "key_ideas"),
+        (
+            model_turn("CONCEPT_CARD", "ALG-01", json!({ "concept_card": { "key_ideas": ["word ".repeat(200)] } })),
+            "concept_too_long",
+        ),
+    ] {
+        fake.script([script]);
+        say(&app, t, thread, "linear equations please").await;
+        assert_eq!(last_log(&app, t, thread).await["violation"], code);
+    }
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", true, None, now);
+        s.record_drill("ALG-01", true, None, now);
+    })
+    .await;
+    for (script, code) in [
+        (model_turn("EXAM_BLOCK", "ALG-01", exam("EX-ALG-00-B1", "bronze")), "exam_not_candidate"),
+        (model_turn("EXAM_BLOCK", "ALG-01", exam("EX-ALG-01-B1", "silver")), "exam_wrong_tier"),
+        (model_turn("EXAM_BLOCK", "ALG-01", json!({})), "missing_card"),
+    ] {
+        fake.script([script]);
+        say(&app, t, thread, "linear equations please").await;
+        assert_eq!(last_log(&app, t, thread).await["violation"], code);
+    }
+    assert_eq!(fake.unused(), 0);
+}
+
+async fn the_fallback_is_socratic_unless_practice_was_asked_for(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let first = say(&app, t, thread, "linear equations").await;
+    assert!(card(&first).is_none(), "a message gets a Socratic question first");
+    assert_eq!(last_log(&app, t, thread).await["fallbackReason"], "offline: no language model is configured");
+    let second = say(&app, t, thread, "you take three away").await;
+    assert!(
+        matches!(card(&second), Some(TutorCard::Drill { unit_id, drill_id: Some(_), .. }) if unit_id == "ALG-01"),
+        "an answer to the tutor's question gets practice: {:?}",
+        second.messages
+    );
+    let stuck = press(&app, t, thread, ClientEvent::DrillStuck { unit_id: "ALG-01".into() }).await;
+    assert!(card(&stuck).is_none(), "I'm stuck gets a hint, not another drill");
+    assert!(stuck.messages.last().unwrap().text.contains("step"));
+    // A unit without blueprints has no offline drill: a Socratic question instead.
+    let graph = press(&app, t, thread, ClientEvent::RequestDrill { unit_id: "GRAPH-01".into() }).await;
+    assert!(card(&graph).is_none());
+}
+
+async fn the_prompt_bundle_follows_the_contract(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", true, None, now);
+        s.record_drill("ALG-01", true, None, now);
+    })
+    .await;
+    fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
+    app.tutor_turn(t.learner, thread, TurnRequest { message_latex: Some("2x+3=11".into()), ..TurnRequest::default() })
+        .await
+        .unwrap();
+    let request = fake.requests().pop().unwrap();
+    let messages = request["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "system rules, POLICY, CONTEXT, student input");
+    let text = |i: usize| messages[i]["content"].as_str().unwrap().to_string();
+    assert!(text(0).contains("Obey the POLICY object") && text(0).contains("You MUST output JSON only."));
+    let policy: Value = serde_json::from_str(text(1).strip_prefix("POLICY: ").unwrap()).unwrap();
+    for key in [
+        "turnId",
+        "focusUnitId",
+        "primaryTargetUnitId",
+        "prereqBlockingUnitId",
+        "scopedUnitIds",
+        "allowedActions",
+        "stuck",
+        "examReady",
+        "desiredExamTier",
+        "examAvailability",
+        "constraints",
+    ] {
+        assert!(policy.get(key).is_some(), "POLICY.{key}");
+    }
+    assert_eq!(policy["constraints"], json!({ "maxConceptWords": 170, "maxWorkedExamples": 1, "drillMaxSteps": 2 }));
+    let context: Value = serde_json::from_str(text(2).strip_prefix("CONTEXT: ").unwrap()).unwrap();
+    for key in ["unitAnchors", "unitContentChunks", "examCandidates", "snapshotLiteForLLM", "clientEvent"] {
+        assert!(context.get(key).is_some(), "CONTEXT.{key}");
+    }
+    assert!(context["unitAnchors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| policy["scopedUnitIds"].as_array().unwrap().contains(&a["unitId"])));
+    assert_eq!(context["examCandidates"].as_array().unwrap().len(), 2);
+    let candidates = context["examCandidates"].to_string();
+    assert!(
+        !candidates.contains("Subtract 4") && !candidates.contains("options") && !candidates.contains("correct"),
+        "candidates are metadata: {candidates}"
+    );
+    assert!(
+        text(3).contains("messageLatex: 2x+3=11")
+            && text(3).contains("Required JSON shape")
+            && text(3).contains("Hard constraints")
+    );
+    assert_eq!(request["response_format"]["json_schema"]["name"], "tutor_turn");
+}
+
+// ---- Evidence -------------------------------------------------------------------------
+
+async fn every_graded_drill_and_exam_answer_is_a_response_on_the_units_node(t: &TestApp) {
+    let (_fake, app, thread) = offered_exam(t).await;
+    let offline = t.app().clone();
+    let drill = blueprint_drill(&offline, t, thread, "ALG-01").await;
+    let item =
+        app.course(COURSE_ID).await.unwrap().course.library().regenerate(drill.drill_id.as_deref().unwrap()).unwrap();
+    app.grade_drill(t.learner, thread, grade("ALG-01", &drill, &item.key.answer)).await.unwrap();
+    app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 3)).await.unwrap();
+    let map = app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap().mind_map_id.unwrap();
+    let node = t.map(map).await.nodes.into_iter().find(|n| n.label == "Linear equations").unwrap();
+    let filter = ResponseFilter { node_id: Some(node.id), ..ResponseFilter::default() };
+    let responses = app.store().list_responses(t.learner, &filter, 0, 50).await.unwrap();
+    let qualities: Vec<u8> = responses.items.iter().map(|r| r.quality).collect();
+    assert_eq!(responses.total, 2);
+    assert!(
+        qualities.contains(&4) && qualities.contains(&1),
+        "a right drill (4) and a wrong exam answer (1): {qualities:?}"
+    );
+    assert!(responses.items.iter().all(|r| r.response_type == ResponseType::Teach && r.session_id == Some(thread.0)));
+    assert!(t.node(node.id).await.mastery_score > 0.0, "mastery moved");
+}
+
+// ---- An external exam service ------------------------------------------------------------
+
+/// A school's exam system: knows the keys, locks wrong answers for an hour, checks the token,
+/// and records which questions it was asked about.
+#[derive(Default)]
+struct ExamSystem {
+    locked: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    asked: std::sync::Mutex<Vec<Vec<String>>>,
+}
+
+async fn exam_system() -> (Arc<ExamSystem>, String) {
+    use axum::routing::post;
+    use axum::{extract::State, http::HeaderMap, http::StatusCode, Json};
+    let system = Arc::new(ExamSystem::default());
+    fn authorized(headers: &HeaderMap) -> bool {
+        headers.get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer exam-secret")
+    }
+    let app = axum::Router::new()
+        .route(
+            "/exams/statuses",
+            post(|State(s): State<Arc<ExamSystem>>, headers: HeaderMap, Json(body): Json<Value>| async move {
+                if !authorized(&headers) {
+                    return (StatusCode::UNAUTHORIZED, Json(json!({}))).into_response();
+                }
+                let ids: Vec<String> = serde_json::from_value(body["questionIds"].clone()).unwrap();
+                s.asked.lock().unwrap().push(ids.clone());
+                let locked = s.locked.lock().unwrap();
+                let statuses: serde_json::Map<String, Value> = ids
+                    .iter()
+                    .filter_map(|q| {
+                        locked.get(q).map(|until| (q.clone(), json!({ "status": "locked", "lockedUntil": until })))
+                    })
+                    .collect();
+                Json(json!({ "statuses": statuses })).into_response()
+            }),
+        )
+        .route(
+            "/exams/submit",
+            post(|State(s): State<Arc<ExamSystem>>, Json(body): Json<Value>| async move {
+                let q = body["questionId"].as_str().unwrap().to_string();
+                if let Some(until) = s.locked.lock().unwrap().get(&q) {
+                    return (StatusCode::CONFLICT, Json(json!({ "status": "locked", "lockedUntil": until })))
+                        .into_response();
+                }
+                let correct = q == "EX-ALG-01-B1" && body["selectedIndex"] == 0;
+                if correct {
+                    return Json(json!({ "isCorrect": true, "status": "passed" })).into_response();
+                }
+                let until = "2026-03-02T10:00:00Z".to_string();
+                s.locked.lock().unwrap().insert(q, until.clone());
+                Json(json!({ "isCorrect": false, "status": "locked", "lockedUntil": until })).into_response()
+            }),
+        )
+        .with_state(system.clone());
+    use axum::response::IntoResponse;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/exams", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (system, url)
+}
+
+async fn an_external_exam_service_decides_passes_and_lockouts(t: &TestApp) {
+    use pathwise_app::course_tutor::ExternalExamService;
+    let (system, url) = exam_system().await;
+    let external =
+        ExternalExamService::new(&url, Some("exam-secret".into()), std::time::Duration::from_secs(5)).unwrap();
+    let (fake, app) = with_model(t).await;
+    let app = app.with_exam_service(Arc::new(external));
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| {
+        s.record_drill("ALG-01", true, None, now);
+        s.record_drill("ALG-01", true, None, now);
+    })
+    .await;
+    fake.script([model_turn(
+        "EXAM_BLOCK",
+        "ALG-01",
+        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B2", "difficultyTier": "bronze" } }),
+    )]);
+    press(&app, t, thread, ClientEvent::DrillContinue { unit_id: "ALG-01".into(), last_result: DrillResult::Correct })
+        .await;
+    let asked = system.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "one status lookup for the turn");
+    let mut asked_ids = asked[0].clone();
+    asked_ids.sort();
+    assert_eq!(asked_ids, ["EX-ALG-01-B1", "EX-ALG-01-B2"], "only the candidates, never the bank");
+    let wrong = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B2", 0)).await.unwrap();
+    assert!(!wrong.is_correct);
+    assert_eq!(
+        wrong.locked_until.unwrap().to_rfc3339(),
+        "2026-03-02T10:00:00+00:00",
+        "the service's lockout, not Pathwise's"
+    );
+    let refused = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B2", 1)).await.unwrap_err();
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "exam_locked"));
+    assert!(snapshot(&app, t).await.revisit_queue.contains_key("EX-ALG-01-B2"));
+    // The service down: a clear 503, nothing recorded.
+    let down = ExternalExamService::new("http://127.0.0.1:9/exams", None, std::time::Duration::from_secs(2)).unwrap();
+    let app = app.with_exam_service(Arc::new(down));
+    let before = t.counts().await;
+    let error = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B2", 1)).await.unwrap_err();
+    assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, "exam_service_unavailable"));
+    assert_eq!(t.counts().await, before);
+}
+
+async fn a_stale_snapshot_write_changes_nothing(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    let record = app.store().get_tutor_snapshot(t.learner, COURSE_ID).await.unwrap().unwrap();
+    let stale = pathwise_store::SnapshotRecord { version: record.version, ..record.clone() };
+    let message = pathwise_store::TutorMessageRecord {
+        seq: 0,
+        id: uuid::Uuid::now_v7(),
+        role: "assistant".into(),
+        text: "x".into(),
+        latex: None,
+        card: None,
+        exam_question_id: None,
+        turn_id: None,
+        created_at: t.clock.now(),
+    };
+    let before = t.counts().await;
+    let step = TutorStep {
+        snapshot: Some(&stale),
+        thread: Some(thread),
+        messages: std::slice::from_ref(&message),
+        ..TutorStep::default()
+    };
+    let error = app.store().commit_tutor_step(step).await.unwrap_err();
+    assert!(error.to_string().contains("changed since it was read"), "{error}");
+    assert_eq!(t.counts().await, before, "neither the snapshot nor the message was written");
+}
+
+conformance!(
+    a_first_thread_makes_a_sparse_snapshot_and_the_courses_map,
+    a1_mapped_unit_confidence_high_prereqs_satisfied,
+    a2_mapped_unit_high_prereqs_missing,
+    a3_mapped_unit_ambiguous_low_confidence,
+    a4_evidence_shows_stuck,
+    a5_examready_true_and_examavailability_available_tier_aware,
+    b1_correct,
+    b2_incorrect,
+    c1_mcq_submit_correct,
+    c2_mcq_submit_incorrect_or_support_viewed,
+    every_violation_falls_back_deterministically_without_a_retry,
+    the_fallback_is_socratic_unless_practice_was_asked_for,
+    the_prompt_bundle_follows_the_contract,
+    every_graded_drill_and_exam_answer_is_a_response_on_the_units_node,
+    an_external_exam_service_decides_passes_and_lockouts,
+    a_stale_snapshot_write_changes_nothing,
+);

@@ -1,0 +1,210 @@
+//! The tutor turn benchmark (policy-tutor.md on a large course): a generated course of
+//! 2,000 units, 15,000 exam questions and 50,000 content chunks; learners whose turns mix
+//! typed messages and button events, some of them exam ready. A turn's own work is timed
+//! (snapshot, policy, exam availability, retrieval, prompt, validation, persistence), with an
+//! in-process model that answers at once with a valid turn, so that the model's time is
+//! left out; retrieval is timed alone as well; prompt tokens are counted (cl100k_base).
+
+use crate::bench::Stats;
+use anyhow::{Context, Result};
+use pathwise_app::course_tutor::{CreateThread, TurnRequest};
+use pathwise_app::App;
+use pathwise_course::synthetic::generated_pack;
+use pathwise_course::{ClientEvent, MasteryTier, StudentSnapshot};
+use pathwise_llm::{LanguageModel, Llm, LlmError, Reply, Request, Usage};
+use pathwise_retrieval::Query;
+use pathwise_store::{TutorStep, TutorStore};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const UNITS: usize = 2_000;
+pub const QUESTIONS: usize = 15_000;
+pub const CHUNKS: usize = 50_000;
+const LEARNERS: usize = 8;
+
+/// Answers every turn at once with a valid Socratic question on the policy's focus, and
+/// keeps the prompts for counting their tokens afterwards.
+#[derive(Default)]
+struct InstantTutor {
+    prompts: Mutex<Vec<String>>,
+}
+
+impl LanguageModel for InstantTutor {
+    fn chat<'a>(&'a self, request: &'a Request) -> Pin<Box<dyn Future<Output = Result<Reply, LlmError>> + Send + 'a>> {
+        Box::pin(async move {
+            let prompt: String = request.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+            let focus = request
+                .messages
+                .iter()
+                .find_map(|m| m.content.strip_prefix("POLICY: "))
+                .and_then(|p| serde_json::from_str::<Value>(p).ok())
+                .and_then(|p| p["focusUnitId"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            self.prompts.lock().expect("prompts lock").push(prompt);
+            let content = json!({
+                "mapped_units": [{ "unit_id": focus, "confidence": 0.8 }],
+                "action": "SOCRATIC_QUESTION",
+                "target_unit_id": focus,
+                "tutor_text": "What do you think the first step is, and why?",
+                "turn_analysis": { "student_intent": "solve", "understanding_signal": "uncertain", "suggested_prereq_units": [] },
+                "concept_card": null, "drill_card": null, "exam_suggestion": null,
+            });
+            Ok(Reply {
+                content: Some(content.to_string()),
+                tool_calls: Vec::new(),
+                usage: Usage { prompt_tokens: 0, completion_tokens: 60 },
+                finish_reason: Some("stop".into()),
+            })
+        })
+    }
+
+    fn describe(&self) -> String {
+        "instant tutor (benchmark)".into()
+    }
+}
+
+fn tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton().encode_with_special_tokens(text).len()
+}
+
+pub async fn turns(app: App, store: &str, turns: usize) -> Result<()> {
+    let model = Arc::new(InstantTutor::default());
+    let app = app.with_llm(Llm::new(model.clone(), 64));
+    let pack = generated_pack(UNITS, QUESTIONS, CHUNKS, 7);
+    let course_id = pack.course_id.clone();
+    let started = Instant::now();
+    app.install_course(pack).await.context("install the generated course")?;
+    let import_ms = started.elapsed().as_millis();
+    let started = Instant::now();
+    let loaded = app.course(&course_id).await.context("load the generated course")?;
+    let load_ms = started.elapsed().as_millis();
+    let units: Vec<(String, String, Vec<String>)> =
+        loaded.course.units().iter().map(|u| (u.id.clone(), u.title.clone(), u.prerequisites.clone())).collect();
+
+    // Learners with a thread each; half are exam ready on a unit with prerequisites.
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut learners = Vec::new();
+    let mut first_use = Vec::new();
+    for i in 0..LEARNERS {
+        let learner = app.create_learner(&format!("learner {i}")).await?.learner.id;
+        let started = Instant::now();
+        let thread = app.create_thread(learner, CreateThread { course_id: course_id.clone(), title: None }).await?.id;
+        first_use.push(started.elapsed());
+        let focus = loop {
+            let (id, _, prereqs) = &units[rng.gen_range(0..units.len())];
+            if !prereqs.is_empty() {
+                break id.clone();
+            }
+        };
+        if i % 2 == 0 {
+            exam_ready(&app, learner, &course_id, &units, &focus).await?;
+        }
+        learners.push((learner, thread, focus));
+    }
+
+    let mut latencies = Vec::with_capacity(turns);
+    let mut retrieval = Vec::with_capacity(turns);
+    let elapsed_start = Instant::now();
+    for i in 0..turns {
+        let (learner, thread, focus) = &learners[i % LEARNERS];
+        let (_, title, _) = &units[rng.gen_range(0..units.len())];
+        let (request, text) = match i % 3 {
+            0 => {
+                let text = format!("how do I do {}", title.to_lowercase());
+                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
+            }
+            1 => (
+                TurnRequest {
+                    client_event: ClientEvent::RequestDrill { unit_id: focus.clone() },
+                    ..TurnRequest::default()
+                },
+                String::new(),
+            ),
+            _ => {
+                let text = "I am not sure what to do next".to_string();
+                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
+            }
+        };
+        let started = Instant::now();
+        let reply = app.tutor_turn(*learner, *thread, request).await?;
+        latencies.push(started.elapsed());
+        std::hint::black_box(reply);
+        // Retrieval alone, for the same words: mapping, anchors and chunks of six units, the
+        // focus unit's exam candidates.
+        let query = Query { text: &text, vector: None };
+        let scoped: Vec<String> = units.iter().skip(i % (units.len() - 6)).take(6).map(|u| u.0.clone()).collect();
+        let started = Instant::now();
+        std::hint::black_box(loaded.index.map_units(&query, 3));
+        std::hint::black_box(loaded.index.unit_anchors(&query, &scoped, 6));
+        std::hint::black_box(loaded.index.unit_content_chunks(&query, &scoped, 8));
+        std::hint::black_box(loaded.index.exam_candidates(&query, focus, pathwise_course::Tier::Bronze, 10));
+        retrieval.push(started.elapsed());
+    }
+    let elapsed = elapsed_start.elapsed();
+    let prompts = std::mem::take(&mut *model.prompts.lock().expect("prompts lock"));
+    let mut counts: Vec<usize> = prompts.iter().map(|p| tokens(p)).collect();
+    counts.sort_unstable();
+    let exam_turns = {
+        let turns_log = app.thread_turns(learners[0].0, learners[0].1, 0, 500).await?;
+        turns_log.items.iter().filter(|t| t.log["examReady"] == true).count()
+    };
+    first_use.sort();
+    let p99 = |v: &mut Vec<Duration>| {
+        v.sort();
+        let i = ((v.len() as f64 - 1.0) * 0.99).round() as usize;
+        (v[i].as_secs_f64() * 1e5).round() / 100.0
+    };
+    let retrieval_p50 = {
+        let mut r = retrieval.clone();
+        r.sort();
+        (r[r.len() / 2].as_secs_f64() * 1e5).round() / 100.0
+    };
+    let retrieval_p99 = p99(&mut retrieval);
+    let extra = json!({
+        "units": UNITS, "exam_questions": QUESTIONS, "content_chunks": CHUNKS, "learners": LEARNERS,
+        "import_ms": import_ms,
+        "load_and_index_ms": load_ms,
+        "first_use_ms_median": first_use[first_use.len() / 2].as_millis(),
+        "retrieval_p50_ms": retrieval_p50,
+        "retrieval_p99_ms": retrieval_p99,
+        "prompt_tokens_median": counts[counts.len() / 2],
+        "prompt_tokens_max": counts[counts.len() - 1],
+        "exam_ready_turns_of_learner_0": exam_turns,
+        "target_p99_ms": 5, "target_retrieval_p99_ms": 10,
+    });
+    Stats { ops: turns, concurrency: 1, elapsed, latencies }.print("tutor_turn", store, extra);
+    Ok(())
+}
+
+/// Bronze on the prerequisites of `unit` and a drill streak of two on it: the learner is
+/// exam ready there.
+async fn exam_ready(
+    app: &App,
+    learner: pathwise_domain::LearnerId,
+    course: &str,
+    units: &[(String, String, Vec<String>)],
+    unit: &str,
+) -> Result<()> {
+    let record = app.store().get_tutor_snapshot(learner, course).await?.context("a snapshot")?;
+    let mut snapshot: StudentSnapshot = serde_json::from_value(record.snapshot.clone())?;
+    let now = chrono::Utc::now();
+    let prerequisites = units.iter().find(|u| u.0 == unit).map(|u| u.2.clone()).unwrap_or_default();
+    for p in &prerequisites {
+        snapshot.touch(p, now).mastery_tier = MasteryTier::Bronze;
+    }
+    snapshot.record_drill(unit, true, None, now);
+    snapshot.record_drill(unit, true, None, now);
+    snapshot.focus_unit_id = unit.to_string();
+    let next = pathwise_store::SnapshotRecord {
+        snapshot: serde_json::to_value(&snapshot)?,
+        version: record.version + 1,
+        ..record
+    };
+    app.store().commit_tutor_step(TutorStep { snapshot: Some(&next), ..TutorStep::default() }).await?;
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! Course packs as authors write them, in TOML or JSON (policy-tutor.md EPIC B and C):
+//! units with their prerequisites and anchors, content chunks, the exam question bank with
+//! tiers, the course's fixed confusion tags, and item blueprints for drills.
+//!
+//! Nothing here is checked beyond its shape; [`crate::Course::from_pack`] checks the rest.
+
+use pathwise_items::SkillBlueprint;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoursePack {
+    /// Letters, digits, `.`, `_` and `-`, e.g. `MATH-FOUNDATIONS`.
+    pub course_id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Where a new learner's focus starts; it has no prerequisites.
+    pub entry_unit: String,
+    /// The only tags drill grading may give a mistake (snake_case).
+    pub confusion_tags: Vec<String>,
+    pub units: Vec<UnitSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ChunkSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exam_questions: Vec<ExamQuestionSpec>,
+    /// The course's own skill blueprints, in the item library's format; units may name these
+    /// and the built-in ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<SkillBlueprint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitSpec {
+    pub id: String,
+    /// Unique within the course (it names the unit's concept on the learner's map).
+    pub title: String,
+    /// Units that must be learned first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prerequisites: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Mistakes learners commonly make here, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misconceptions: Vec<String>,
+    /// The short canonical statement of what the unit is about.
+    pub anchor: String,
+    /// Skill blueprints drills for this unit are generated from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blueprints: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort_minutes: Option<u32>,
+}
+
+/// A piece of teaching content: part of a lesson's transcript or a section of a document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkSpec {
+    pub unit: String,
+    pub chunk_type: ChunkType,
+    /// The lesson or document it comes from, e.g. `lesson-ALG-01`.
+    pub source_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkType {
+    Transcript,
+    /// A section of a document (`pdf` in policy-tutor.md).
+    #[serde(alias = "pdf")]
+    Document,
+}
+
+impl ChunkType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChunkType::Transcript => "transcript",
+            ChunkType::Document => "document",
+        }
+    }
+}
+
+/// An exam question: a multiple-choice question with a worked memo and optionally a video.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExamQuestionSpec {
+    pub id: String,
+    /// The units it examines (at least one).
+    pub units: Vec<String>,
+    pub tier: Tier,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    pub stem: String,
+    /// 2-6 distinct options.
+    pub options: Vec<String>,
+    /// The index of the correct option, from 0.
+    pub correct: usize,
+    /// The worked solution, shown on request (which locks the question).
+    pub memo: String,
+    /// A link to a video walking through the solution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<String>,
+    /// What the video says, for tutoring context (`exam_support_chunks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video_transcript: Option<String>,
+}
+
+/// Exam difficulty tiers; passing one earns the mastery tier of the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Bronze,
+    Silver,
+    Gold,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Bronze, Tier::Silver, Tier::Gold];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Bronze => "bronze",
+            Tier::Silver => "silver",
+            Tier::Gold => "gold",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == text)
+    }
+}
+
+impl std::fmt::Display for Tier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A file format of course packs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackFormat {
+    Toml,
+    Json,
+}
+
+impl PackFormat {
+    /// The format of a file by its extension (`.toml`, `.json`).
+    pub fn from_path(path: &str) -> Option<PackFormat> {
+        let ext = path.rsplit_once('.')?.1;
+        if ext.eq_ignore_ascii_case("toml") {
+            Some(PackFormat::Toml)
+        } else if ext.eq_ignore_ascii_case("json") {
+            Some(PackFormat::Json)
+        } else {
+            None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PackFormat::Toml => "TOML",
+            PackFormat::Json => "JSON",
+        }
+    }
+}

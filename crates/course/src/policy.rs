@@ -1,0 +1,392 @@
+//! The per-turn policy (policy-tutor.md PF-3.2 to PF-3.4): which unit to tutor, what blocks
+//! it, which units the model may touch and which actions it may choose, computed from the
+//! snapshot, the course DAG and the exam service's statuses alone.
+
+use crate::course::Course;
+use crate::pack::Tier;
+use crate::scoring::{unit_priority_score, ScoreInputs};
+use crate::snapshot::{MappedUnit, StudentSnapshot};
+use crate::tier::{desired_exam_tier, MasteryTier};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// A mapping at least this sure makes its unit the turn's target.
+pub const CONFIDENT_MAPPING: f64 = 0.55;
+/// At most this many units are in scope for a turn.
+pub const MAX_SCOPED_UNITS: usize = 6;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Action {
+    SocraticQuestion,
+    ConceptCard,
+    DrillCard,
+    ExamBlock,
+}
+
+impl Action {
+    pub const ALL: [Action; 4] = [Action::SocraticQuestion, Action::ConceptCard, Action::DrillCard, Action::ExamBlock];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::SocraticQuestion => "SOCRATIC_QUESTION",
+            Action::ConceptCard => "CONCEPT_CARD",
+            Action::DrillCard => "DRILL_CARD",
+            Action::ExamBlock => "EXAM_BLOCK",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.name() == text)
+    }
+}
+
+/// Whether an exam question of the desired tier can be attempted now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Availability {
+    Available,
+    Locked,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Constraints {
+    pub max_concept_words: u32,
+    pub max_worked_examples: u32,
+    pub drill_max_steps: u32,
+}
+
+impl Default for Constraints {
+    fn default() -> Constraints {
+        Constraints { max_concept_words: 170, max_worked_examples: 1, drill_max_steps: 2 }
+    }
+}
+
+/// `TutorPolicy`: computed every turn, never stored as such (the turn log keeps its parts).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TutorPolicy {
+    pub turn_id: String,
+    pub focus_unit_id: String,
+    pub primary_target_unit_id: String,
+    pub prereq_blocking_unit_id: Option<String>,
+    pub scoped_unit_ids: Vec<String>,
+    pub allowed_actions: Vec<Action>,
+    pub stuck: bool,
+    pub exam_ready: bool,
+    pub desired_exam_tier: Tier,
+    pub exam_availability: Availability,
+    pub constraints: Constraints,
+}
+
+impl TutorPolicy {
+    pub fn allows(&self, action: Action) -> bool {
+        self.allowed_actions.contains(&action)
+    }
+
+    pub fn in_scope(&self, unit: &str) -> bool {
+        self.scoped_unit_ids.iter().any(|u| u == unit)
+    }
+}
+
+/// An exam question's state for one learner, as the exam service keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExamStatus {
+    pub status: QuestionStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked_until: Option<DateTime<Utc>>,
+}
+
+impl ExamStatus {
+    pub const AVAILABLE: ExamStatus = ExamStatus { status: QuestionStatus::Available, locked_until: None };
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QuestionStatus {
+    Available,
+    Locked,
+    Passed,
+}
+
+/// The outcome of `computeExamAvailabilityForTier`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExamAvailability {
+    pub availability: Availability,
+    /// The candidates that can be attempted now, in the order given.
+    pub candidate_ids: Vec<String>,
+    /// When the first locked candidate opens again, when none is available.
+    pub next_eligible_at: Option<DateTime<Utc>>,
+}
+
+impl ExamAvailability {
+    pub fn none() -> ExamAvailability {
+        ExamAvailability { availability: Availability::None, candidate_ids: Vec::new(), next_eligible_at: None }
+    }
+}
+
+/// Availability from the statuses of the candidate questions only (a question the service
+/// does not know is available: it has never been attempted).
+pub fn exam_availability(candidates: &[String], statuses: &HashMap<String, ExamStatus>) -> ExamAvailability {
+    if candidates.is_empty() {
+        return ExamAvailability::none();
+    }
+    let status = |q: &String| statuses.get(q).copied().unwrap_or(ExamStatus::AVAILABLE);
+    let available: Vec<String> =
+        candidates.iter().filter(|q| status(q).status == QuestionStatus::Available).cloned().collect();
+    if !available.is_empty() {
+        return ExamAvailability {
+            availability: Availability::Available,
+            candidate_ids: available,
+            next_eligible_at: None,
+        };
+    }
+    let next = candidates
+        .iter()
+        .map(status)
+        .filter(|s| s.status == QuestionStatus::Locked)
+        .filter_map(|s| s.locked_until)
+        .min();
+    match next {
+        Some(at) => ExamAvailability {
+            availability: Availability::Locked,
+            candidate_ids: Vec::new(),
+            next_eligible_at: Some(at),
+        },
+        None => ExamAvailability::none(),
+    }
+}
+
+/// A unit is stuck when the drills show it: two or more attempts and no current streak.
+pub fn is_stuck(snapshot: &StudentSnapshot, unit: &str) -> bool {
+    snapshot.progress(unit).is_some_and(|p| p.drill.attempts >= 2 && p.drill.streak_correct == 0)
+}
+
+/// A unit is blocked while a prerequisite has no mastery tier.
+pub fn is_blocked(course: &Course, snapshot: &StudentSnapshot, unit: &str) -> bool {
+    course.prerequisites(unit).iter().any(|p| snapshot.tier(p) == MasteryTier::None)
+}
+
+/// Mapped units, most confident first (ties by unit id, for determinism).
+pub fn sorted_mapping(mapped: &[MappedUnit]) -> Vec<MappedUnit> {
+    let mut sorted = mapped.to_vec();
+    sorted.sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then_with(|| a.unit_id.cmp(&b.unit_id)));
+    sorted
+}
+
+/// `computeCandidateUnits`: the top three mapped units, the focus, three units in
+/// progress, and the direct prerequisites of all of them.
+pub fn candidate_units(course: &Course, snapshot: &StudentSnapshot, mapped: &[MappedUnit]) -> Vec<String> {
+    let mut set: Vec<String> = Vec::new();
+    let add = |u: &str, set: &mut Vec<String>| {
+        if !set.iter().any(|s| s == u) {
+            set.push(u.to_string());
+        }
+    };
+    for m in sorted_mapping(mapped).iter().take(3) {
+        add(&m.unit_id, &mut set);
+    }
+    add(&snapshot.focus_unit_id, &mut set);
+    for u in snapshot.units_in_progress.iter().take(3) {
+        add(u, &mut set);
+    }
+    for u in set.clone() {
+        for p in course.prerequisites(&u) {
+            add(p, &mut set);
+        }
+    }
+    set
+}
+
+/// `computeScopedUnitIds`: at most [`MAX_SCOPED_UNITS`], in a fixed order: focus, blocker,
+/// target, the two best-mapped units, the target's prerequisites, units in progress, then
+/// the blocker's prerequisites.
+pub fn scoped_unit_ids(
+    course: &Course,
+    focus: &str,
+    primary_target: &str,
+    blocker: Option<&str>,
+    mapped: &[MappedUnit],
+    units_in_progress: &[String],
+) -> Vec<String> {
+    fn add(u: &str, list: &mut Vec<String>) {
+        if !list.iter().any(|s| s == u) {
+            list.push(u.to_string());
+        }
+    }
+    let top_mapped: Vec<String> = sorted_mapping(mapped).into_iter().take(2).map(|m| m.unit_id).collect();
+    let mut set = Vec::new();
+    add(focus, &mut set);
+    add(primary_target, &mut set);
+    if let Some(b) = blocker {
+        add(b, &mut set);
+        for p in course.prerequisites(b) {
+            add(p, &mut set);
+        }
+    }
+    for u in &top_mapped {
+        add(u, &mut set);
+    }
+    for p in course.prerequisites(primary_target) {
+        add(p, &mut set);
+    }
+    for u in units_in_progress.iter().take(2) {
+        add(u, &mut set);
+    }
+
+    let mut ordered = Vec::new();
+    let mut push = |u: &str| {
+        if set.iter().any(|s| s == u) {
+            add(u, &mut ordered);
+        }
+    };
+    push(focus);
+    if let Some(b) = blocker {
+        push(b);
+    }
+    push(primary_target);
+    for u in &top_mapped {
+        push(u);
+    }
+    for p in course.prerequisites(primary_target) {
+        push(p);
+    }
+    for u in units_in_progress {
+        push(u);
+    }
+    for u in &set {
+        push(u);
+    }
+    ordered.truncate(MAX_SCOPED_UNITS);
+    ordered
+}
+
+/// The policy up to exam availability, which needs the exam service's statuses for the
+/// focus unit's candidate questions (asked only when the learner is exam ready).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyDraft {
+    /// The turn's mapping, most confident first.
+    pub mapped: Vec<MappedUnit>,
+    pub focus_unit_id: String,
+    pub primary_target_unit_id: String,
+    pub prereq_blocking_unit_id: Option<String>,
+    pub stuck: bool,
+    pub focus_tier: MasteryTier,
+    pub desired_exam_tier: Tier,
+    pub exam_ready: bool,
+    /// The message is about nothing the mapping is sure of: clarify before anything else.
+    pub clarify: bool,
+    pub scoped_unit_ids: Vec<String>,
+}
+
+/// `computePolicy` up to exam availability. `mapped` is the turn's mapping of the learner's
+/// input onto units; `clarify_if_unsure` says whether a mapping that is sure of nothing must
+/// be clarified (the learner's own words, not a button's event, and not an answer to the
+/// tutor's question, which is about the focus).
+pub fn draft_policy(
+    course: &Course,
+    snapshot: &StudentSnapshot,
+    mapped: &[MappedUnit],
+    clarify_if_unsure: bool,
+) -> PolicyDraft {
+    let mapped: Vec<MappedUnit> = sorted_mapping(mapped).into_iter().filter(|m| course.has_unit(&m.unit_id)).collect();
+    let focus_now =
+        if course.has_unit(&snapshot.focus_unit_id) { snapshot.focus_unit_id.as_str() } else { course.entry_unit() };
+    let confident = mapped.first().filter(|m| m.confidence >= CONFIDENT_MAPPING);
+    let primary = confident.map_or(focus_now, |m| m.unit_id.as_str()).to_string();
+    let blocker = course.prerequisites(&primary).iter().find(|p| snapshot.tier(p) == MasteryTier::None).cloned();
+    let focus = blocker.clone().unwrap_or_else(|| primary.clone());
+    let stuck = is_stuck(snapshot, &focus);
+    let focus_tier = snapshot.tier(&focus);
+    let streak = snapshot.progress(&focus).map_or(0, |p| p.drill.streak_correct);
+    let exam_ready = !is_blocked(course, snapshot, &focus) && streak >= 2 && blocker.is_none();
+    let scoped = scoped_unit_ids(course, &focus, &primary, blocker.as_deref(), &mapped, &snapshot.units_in_progress);
+    PolicyDraft {
+        clarify: clarify_if_unsure && confident.is_none(),
+        mapped,
+        focus_unit_id: focus,
+        primary_target_unit_id: primary,
+        prereq_blocking_unit_id: blocker,
+        stuck,
+        focus_tier,
+        desired_exam_tier: desired_exam_tier(focus_tier),
+        exam_ready,
+        scoped_unit_ids: scoped,
+    }
+}
+
+impl PolicyDraft {
+    /// The policy, given the exam availability for the focus unit at the desired tier
+    /// ([`ExamAvailability::none`] when not exam ready).
+    pub fn finish(&self, turn_id: &str, exam: &ExamAvailability) -> TutorPolicy {
+        let availability = if self.exam_ready { exam.availability } else { Availability::None };
+        let mut allowed = vec![Action::SocraticQuestion];
+        if !self.clarify {
+            allowed.push(Action::DrillCard);
+            if self.stuck {
+                allowed.push(Action::ConceptCard);
+            }
+            if self.exam_ready && availability == Availability::Available {
+                allowed.push(Action::ExamBlock);
+            }
+        }
+        TutorPolicy {
+            turn_id: turn_id.to_string(),
+            focus_unit_id: self.focus_unit_id.clone(),
+            primary_target_unit_id: self.primary_target_unit_id.clone(),
+            prereq_blocking_unit_id: self.prereq_blocking_unit_id.clone(),
+            scoped_unit_ids: self.scoped_unit_ids.clone(),
+            allowed_actions: allowed,
+            stuck: self.stuck,
+            exam_ready: self.exam_ready,
+            desired_exam_tier: self.desired_exam_tier,
+            exam_availability: availability,
+            constraints: Constraints::default(),
+        }
+    }
+}
+
+/// A candidate unit with its priority score, for the debug payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoredUnit {
+    pub unit_id: String,
+    pub score: f64,
+}
+
+/// The candidate units ranked by priority score (ties by unit id).
+pub fn ranked_candidates(
+    course: &Course,
+    snapshot: &StudentSnapshot,
+    mapped: &[MappedUnit],
+    now: DateTime<Utc>,
+) -> Vec<ScoredUnit> {
+    let mut scored: Vec<ScoredUnit> = candidate_units(course, snapshot, mapped)
+        .into_iter()
+        .map(|unit| {
+            let progress = snapshot.progress(&unit);
+            let hours = progress
+                .and_then(|p| p.last_touched_at)
+                .map_or(f64::INFINITY, |t| (now - t).num_milliseconds() as f64 / 3_600_000.0);
+            let score = unit_priority_score(ScoreInputs {
+                mapped_confidence: mapped
+                    .iter()
+                    .filter(|m| m.unit_id == unit)
+                    .map(|m| m.confidence)
+                    .fold(0.0, f64::max),
+                is_focus: unit == snapshot.focus_unit_id,
+                is_in_progress: snapshot.units_in_progress.contains(&unit),
+                recency_hours: hours,
+                mastery_tier: snapshot.tier(&unit),
+                drill_streak: progress.map_or(0, |p| p.drill.streak_correct),
+            });
+            ScoredUnit { unit_id: unit, score }
+        })
+        .collect();
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.unit_id.cmp(&b.unit_id)));
+    scored
+}

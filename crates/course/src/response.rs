@@ -1,0 +1,331 @@
+//! The model's turn (`LlmTutorResponse`) and its validation against the policy and the
+//! context it was given (policy-tutor.md PF-3.6.5 and PF-3.7). A reply that breaks any rule
+//! is not repaired and not retried: the caller falls back (see [`crate::fallback`]).
+
+use crate::course::Course;
+use crate::pack::Tier;
+use crate::policy::{Action, ExamStatus, QuestionStatus, TutorPolicy};
+use crate::snapshot::{MappedUnit, TurnAnalysis};
+use crate::turn::{TutorCard, WorkedExample};
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// Longest tutor text accepted, in characters.
+pub const MAX_TUTOR_TEXT: usize = 1_500;
+/// A drill is one or two steps: its prompt and question together stay short.
+pub const MAX_DRILL_CHARS: usize = 400;
+pub const MAX_KEY_IDEAS: usize = 3;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmTutorResponse {
+    #[serde(default)]
+    pub mapped_units: Vec<LlmMappedUnit>,
+    pub action: String,
+    pub target_unit_id: String,
+    pub tutor_text: String,
+    #[serde(default)]
+    pub turn_analysis: Option<LlmTurnAnalysis>,
+    #[serde(default)]
+    pub concept_card: Option<LlmConceptCard>,
+    #[serde(default)]
+    pub drill_card: Option<LlmDrillCard>,
+    #[serde(default)]
+    pub exam_suggestion: Option<LlmExamSuggestion>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmMappedUnit {
+    pub unit_id: String,
+    pub confidence: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmTurnAnalysis {
+    #[serde(default)]
+    pub student_intent: Option<String>,
+    #[serde(default)]
+    pub understanding_signal: Option<String>,
+    #[serde(default)]
+    pub suggested_prereq_units: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmConceptCard {
+    pub key_ideas: Vec<String>,
+    #[serde(default)]
+    pub worked_example: Option<LlmWorkedExample>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmWorkedExample {
+    pub problem_latex: String,
+    pub final_answer_latex: String,
+    #[serde(default)]
+    pub steps_latex: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmDrillCard {
+    pub prompt: String,
+    pub question_latex: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LlmExamSuggestion {
+    pub question_id: String,
+    #[serde(rename = "difficultyTier", alias = "difficulty_tier")]
+    pub difficulty_tier: String,
+}
+
+/// Why a model's turn was refused; the turn log keeps [`Violation::code`].
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Violation {
+    #[error("the model's reply is not the required JSON: {0}")]
+    Malformed(String),
+    #[error("the model produced confusion tags ({0}); only drill grading may")]
+    ConfusionTags(String),
+    #[error("action '{0}' is not one of SOCRATIC_QUESTION, CONCEPT_CARD, DRILL_CARD, EXAM_BLOCK")]
+    UnknownAction(String),
+    #[error("action {action} is not allowed by the policy (allowed: {allowed})")]
+    ActionNotAllowed { action: &'static str, allowed: String },
+    #[error("target unit '{target}' is not in scope (scoped: {scoped})")]
+    TargetNotInScope { target: String, scoped: String },
+    #[error("tutor_text is empty")]
+    EmptyText,
+    #[error("tutor_text has {0} characters; at most {MAX_TUTOR_TEXT} allowed")]
+    TextTooLong(usize),
+    #[error("{action} must not include {card}")]
+    UnexpectedCard { action: &'static str, card: &'static str },
+    #[error("{action} must include {card}")]
+    MissingCard { action: &'static str, card: &'static str },
+    #[error("a concept card is only allowed when the learner is stuck")]
+    ConceptNotStuck,
+    #[error("concept_card has {0} key ideas; 1-{MAX_KEY_IDEAS} allowed")]
+    KeyIdeas(usize),
+    #[error("concept_card has {words} words; at most {max} allowed")]
+    ConceptTooLong { words: usize, max: u32 },
+    #[error("drill_card is empty or longer than {MAX_DRILL_CHARS} characters ({0})")]
+    DrillSize(usize),
+    #[error("exam question '{0}' is not among the exam candidates")]
+    ExamNotCandidate(String),
+    #[error("exam question tier '{given}' is not the desired tier {desired}")]
+    ExamWrongTier { given: String, desired: Tier },
+    #[error("exam question '{question}' is locked until {until}")]
+    ExamLocked { question: String, until: String },
+}
+
+impl Violation {
+    /// A short stable name, for the turn log and the tests.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Violation::Malformed(_) => "malformed",
+            Violation::ConfusionTags(_) => "confusion_tags",
+            Violation::UnknownAction(_) => "unknown_action",
+            Violation::ActionNotAllowed { .. } => "action_not_allowed",
+            Violation::TargetNotInScope { .. } => "target_not_in_scope",
+            Violation::EmptyText => "empty_text",
+            Violation::TextTooLong(_) => "text_too_long",
+            Violation::UnexpectedCard { .. } => "unexpected_card",
+            Violation::MissingCard { .. } => "missing_card",
+            Violation::ConceptNotStuck => "concept_not_stuck",
+            Violation::KeyIdeas(_) => "key_ideas",
+            Violation::ConceptTooLong { .. } => "concept_too_long",
+            Violation::DrillSize(_) => "drill_size",
+            Violation::ExamNotCandidate(_) => "exam_not_candidate",
+            Violation::ExamWrongTier { .. } => "exam_wrong_tier",
+            Violation::ExamLocked { .. } => "exam_locked",
+        }
+    }
+}
+
+/// What the turn's prompt offered the model to choose from.
+#[derive(Debug, Clone, Copy)]
+pub struct OfferedContext<'a> {
+    /// `CONTEXT.examCandidates`' question ids.
+    pub exam_candidates: &'a [String],
+    /// The exam service's statuses of those questions.
+    pub exam_statuses: &'a HashMap<String, ExamStatus>,
+    pub now: DateTime<Utc>,
+}
+
+/// A model turn that keeps every rule, ready to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidTurn {
+    pub action: Action,
+    pub target_unit_id: String,
+    pub tutor_text: String,
+    /// Concept and drill cards; an exam block's card is built from the bank by the caller.
+    pub card: Option<TutorCard>,
+    pub exam_question_id: Option<String>,
+    pub analysis: TurnAnalysis,
+}
+
+/// Checks a model's reply (already read as JSON) against the policy and the context.
+pub fn validate(
+    reply: &Value,
+    policy: &TutorPolicy,
+    offered: OfferedContext<'_>,
+    course: &Course,
+) -> Result<ValidTurn, Violation> {
+    if let Some(key) = confusion_key(reply) {
+        return Err(Violation::ConfusionTags(key));
+    }
+    let r: LlmTutorResponse = LlmTutorResponse::deserialize(reply).map_err(|e| Violation::Malformed(e.to_string()))?;
+    let action = Action::parse(&r.action).ok_or_else(|| Violation::UnknownAction(r.action.clone()))?;
+    if !policy.allows(action) {
+        let allowed = policy.allowed_actions.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+        return Err(Violation::ActionNotAllowed { action: action.name(), allowed });
+    }
+    if !policy.in_scope(&r.target_unit_id) {
+        return Err(Violation::TargetNotInScope {
+            target: r.target_unit_id.clone(),
+            scoped: policy.scoped_unit_ids.join(", "),
+        });
+    }
+    let text = r.tutor_text.trim();
+    if text.is_empty() {
+        return Err(Violation::EmptyText);
+    }
+    let chars = text.chars().count();
+    if chars > MAX_TUTOR_TEXT {
+        return Err(Violation::TextTooLong(chars));
+    }
+    check_cards(&r, action)?;
+    let unit = r.target_unit_id.clone();
+    let (card, exam_question_id) = match action {
+        Action::SocraticQuestion => (None, None),
+        Action::ConceptCard => (Some(concept_card(&r, policy, unit)?), None),
+        Action::DrillCard => (Some(drill_card(&r, unit)?), None),
+        Action::ExamBlock => (None, Some(exam_question(&r, policy, offered)?)),
+    };
+    Ok(ValidTurn {
+        action,
+        target_unit_id: r.target_unit_id.clone(),
+        tutor_text: text.to_string(),
+        card,
+        exam_question_id,
+        analysis: analysis(&r, course),
+    })
+}
+
+/// Any key naming confusion tags, anywhere in the reply.
+fn confusion_key(value: &Value) -> Option<String> {
+    match value {
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k.to_ascii_lowercase().replace('_', "").contains("confusiontag") {
+                Some(k.clone())
+            } else {
+                confusion_key(v)
+            }
+        }),
+        Value::Array(items) => items.iter().find_map(confusion_key),
+        _ => None,
+    }
+}
+
+fn check_cards(r: &LlmTutorResponse, action: Action) -> Result<(), Violation> {
+    let present = [
+        ("concept_card", r.concept_card.is_some(), Action::ConceptCard),
+        ("drill_card", r.drill_card.is_some(), Action::DrillCard),
+        ("exam_suggestion", r.exam_suggestion.is_some(), Action::ExamBlock),
+    ];
+    for (card, is_present, belongs_to) in present {
+        if is_present && belongs_to != action {
+            return Err(Violation::UnexpectedCard { action: action.name(), card });
+        }
+        if !is_present && belongs_to == action {
+            return Err(Violation::MissingCard { action: action.name(), card });
+        }
+    }
+    Ok(())
+}
+
+fn concept_card(r: &LlmTutorResponse, policy: &TutorPolicy, unit_id: String) -> Result<TutorCard, Violation> {
+    let card =
+        r.concept_card.as_ref().ok_or(Violation::MissingCard { action: "CONCEPT_CARD", card: "concept_card" })?;
+    if !policy.stuck {
+        return Err(Violation::ConceptNotStuck);
+    }
+    let ideas: Vec<String> = card.key_ideas.iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect();
+    if ideas.is_empty() || ideas.len() > MAX_KEY_IDEAS {
+        return Err(Violation::KeyIdeas(ideas.len()));
+    }
+    let words: usize = ideas.iter().map(|i| i.split_whitespace().count()).sum();
+    let max = policy.constraints.max_concept_words;
+    if words > max as usize {
+        return Err(Violation::ConceptTooLong { words, max });
+    }
+    let worked_example = card.worked_example.as_ref().map(|w| WorkedExample {
+        problem_latex: w.problem_latex.clone(),
+        final_answer_latex: w.final_answer_latex.clone(),
+        steps_latex: w.steps_latex.clone(),
+    });
+    Ok(TutorCard::Concept { unit_id, key_ideas: ideas, worked_example })
+}
+
+fn drill_card(r: &LlmTutorResponse, unit_id: String) -> Result<TutorCard, Violation> {
+    let card = r.drill_card.as_ref().ok_or(Violation::MissingCard { action: "DRILL_CARD", card: "drill_card" })?;
+    let size = card.prompt.trim().chars().count() + card.question_latex.trim().chars().count();
+    if size == 0 || size > MAX_DRILL_CHARS {
+        return Err(Violation::DrillSize(size));
+    }
+    Ok(TutorCard::Drill {
+        unit_id,
+        prompt: card.prompt.trim().to_string(),
+        question_latex: card.question_latex.trim().to_string(),
+        drill_id: None,
+        options: Vec::new(),
+    })
+}
+
+fn exam_question(r: &LlmTutorResponse, policy: &TutorPolicy, offered: OfferedContext<'_>) -> Result<String, Violation> {
+    let s =
+        r.exam_suggestion.as_ref().ok_or(Violation::MissingCard { action: "EXAM_BLOCK", card: "exam_suggestion" })?;
+    if !offered.exam_candidates.contains(&s.question_id) {
+        return Err(Violation::ExamNotCandidate(s.question_id.clone()));
+    }
+    if Tier::parse(&s.difficulty_tier) != Some(policy.desired_exam_tier) {
+        return Err(Violation::ExamWrongTier { given: s.difficulty_tier.clone(), desired: policy.desired_exam_tier });
+    }
+    if let Some(status) = offered.exam_statuses.get(&s.question_id) {
+        let locked = status.status == QuestionStatus::Locked && status.locked_until.is_none_or(|t| t > offered.now);
+        if locked {
+            let until = status.locked_until.map_or("further notice".to_string(), |t| t.to_rfc3339());
+            return Err(Violation::ExamLocked { question: s.question_id.clone(), until });
+        }
+    }
+    Ok(s.question_id.clone())
+}
+
+/// The model's mapping and intent, kept only where they name the course's units.
+fn analysis(r: &LlmTutorResponse, course: &Course) -> TurnAnalysis {
+    let mapped_units = r
+        .mapped_units
+        .iter()
+        .filter(|m| course.has_unit(&m.unit_id) && m.confidence.is_finite())
+        .map(|m| MappedUnit { unit_id: m.unit_id.clone(), confidence: m.confidence.clamp(0.0, 1.0) })
+        .collect();
+    let a = r.turn_analysis.as_ref();
+    let pick = |value: Option<&String>, allowed: &[&str], default: &str| {
+        value.map(|v| v.as_str()).filter(|v| allowed.contains(v)).unwrap_or(default).to_string()
+    };
+    TurnAnalysis {
+        mapped_units,
+        student_intent: pick(
+            a.and_then(|a| a.student_intent.as_ref()),
+            &["solve", "explain", "check", "stuck", "unknown"],
+            "unknown",
+        ),
+        understanding_signal: pick(
+            a.and_then(|a| a.understanding_signal.as_ref()),
+            &["confident", "uncertain", "confused"],
+            "uncertain",
+        ),
+        suggested_prereq_units: a
+            .map(|a| a.suggested_prereq_units.iter().filter(|u| course.has_unit(u)).cloned().collect())
+            .unwrap_or_default(),
+    }
+}

@@ -1,0 +1,100 @@
+//! Mastery tiers per unit (policy-tutor.md PF-5.1): bronze, silver and gold, earned by
+//! passing exam questions of that tier with drill readiness, never by the model's word.
+
+use crate::pack::Tier;
+use crate::snapshot::UnitProgress;
+use serde::{Deserialize, Serialize};
+
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum MasteryTier {
+    #[default]
+    None,
+    Bronze,
+    Silver,
+    Gold,
+}
+
+impl MasteryTier {
+    pub fn name(self) -> &'static str {
+        match self {
+            MasteryTier::None => "none",
+            MasteryTier::Bronze => "bronze",
+            MasteryTier::Silver => "silver",
+            MasteryTier::Gold => "gold",
+        }
+    }
+}
+
+impl From<Tier> for MasteryTier {
+    fn from(tier: Tier) -> MasteryTier {
+        match tier {
+            Tier::Bronze => MasteryTier::Bronze,
+            Tier::Silver => MasteryTier::Silver,
+            Tier::Gold => MasteryTier::Gold,
+        }
+    }
+}
+
+/// The exam tier that would move a unit on from its mastery tier (`desiredExamTierFromMastery`).
+pub fn desired_exam_tier(mastery: MasteryTier) -> Tier {
+    match mastery {
+        MasteryTier::None => Tier::Bronze,
+        MasteryTier::Bronze => Tier::Silver,
+        MasteryTier::Silver | MasteryTier::Gold => Tier::Gold,
+    }
+}
+
+/// The tier a unit's evidence supports (`updateUnitMasteryTier`): bronze needs a drill streak
+/// of two and a bronze pass; silver, bronze and a silver pass; gold, silver and a gold pass.
+pub fn tier_from_evidence(progress: &UnitProgress) -> MasteryTier {
+    let passed = &progress.exam.passed_by_tier;
+    let bronze = progress.drill.streak_correct >= 2 && passed.bronze >= 1;
+    let silver = bronze && passed.silver >= 1;
+    let gold = silver && passed.gold >= 1;
+    if gold {
+        MasteryTier::Gold
+    } else if silver {
+        MasteryTier::Silver
+    } else if bronze {
+        MasteryTier::Bronze
+    } else {
+        MasteryTier::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::UnitProgress;
+
+    fn progress(streak: u32, bronze: u32, silver: u32, gold: u32) -> UnitProgress {
+        let mut p = UnitProgress::default();
+        p.drill.streak_correct = streak;
+        p.exam.passed_by_tier.bronze = bronze;
+        p.exam.passed_by_tier.silver = silver;
+        p.exam.passed_by_tier.gold = gold;
+        p
+    }
+
+    #[test]
+    fn tiers_need_drill_readiness_and_each_lower_tier() {
+        assert_eq!(tier_from_evidence(&progress(0, 0, 0, 0)), MasteryTier::None);
+        assert_eq!(tier_from_evidence(&progress(1, 1, 0, 0)), MasteryTier::None, "streak of one is not ready");
+        assert_eq!(tier_from_evidence(&progress(2, 1, 0, 0)), MasteryTier::Bronze);
+        assert_eq!(tier_from_evidence(&progress(2, 1, 1, 0)), MasteryTier::Silver);
+        assert_eq!(tier_from_evidence(&progress(3, 1, 1, 1)), MasteryTier::Gold);
+        assert_eq!(tier_from_evidence(&progress(5, 0, 1, 1)), MasteryTier::None, "silver without bronze");
+        assert_eq!(tier_from_evidence(&progress(5, 1, 0, 1)), MasteryTier::Bronze, "gold without silver");
+    }
+
+    #[test]
+    fn the_desired_tier_is_the_next_one_up() {
+        assert_eq!(desired_exam_tier(MasteryTier::None), Tier::Bronze);
+        assert_eq!(desired_exam_tier(MasteryTier::Bronze), Tier::Silver);
+        assert_eq!(desired_exam_tier(MasteryTier::Silver), Tier::Gold);
+        assert_eq!(desired_exam_tier(MasteryTier::Gold), Tier::Gold);
+    }
+}

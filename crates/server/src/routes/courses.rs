@@ -1,0 +1,80 @@
+//! Courses: authored packs (units, content, exam bank, blueprints) that the policy tutor
+//! teaches from. Importing is the operator's; reading is every learner's.
+
+use super::learners::Operator;
+use crate::error::{ApiResult, ErrorBody};
+use crate::extract::{Auth, PathIds, QueryParams, TextBody};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use pathwise_app::course_tutor::{CourseOutline, CourseSummary, ImportedCourse};
+use pathwise_app::AppError;
+use pathwise_course::PackFormat;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ImportQuery {
+    /// `toml` or `json`; by default from the Content-Type (`application/json` is JSON,
+    /// anything else TOML).
+    format: Option<String>,
+}
+
+/// Every course.
+#[utoipa::path(get, path = "/api/courses", tag = "courses",
+    responses((status = 200, body = Vec<CourseSummary>)), security(("bearer" = [])))]
+pub async fn list(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<Vec<CourseSummary>>> {
+    Ok(Json(s.app.list_courses().await?))
+}
+
+/// A course's units in learning order, with their prerequisites and how many exam
+/// questions each tier has.
+#[utoipa::path(get, path = "/api/courses/{course_id}", tag = "courses", params(("course_id" = String, Path)),
+    responses((status = 200, body = CourseOutline), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn get(
+    State(s): State<AppState>,
+    _learner: Auth,
+    PathIds(id): PathIds<String>,
+) -> ApiResult<Json<CourseOutline>> {
+    Ok(Json(s.app.course_outline(&id).await?))
+}
+
+/// Import a course pack (operator only): the body is the pack in TOML or JSON. It is
+/// checked whole (references resolve, prerequisites acyclic, tiers valid); every problem is
+/// reported with its field and line, and nothing is stored unless there are none. 201 when
+/// the course is new or changed, 200 when it was already this content.
+#[utoipa::path(post, path = "/api/courses", tag = "courses", params(ImportQuery), request_body(content = String,
+    content_type = "application/toml"),
+    responses((status = 201, body = ImportedCourse), (status = 200, body = ImportedCourse),
+        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+pub async fn import(
+    State(s): State<AppState>,
+    _: Operator,
+    headers: HeaderMap,
+    QueryParams(q): QueryParams<ImportQuery>,
+    TextBody(text): TextBody,
+) -> ApiResult<(StatusCode, Json<ImportedCourse>)> {
+    let format = match q.format.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        Some("toml") => PackFormat::Toml,
+        Some("json") => PackFormat::Json,
+        Some(other) => {
+            return Err(AppError::invalid("format", format!("'{other}' is not a format; allowed: toml, json")).into())
+        }
+        None => {
+            let json = headers
+                .get(axum::http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("application/json"));
+            if json {
+                PackFormat::Json
+            } else {
+                PackFormat::Toml
+            }
+        }
+    };
+    let imported = s.app.import_course(&text, format).await?;
+    let status = if imported.changed { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((status, Json(imported)))
+}
