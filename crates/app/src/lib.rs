@@ -60,6 +60,8 @@ pub struct App<S: Store = AnyStore> {
     /// The authority on exam attempts and lockouts.
     exams: Arc<dyn course_tutor::ExamService>,
     tutor: course_tutor::TutorSettings,
+    /// Embeddings for retrieval beside BM25, when an embedding model is configured.
+    embedder: Option<Arc<pathwise_llm::Embedder>>,
 }
 
 impl<S: Store> App<S> {
@@ -83,6 +85,7 @@ impl<S: Store> App<S> {
                 course_tutor::TutorSettings::default().lockout,
             )),
             tutor: course_tutor::TutorSettings::default(),
+            embedder: None,
             store,
         }
     }
@@ -95,6 +98,12 @@ impl<S: Store> App<S> {
         self
     }
 
+    /// The same application retrieving course content by embeddings as well as BM25.
+    pub fn with_embedder(mut self, embedder: Arc<pathwise_llm::Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
     /// The same application asking this exam service about exam questions.
     pub fn with_exam_service(mut self, exams: Arc<dyn course_tutor::ExamService>) -> Self {
         self.exams = exams;
@@ -103,6 +112,14 @@ impl<S: Store> App<S> {
 
     pub fn exam_service(&self) -> &dyn course_tutor::ExamService {
         self.exams.as_ref()
+    }
+
+    /// How course content is retrieved, for the banner.
+    pub fn retrieval_mode(&self) -> String {
+        match &self.embedder {
+            Some(e) => format!("BM25 and embeddings ({}), fused by reciprocal rank", e.describe()),
+            None => "BM25".to_string(),
+        }
     }
 
     pub fn tutor_settings(&self) -> &course_tutor::TutorSettings {

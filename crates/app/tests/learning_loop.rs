@@ -20,24 +20,14 @@ use pathwise_domain::model::QuizResponse;
 use pathwise_domain::question::{Question, QuestionKind};
 use pathwise_domain::{FlowId, FlowStatus, JobKind, JobOutcome, MasteryStatus, MindMapId, NodeId, ResponseType};
 use pathwise_fake_llm::{FakeLlm, Script};
-use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
 use pathwise_store::{FlowStore, JobStore, ResponseFilter, Store};
 use serde_json::{json, Value};
-use std::sync::Arc;
-use support::TestApp;
+use support::{with_model, TestApp};
 
 /// The inventory the model lists, easiest first.
 const INVENTORY: [&str; 6] = ["Values", "Ownership", "Borrowing", "Lifetimes", "Traits", "Generics"];
 /// The learner knows the first three.
 const KNOWN: usize = 3;
-
-async fn with_model(t: &TestApp) -> (FakeLlm, App) {
-    let fake = FakeLlm::start().await;
-    let config =
-        OpenAiConfig { timeout: std::time::Duration::from_millis(500), ..OpenAiConfig::new(fake.base_url(), "tutor") };
-    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2);
-    (fake, t.app().clone().with_llm(llm))
-}
 
 fn inventory() -> Script {
     let concepts: Vec<Value> =

@@ -15,22 +15,14 @@ use pathwise_app::{App, Clock, ErrorKind};
 use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
 use pathwise_domain::{ResponseType, ThreadId};
 use pathwise_fake_llm::{FakeLlm, Script};
-use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
+use pathwise_llm::OpenAiConfig;
 use pathwise_store::{ResponseFilter, Store, TutorStep, TutorStore};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use support::TestApp;
+use support::{with_model, TestApp};
 
 const COURSE: &str = include_str!("fixtures/test-course.toml");
 const COURSE_ID: &str = "TEST-ALG";
-
-async fn with_model(t: &TestApp) -> (FakeLlm, App) {
-    let fake = FakeLlm::start().await;
-    let config =
-        OpenAiConfig { timeout: std::time::Duration::from_millis(500), ..OpenAiConfig::new(fake.base_url(), "tutor") };
-    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2);
-    (fake, t.app().clone().with_llm(llm))
-}
 
 /// The test course imported and a thread on it.
 async fn thread(app: &App, t: &TestApp) -> ThreadId {
@@ -95,6 +87,17 @@ async fn edit_snapshot(app: &App, t: &TestApp, change: impl FnOnce(&mut StudentS
         ..record
     };
     app.store().commit_tutor_step(TutorStep { snapshot: Some(&next), ..TutorStep::default() }).await.unwrap();
+}
+
+/// Graded drills on `unit`, as evidence to start from.
+async fn drills(app: &App, t: &TestApp, unit: &str, results: &[bool]) {
+    let now = t.clock.now();
+    edit_snapshot(app, t, |s| {
+        for &correct in results {
+            s.record_drill(unit, correct, None, now);
+        }
+    })
+    .await;
 }
 
 async fn snapshot(app: &App, t: &TestApp) -> StudentSnapshot {
@@ -212,12 +215,7 @@ async fn a4_evidence_shows_stuck(t: &TestApp) {
     let (fake, app) = with_model(t).await;
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
-    let now = t.clock.now();
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", false, None, now);
-        s.record_drill("ALG-01", false, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[false, false]).await;
     let concept = json!({ "concept_card": { "key_ideas": ["Do the same to both sides.", "Undo + with -."],
         "worked_example": { "problem_latex": "x+3=7", "final_answer_latex": "x=4", "steps_latex": ["x=7-3"] } } });
     fake.script([model_turn("CONCEPT_CARD", "ALG-01", concept)]);
@@ -239,7 +237,7 @@ async fn a4_evidence_shows_stuck(t: &TestApp) {
     let reply = press(&app, t, thread, ClientEvent::RequestDrill { unit_id: "ALG-01".into() }).await;
     assert!(matches!(card(&reply), Some(TutorCard::Drill { .. })));
     // Without stuck evidence a concept card is refused.
-    edit_snapshot(&app, t, |s| s.record_drill("ALG-01", true, None, now)).await;
+    drills(&app, t, "ALG-01", &[true]).await;
     fake.script([model_turn(
         "CONCEPT_CARD",
         "ALG-01",
@@ -253,12 +251,7 @@ async fn a5_examready_true_and_examavailability_available_tier_aware(t: &TestApp
     let (fake, app) = with_model(t).await;
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
-    let now = t.clock.now();
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", true, None, now);
-        s.record_drill("ALG-01", true, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
     fake.script([model_turn(
         "EXAM_BLOCK",
         "ALG-01",
@@ -432,12 +425,7 @@ async fn offered_exam(t: &TestApp) -> (FakeLlm, App, ThreadId) {
     let (fake, app) = with_model(t).await;
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
-    let now = t.clock.now();
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", true, None, now);
-        s.record_drill("ALG-01", true, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
     fake.script([model_turn(
         "EXAM_BLOCK",
         "ALG-01",
@@ -640,12 +628,7 @@ async fn every_violation_falls_back_deterministically_without_a_retry(t: &TestAp
     }
     // Stuck and exam-ready violations: a concept card with too many ideas, an exam question
     // that is not a candidate or of the wrong tier.
-    let now = t.clock.now();
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", false, None, now);
-        s.record_drill("ALG-01", false, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[false, false]).await;
     let ideas = json!({ "concept_card": { "key_ideas": ["a", "b", "c", "d"] } });
     for (script, code) in [
         (model_turn("CONCEPT_CARD", "ALG-01", ideas), "key_ideas"),
@@ -658,11 +641,7 @@ async fn every_violation_falls_back_deterministically_without_a_retry(t: &TestAp
         say(&app, t, thread, "linear equations please").await;
         assert_eq!(last_log(&app, t, thread).await["violation"], code);
     }
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", true, None, now);
-        s.record_drill("ALG-01", true, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
     for (script, code) in [
         (model_turn("EXAM_BLOCK", "ALG-01", exam("EX-ALG-00-B1", "bronze")), "exam_not_candidate"),
         (model_turn("EXAM_BLOCK", "ALG-01", exam("EX-ALG-01-B1", "silver")), "exam_wrong_tier"),
@@ -700,12 +679,7 @@ async fn the_prompt_bundle_follows_the_contract(t: &TestApp) {
     let (fake, app) = with_model(t).await;
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
-    let now = t.clock.now();
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", true, None, now);
-        s.record_drill("ALG-01", true, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
     fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
     app.tutor_turn(t.learner, thread, TurnRequest { message_latex: Some("2x+3=11".into()), ..TurnRequest::default() })
         .await
@@ -849,12 +823,7 @@ async fn an_external_exam_service_decides_passes_and_lockouts(t: &TestApp) {
     let app = app.with_exam_service(Arc::new(external));
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
-    let now = t.clock.now();
-    edit_snapshot(&app, t, |s| {
-        s.record_drill("ALG-01", true, None, now);
-        s.record_drill("ALG-01", true, None, now);
-    })
-    .await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
     fake.script([model_turn(
         "EXAM_BLOCK",
         "ALG-01",
@@ -914,6 +883,44 @@ async fn a_stale_snapshot_write_changes_nothing(t: &TestApp) {
     assert_eq!(t.counts().await, before, "neither the snapshot nor the message was written");
 }
 
+// ---- Embeddings and the debug payload -----------------------------------------------------
+
+async fn embeddings_join_bm25_when_an_embedding_model_is_configured(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let mut config = OpenAiConfig::new(fake.base_url(), "embedder");
+    config.timeout = std::time::Duration::from_secs(5);
+    let app = app.with_embedder(Arc::new(pathwise_llm::Embedder::new(config).unwrap()));
+    let thread = thread(&app, t).await;
+    let loaded = app.course(COURSE_ID).await.unwrap();
+    assert_eq!(loaded.index.embedding_dimension(), Some(pathwise_fake_llm::EMBEDDING_DIMENSIONS));
+    let documents = fake.embedded().len();
+    assert_eq!(documents, loaded.index.len(), "every document of the course embedded once");
+    fake.script([model_turn("SOCRATIC_QUESTION", "ENTRY-00", json!({}))]);
+    say(&app, t, thread, "warm-up arithmetic").await;
+    assert_eq!(fake.embedded().last().map(String::as_str), Some("warm-up arithmetic"), "the words are embedded");
+    assert_eq!(last_log(&app, t, thread).await["retrieval"], "bm25+embeddings");
+    // A failing embedding model leaves the turn to BM25.
+    fake.embeddings_down(true);
+    fake.script([model_turn("SOCRATIC_QUESTION", "ENTRY-00", json!({}))]);
+    let reply = say(&app, t, thread, "warm-up arithmetic").await;
+    assert_eq!(reply.messages.len(), 2);
+    assert_eq!(last_log(&app, t, thread).await["retrieval"], "bm25");
+}
+
+async fn the_debug_setting_adds_the_policy_and_candidate_scores(t: &TestApp) {
+    let settings = pathwise_app::course_tutor::TutorSettings { debug: true, ..Default::default() };
+    let app = t.app().clone().with_tutor_settings(settings);
+    let thread = thread(&app, t).await;
+    let reply = say(&app, t, thread, "linear equations").await;
+    let debug = reply.debug.expect("a debug payload");
+    assert_eq!(debug.policy.focus_unit_id, "ALG-00");
+    assert!(!debug.candidate_scores.is_empty());
+    assert!(debug.candidate_scores.windows(2).all(|w| w[0].score >= w[1].score), "ranked by score");
+    assert!(!debug.validated, "offline turns are the fallback");
+    let plain = say(&t.app().clone(), t, thread, "linear equations").await;
+    assert!(plain.debug.is_none(), "off by default");
+}
+
 conformance!(
     a_first_thread_makes_a_sparse_snapshot_and_the_courses_map,
     a1_mapped_unit_confidence_high_prereqs_satisfied,
@@ -931,4 +938,6 @@ conformance!(
     every_graded_drill_and_exam_answer_is_a_response_on_the_units_node,
     an_external_exam_service_decides_passes_and_lockouts,
     a_stale_snapshot_write_changes_nothing,
+    embeddings_join_bm25_when_an_embedding_model_is_configured,
+    the_debug_setting_adds_the_policy_and_candidate_scores,
 );

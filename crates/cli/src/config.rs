@@ -71,6 +71,13 @@ pub struct Settings {
     /// of the built-in one; see README for its contract.
     pub exam_api_url: Option<String>,
     pub exam_api_token: Option<String>,
+    /// An OpenAI-compatible endpoint for embeddings (up to its version segment); with it,
+    /// course retrieval ranks by BM25 and by embeddings, fused. Unset: BM25 alone.
+    pub embedding_base_url: Option<String>,
+    /// The embedding model, as the endpoint names it; required with `embedding_base_url`.
+    pub embedding_model: Option<String>,
+    /// Its API key; `llm_api_key` when unset.
+    pub embedding_api_key: Option<String>,
 }
 
 impl Default for Settings {
@@ -102,6 +109,9 @@ impl Default for Settings {
             exam_lockout_hours: 24,
             exam_api_url: None,
             exam_api_token: None,
+            embedding_base_url: None,
+            embedding_model: None,
+            embedding_api_key: None,
         }
     }
 }
@@ -173,7 +183,20 @@ pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwis
         lockout: chrono::Duration::hours(i64::from(settings.exam_lockout_hours)),
         ..Default::default()
     };
-    let app = app.with_tutor_settings(tutor);
+    let mut app = app.with_tutor_settings(tutor);
+    if let Some(base_url) = settings.embedding_base_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+        let model = settings
+            .embedding_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .context("embedding_base_url is set but embedding_model is not; name the embedding model to use")?;
+        let mut config = pathwise_llm::OpenAiConfig::new(base_url, model);
+        config.api_key = settings.embedding_api_key.clone().or_else(|| settings.llm_api_key.clone());
+        config.timeout = std::time::Duration::from_secs(settings.llm_timeout_secs.max(1));
+        let embedder = pathwise_llm::Embedder::new(config).map_err(|e| anyhow::anyhow!("embedding_base_url: {e}"))?;
+        app = app.with_embedder(std::sync::Arc::new(embedder));
+    }
     match settings.exam_api_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
         None => Ok(app),
         Some(url) => {

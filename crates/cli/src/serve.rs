@@ -103,6 +103,7 @@ pub async fn run(settings: Settings) -> Result<()> {
     let titles: Vec<String> =
         courses.iter().map(|c| format!("{} ({} units)", c.course.id, c.course.unit_count)).collect();
     say!("Courses: {}; exam service: {}", titles.join(", "), app.exam_service().describe());
+    say!("Course retrieval: {}", app.retrieval_mode());
     for note in pack_notes {
         say!("{note}");
     }

@@ -29,7 +29,7 @@ pub use builtin::{builtin_courses, BUILTIN_COURSES};
 pub use course::Course;
 pub use error::{CourseError, Problem};
 pub use locate::{FieldPath, Segment};
-pub use pack::{ChunkSpec, ChunkType, CoursePack, ExamQuestionSpec, PackFormat, Tier, UnitSpec};
+pub use pack::{ChunkSpec, ChunkType, CoursePack, ExamQuestionSpec, PackFormat, SupportType, Tier, UnitSpec};
 pub use policy::{Action, Availability, ExamAvailability, ExamStatus, PolicyDraft, QuestionStatus, TutorPolicy};
 pub use snapshot::{MappedUnit, StudentSnapshot, TurnAnalysis, UnitProgress};
 pub use tier::MasteryTier;

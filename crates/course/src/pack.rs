@@ -5,6 +5,9 @@
 //! Nothing here is checked beyond its shape; [`crate::Course::from_pack`] checks the rest.
 
 use pathwise_items::SkillBlueprint;
+
+/// Course packs come in the item library's formats, TOML or JSON.
+pub use pathwise_items::PackFormat;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +112,23 @@ pub struct ExamQuestionSpec {
     pub video_transcript: Option<String>,
 }
 
+/// An exam question's support material: its worked memo, or its video.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SupportType {
+    Memo,
+    Video,
+}
+
+impl SupportType {
+    pub fn name(self) -> &'static str {
+        match self {
+            SupportType::Memo => "memo",
+            SupportType::Video => "video",
+        }
+    }
+}
+
 /// Exam difficulty tiers; passing one earns the mastery tier of the same name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -137,33 +157,5 @@ impl Tier {
 impl std::fmt::Display for Tier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-/// A file format of course packs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PackFormat {
-    Toml,
-    Json,
-}
-
-impl PackFormat {
-    /// The format of a file by its extension (`.toml`, `.json`).
-    pub fn from_path(path: &str) -> Option<PackFormat> {
-        let ext = path.rsplit_once('.')?.1;
-        if ext.eq_ignore_ascii_case("toml") {
-            Some(PackFormat::Toml)
-        } else if ext.eq_ignore_ascii_case("json") {
-            Some(PackFormat::Json)
-        } else {
-            None
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PackFormat::Toml => "TOML",
-            PackFormat::Json => "JSON",
-        }
     }
 }

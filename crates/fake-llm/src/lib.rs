@@ -48,6 +48,9 @@ pub enum Supports {
 }
 
 struct Inner {
+    /// Texts embedded so far, in order; embedding fails while `embeddings_down`.
+    embedded: Vec<String>,
+    embeddings_down: bool,
     script: VecDeque<Script>,
     requests: Vec<Value>,
     supports: Supports,
@@ -64,6 +67,8 @@ impl FakeLlm {
     /// Start serving on a free port of 127.0.0.1; the server lives as long as the runtime.
     pub async fn start() -> FakeLlm {
         let inner = Arc::new(Mutex::new(Inner {
+            embedded: Vec::new(),
+            embeddings_down: false,
             script: VecDeque::new(),
             requests: Vec::new(),
             supports: Supports::JsonSchema,
@@ -71,7 +76,10 @@ impl FakeLlm {
         }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let base_url = format!("http://{}/v1", listener.local_addr().expect("address"));
-        let app = Router::new().route("/v1/chat/completions", post(complete)).with_state(inner.clone());
+        let app = Router::new()
+            .route("/v1/chat/completions", post(complete))
+            .route("/v1/embeddings", post(embeddings))
+            .with_state(inner.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.expect("fake model server") });
         FakeLlm { inner, base_url }
     }
@@ -93,6 +101,16 @@ impl FakeLlm {
     /// The JSON bodies received so far, in order (including refused ones).
     pub fn requests(&self) -> Vec<Value> {
         self.inner.lock().unwrap().requests.clone()
+    }
+
+    /// Every text `/v1/embeddings` was asked to embed, in order.
+    pub fn embedded(&self) -> Vec<String> {
+        self.inner.lock().unwrap().embedded.clone()
+    }
+
+    /// Make `/v1/embeddings` answer 503 (or work again).
+    pub fn embeddings_down(&self, down: bool) {
+        self.inner.lock().unwrap().embeddings_down = down;
     }
 
     /// Scripted answers not used yet.
@@ -163,4 +181,43 @@ fn error(status: u16, message: &str, param: Option<&str>) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, Json(json!({ "error": { "message": message, "type": "invalid_request_error", "param": param } })))
         .into_response()
+}
+
+/// Dimensions of the fake embeddings.
+pub const EMBEDDING_DIMENSIONS: usize = 64;
+
+/// A deterministic embedding: each lowercase word counts in a bucket its hash picks, so that
+/// texts sharing words are close.
+pub fn fake_embedding(text: &str) -> Vec<f32> {
+    let mut vector = vec![0.0f32; EMBEDDING_DIMENSIONS];
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        let hash = word
+            .to_lowercase()
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        vector[(hash % EMBEDDING_DIMENSIONS as u64) as usize] += 1.0;
+    }
+    vector[0] += 0.01; // never all zero
+    vector
+}
+
+async fn embeddings(State(inner): State<Arc<Mutex<Inner>>>, Json(request): Json<Value>) -> Response {
+    let texts: Vec<String> = match &request["input"] {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items.iter().filter_map(|t| t.as_str().map(str::to_string)).collect(),
+        _ => return error(400, "input must be a string or an array of strings", Some("input")),
+    };
+    {
+        let mut inner = inner.lock().unwrap();
+        if inner.embeddings_down {
+            return error(503, "the embedding model is down", None);
+        }
+        inner.embedded.extend(texts.iter().cloned());
+    }
+    let data: Vec<Value> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({ "object": "embedding", "index": i, "embedding": fake_embedding(t) }))
+        .collect();
+    Json(json!({ "object": "list", "data": data, "model": request["model"] })).into_response()
 }

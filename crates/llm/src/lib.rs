@@ -5,12 +5,14 @@
 //! The model never writes state: callers parse and validate what it proposes
 //! ([`Session::structured`] parses; the caller's own rules decide).
 
+mod embeddings;
 mod error;
 mod openai;
 pub mod prompts;
 mod reply;
 mod types;
 
+pub use embeddings::Embedder;
 pub use error::LlmError;
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use reply::parse_json_reply;

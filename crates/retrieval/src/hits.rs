@@ -8,6 +8,8 @@
 
 use pathwise_course::{ChunkType, Tier};
 use serde::{Deserialize, Serialize};
+
+pub use pathwise_course::SupportType;
 use std::fmt;
 
 /// A unit's anchor: the short canonical statement of what the unit is about.
@@ -62,23 +64,6 @@ pub struct SupportHit {
     pub text: String,
     #[serde(skip)]
     pub score: f64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SupportType {
-    Memo,
-    /// The transcript of the question's video.
-    Video,
-}
-
-impl SupportType {
-    pub fn name(self) -> &'static str {
-        match self {
-            SupportType::Memo => "memo",
-            SupportType::Video => "video",
-        }
-    }
 }
 
 /// One document of the index, for attaching embeddings. Its [`Display`](fmt::Display) form

@@ -199,7 +199,7 @@ impl<S: Store> App<S> {
         let pack: CoursePack = serde_json::from_value(record.pack)
             .map_err(|e| AppError::internal(format!("stored course {id} is unreadable: {e}")))?;
         let library = self.library.clone();
-        let loaded = tokio::task::spawn_blocking(move || -> AppResult<LoadedCourse> {
+        let mut loaded = tokio::task::spawn_blocking(move || -> AppResult<LoadedCourse> {
             let course = Course::from_pack(pack, &library)
                 .map_err(|e| AppError::internal(format!("stored course no longer checks: {e}")))?;
             let index =
@@ -208,8 +208,23 @@ impl<S: Store> App<S> {
         })
         .await
         .map_err(|e| AppError::internal(format!("loading a course: {e}")))??;
+        if let Some(embedder) = &self.embedder {
+            // Without its embeddings a course is still searched by BM25; the next load tries again.
+            if let Err(e) = embed_documents(embedder, &mut loaded.index).await {
+                tracing::warn!(course = id, error = %e, "course embeddings unavailable; retrieval uses BM25 alone");
+            }
+        }
         let loaded = Arc::new(loaded);
         self.courses.put(id, loaded.clone());
         Ok(loaded)
     }
+}
+
+/// Embed every document of the index and attach the vectors.
+async fn embed_documents(embedder: &pathwise_llm::Embedder, index: &mut CourseIndex) -> AppResult<()> {
+    let documents = index.documents();
+    let texts: Vec<String> = documents.iter().map(|(_, text)| text.clone()).collect();
+    let vectors = embedder.embed(&texts).await?;
+    let vectors = documents.into_iter().map(|(key, _)| key).zip(vectors).collect();
+    index.set_embeddings(vectors).map_err(|e| AppError::internal(format!("course embeddings: {e}")))
 }

@@ -4,9 +4,9 @@
 
 use super::catalog::LoadedCourse;
 use super::messages::{appended, TutorMessage};
-use super::snapshots::{is_conflict, Snapshot, SNAPSHOT_RETRIES};
+use super::snapshots::Snapshot;
 use crate::mastery::RecordResponse;
-use crate::{App, AppError, AppResult};
+use crate::{App, AppResult};
 use pathwise_course::StudentSnapshot;
 use pathwise_domain::{LearnerId, ResponseType, ThreadId};
 use pathwise_store::{Store, TutorMessageRecord, TutorStep};
@@ -33,32 +33,9 @@ impl<S: Store> App<S> {
         evidence: Option<Evidence<'_>>,
         change: impl Fn(&mut StudentSnapshot),
     ) -> AppResult<(Snapshot, Vec<TutorMessage>)> {
-        let now = self.now();
-        let mut snap = self.course_snapshot(learner, loaded).await?;
-        let mut first_seq = 0;
-        for attempt in 0..SNAPSHOT_RETRIES {
-            change(&mut snap.snapshot);
-            let record = snap.next(&snap.snapshot, now)?;
-            let step = TutorStep {
-                snapshot: Some(&record),
-                thread: Some(thread),
-                messages: records,
-                last_action: None,
-                turn: None,
-                at: Some(now),
-            };
-            match self.store.commit_tutor_step(step).await.map_err(AppError::from) {
-                Ok(seq) => {
-                    first_seq = seq;
-                    snap.record = record;
-                    break;
-                }
-                Err(e) if is_conflict(&e) && attempt + 1 < SNAPSHOT_RETRIES => {
-                    snap = self.course_snapshot(learner, loaded).await?;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        let snap = self.course_snapshot(learner, loaded).await?;
+        let step = TutorStep { thread: Some(thread), messages: records, at: Some(self.now()), ..TutorStep::default() };
+        let (snap, first_seq) = self.commit_with_snapshot(learner, loaded, snap, step, change).await?;
         let Some(evidence) = evidence else {
             return Ok((snap, appended(thread, first_seq, records.to_vec())));
         };

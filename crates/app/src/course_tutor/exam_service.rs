@@ -5,32 +5,15 @@
 
 use crate::{AppError, AppResult, ErrorKind};
 use chrono::{DateTime, Duration, Utc};
+pub use pathwise_course::SupportType;
 use pathwise_course::{ExamQuestionSpec, ExamStatus, QuestionStatus};
 use pathwise_domain::LearnerId;
 use pathwise_store::{ExamEventRecord, ExamStatusRecord, Store};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Which support material was opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SupportType {
-    Memo,
-    Video,
-}
-
-impl SupportType {
-    pub fn name(self) -> &'static str {
-        match self {
-            SupportType::Memo => "memo",
-            SupportType::Video => "video",
-        }
-    }
-}
 
 /// The service's verdict on an answer.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,11 +10,11 @@ use pathwise_domain::curriculum::assign_sequence;
 use pathwise_domain::graph::{recompute_depths, GraphLimits, COURSE_KEY};
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
 use pathwise_domain::{EdgeType, LearnerId, MapStatus, MindMapId, NodeId};
-use pathwise_store::{CourseMap, SnapshotRecord, Store};
+use pathwise_store::{CourseMap, SnapshotRecord, Store, TutorStep};
 use serde_json::json;
 
-/// How often a step is tried again when the snapshot changed under it.
-pub(crate) const SNAPSHOT_RETRIES: usize = 5;
+/// How often a step is tried when the snapshot changes under it.
+const SNAPSHOT_RETRIES: usize = 5;
 
 /// A snapshot as read, with the version a write must find.
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ impl Snapshot {
     }
 }
 
-pub(crate) fn is_conflict(error: &AppError) -> bool {
+fn is_conflict(error: &AppError) -> bool {
     error.kind == ErrorKind::Conflict && error.code == "conflict"
 }
 
@@ -71,6 +71,39 @@ impl<S: Store> App<S> {
         }
         self.sync_review_jobs(learner, map.map.id).await?;
         Ok(Snapshot { record, snapshot })
+    }
+
+    /// Write `step` with the snapshot as `change` leaves it, by compare-and-set; when the
+    /// snapshot changed meanwhile (evidence from another tab), `change` is applied to the
+    /// stored one and the step tried again. Answers the snapshot as written and the seq of
+    /// the step's first message.
+    pub(crate) async fn commit_with_snapshot(
+        &self,
+        learner: LearnerId,
+        loaded: &LoadedCourse,
+        mut snap: Snapshot,
+        step: TutorStep<'_>,
+        change: impl Fn(&mut StudentSnapshot),
+    ) -> AppResult<(Snapshot, i64)> {
+        let now = step.at.unwrap_or_else(|| self.now());
+        for attempt in 1.. {
+            change(&mut snap.snapshot);
+            let record = snap.next(&snap.snapshot, now)?;
+            match self.store.commit_tutor_step(TutorStep { snapshot: Some(&record), ..step.clone() }).await {
+                Ok(seq) => {
+                    snap.record = record;
+                    return Ok((snap, seq));
+                }
+                Err(e) => {
+                    let e = AppError::from(e);
+                    if !is_conflict(&e) || attempt >= SNAPSHOT_RETRIES {
+                        return Err(e);
+                    }
+                    snap = self.course_snapshot(learner, loaded).await?;
+                }
+            }
+        }
+        unreachable!("the loop returns")
     }
 
     /// The node standing for `unit` on the learner's map of the course, if there is one.

@@ -6,7 +6,7 @@
 use super::catalog::LoadedCourse;
 use super::messages::{appended, new_message, TutorMessage};
 use super::prompt::{build_prompt, TurnContext};
-use super::snapshots::{is_conflict, Snapshot, SNAPSHOT_RETRIES};
+use super::snapshots::Snapshot;
 use crate::{App, AppError, AppResult};
 use pathwise_course::fallback::{fallback_turn, FallbackInput};
 use pathwise_course::lite::{prerequisite_nudge, revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
@@ -135,11 +135,12 @@ impl<S: Store> App<S> {
                 ));
             }
         }
-        let mut snap = self.course_snapshot(learner, &loaded).await?;
+        let snap = self.course_snapshot(learner, &loaded).await?;
         let now = self.now();
         let turn_id = TurnId(Self::new_id());
         let words = request.words().unwrap_or("");
-        let query = Query { text: words, vector: None };
+        let vector = self.query_vector(&loaded, words).await;
+        let query = Query { text: words, vector: vector.as_deref() };
 
         // Mapping: a button names its unit; words are mapped by retrieval over the anchors.
         let (mapped, mapping_source) = match request.client_event.unit_id() {
@@ -234,6 +235,7 @@ impl<S: Store> App<S> {
             "fallbackReason": decision.fallback_reason,
             "violation": decision.violation,
             "model": self.llm.is_configured().then(|| self.llm.describe()),
+            "retrieval": if vector.is_some() { "bm25+embeddings" } else { "bm25" },
             "promptTokens": decision.usage.prompt_tokens,
             "completionTokens": decision.usage.completion_tokens,
         });
@@ -255,32 +257,19 @@ impl<S: Store> App<S> {
             "tutor turn"
         );
 
-        let mut first_seq = 0;
-        for attempt in 0..SNAPSHOT_RETRIES {
-            snap.snapshot.record_turn(&policy.focus_unit_id, decision.analysis.clone(), now);
-            let record = snap.next(&snap.snapshot, now)?;
-            let step = TutorStep {
-                snapshot: Some(&record),
-                thread: Some(thread_id),
-                messages: &records,
-                last_action: Some(decision.action.name()),
-                turn: Some(&turn),
-                at: Some(now),
-            };
-            match self.store.commit_tutor_step(step).await.map_err(AppError::from) {
-                Ok(seq) => {
-                    first_seq = seq;
-                    snap.record = record;
-                    break;
-                }
-                Err(e) if is_conflict(&e) && attempt + 1 < SNAPSHOT_RETRIES => {
-                    // Evidence landed meanwhile (a drill graded in another tab): apply this
-                    // turn's focus to the snapshot as it is now.
-                    snap = self.course_snapshot(learner, &loaded).await?;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        let step = TutorStep {
+            thread: Some(thread_id),
+            messages: &records,
+            last_action: Some(decision.action.name()),
+            turn: Some(&turn),
+            at: Some(now),
+            ..TutorStep::default()
+        };
+        let focus = policy.focus_unit_id.clone();
+        let analysis = decision.analysis.clone();
+        let (snap, first_seq) = self
+            .commit_with_snapshot(learner, &loaded, snap, step, |s| s.record_turn(&focus, analysis.clone(), now))
+            .await?;
 
         let lite = snapshot_lite(
             course,
@@ -366,6 +355,22 @@ impl<S: Store> App<S> {
                 })
             }
             Err(violation) => Ok(fall_back(format!("policy violation: {violation}"), Some(violation.code()), usage)),
+        }
+    }
+
+    /// The learner's words embedded, when the course has embeddings; a failing embedding
+    /// model leaves the turn to BM25.
+    async fn query_vector(&self, loaded: &LoadedCourse, words: &str) -> Option<Vec<f32>> {
+        let embedder = self.embedder.as_ref()?;
+        if words.is_empty() || loaded.index.embedding_dimension().is_none() {
+            return None;
+        }
+        match embedder.embed(&[words.to_string()]).await {
+            Ok(mut vectors) => vectors.pop(),
+            Err(e) => {
+                tracing::warn!(error = %e, "embedding the learner's words failed; retrieval uses BM25 alone");
+                None
+            }
         }
     }
 

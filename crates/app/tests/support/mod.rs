@@ -25,6 +25,17 @@ enum Cleanup {
     Postgres { url: String, schema: String },
 }
 
+/// The test's application with a fake OpenAI-compatible model over real HTTP (replies time
+/// out after 500 ms).
+pub async fn with_model(t: &TestApp) -> (pathwise_fake_llm::FakeLlm, App<AnyStore>) {
+    use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
+    let fake = pathwise_fake_llm::FakeLlm::start().await;
+    let config =
+        OpenAiConfig { timeout: std::time::Duration::from_millis(500), ..OpenAiConfig::new(fake.base_url(), "tutor") };
+    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2);
+    (fake, t.app().clone().with_llm(llm))
+}
+
 pub fn start_time() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-03-02T09:00:00Z").unwrap().with_timezone(&Utc)
 }
