@@ -188,9 +188,23 @@ impl StudentSnapshot {
 
     /// After a turn: the policy's focus becomes the snapshot's, with what the model made
     /// of the message.
+    ///
+    /// A turn is not evidence: the focus joins the units in progress, but gets no entry of
+    /// progress of its own until a drill or an exam gives it one (the snapshot stays sparse).
     pub fn record_turn(&mut self, focus: &str, analysis: Option<TurnAnalysis>, now: DateTime<Utc>) {
         self.focus_unit_id = focus.to_string();
-        self.touch(focus, now);
+        let completed = match self.unit_progress.get_mut(focus) {
+            Some(progress) => {
+                progress.last_touched_at = Some(now);
+                progress.status == UnitStatus::Completed
+            }
+            None => false,
+        };
+        self.units_in_progress.retain(|u| u != focus);
+        if !completed {
+            self.units_in_progress.insert(0, focus.to_string());
+            self.units_in_progress.truncate(MAX_UNITS_IN_PROGRESS);
+        }
         if analysis.is_some() {
             self.last_turn_analysis = analysis;
         }
@@ -293,6 +307,18 @@ mod tests {
         let mut s = StudentSnapshot::new("S1", "C", "U1", at(0));
         s.record_support_viewed("U1", &question("Q1", Tier::Gold), at(1));
         assert_eq!(s.revisit_queue["Q1"], RevisitEntry { unit_id: "U1".into(), tier: Tier::Gold });
+    }
+
+    #[test]
+    fn a_turn_moves_the_focus_without_making_progress_entries() {
+        let mut s = StudentSnapshot::new("S1", "C", "U0", at(0));
+        s.record_turn("U1", None, at(1));
+        assert_eq!(s.focus_unit_id, "U1");
+        assert_eq!(s.units_in_progress, vec!["U1"]);
+        assert!(s.unit_progress.is_empty(), "no evidence, no progress entry");
+        s.record_drill("U1", true, None, at(2));
+        s.record_turn("U1", None, at(3));
+        assert_eq!(s.progress("U1").unwrap().last_touched_at, Some(at(3)));
     }
 
     #[test]

@@ -250,7 +250,7 @@ impl<S: Store> App<S> {
             log,
             created_at: now,
         };
-        tracing::info!(
+        tracing::debug!(
             turn = %turn_id, focus = %policy.focus_unit_id, blocker = ?policy.prereq_blocking_unit_id,
             allowed = ?policy.allowed_actions, tier = %policy.desired_exam_tier, availability = ?policy.exam_availability,
             action = decision.action.name(), validated = decision.validated, fallback = ?decision.fallback_reason,

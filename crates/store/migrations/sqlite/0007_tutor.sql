@@ -7,12 +7,14 @@
 CREATE TABLE courses (
     id            TEXT PRIMARY KEY,
     title         TEXT NOT NULL,
-    pack          TEXT NOT NULL,
     content_hash  TEXT NOT NULL,
     builtin       INTEGER NOT NULL,
     unit_count    INTEGER NOT NULL,
     question_count INTEGER NOT NULL,
-    imported_at   INTEGER NOT NULL
+    imported_at   INTEGER NOT NULL,
+    -- Last: a large pack is read only when a course is loaded (SQLite walks a row's
+    -- overflow pages to reach the columns stored after it).
+    pack          TEXT NOT NULL
 );
 
 CREATE TABLE tutor_snapshots (
