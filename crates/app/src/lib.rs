@@ -29,6 +29,7 @@ pub mod sessions;
 pub mod teaching;
 mod tutor;
 pub mod usage;
+pub mod voice;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
@@ -62,6 +63,8 @@ pub struct App<S: Store = AnyStore> {
     tutor: course_tutor::TutorSettings,
     /// Embeddings for retrieval beside BM25, when an embedding model is configured.
     embedder: Option<Arc<pathwise_llm::Embedder>>,
+    /// Speech to text for voice input, when a transcription model is configured.
+    transcriber: Option<Arc<pathwise_llm::Transcriber>>,
 }
 
 impl<S: Store> App<S> {
@@ -86,6 +89,7 @@ impl<S: Store> App<S> {
             )),
             tutor: course_tutor::TutorSettings::default(),
             embedder: None,
+            transcriber: None,
             store,
         }
     }
@@ -112,6 +116,16 @@ impl<S: Store> App<S> {
 
     pub fn exam_service(&self) -> &dyn course_tutor::ExamService {
         self.exams.as_ref()
+    }
+
+    /// The same application transcribing voice input with this model.
+    pub fn with_transcriber(mut self, transcriber: Arc<pathwise_llm::Transcriber>) -> Self {
+        self.transcriber = Some(transcriber);
+        self
+    }
+
+    pub fn transcriber(&self) -> Option<&pathwise_llm::Transcriber> {
+        self.transcriber.as_deref()
     }
 
     /// How course content is retrieved, for the banner.

@@ -78,6 +78,13 @@ pub struct Settings {
     pub embedding_model: Option<String>,
     /// Its API key; `llm_api_key` when unset.
     pub embedding_api_key: Option<String>,
+    /// An OpenAI-compatible endpoint for speech to text (`/audio/transcriptions`), which
+    /// turns on the workspace's voice input. Unset: no voice input.
+    pub transcription_base_url: Option<String>,
+    /// The transcription model (`whisper-1`, ...); required with `transcription_base_url`.
+    pub transcription_model: Option<String>,
+    /// Its API key; `llm_api_key` when unset.
+    pub transcription_api_key: Option<String>,
 }
 
 impl Default for Settings {
@@ -112,6 +119,9 @@ impl Default for Settings {
             embedding_base_url: None,
             embedding_model: None,
             embedding_api_key: None,
+            transcription_base_url: None,
+            transcription_model: None,
+            transcription_api_key: None,
         }
     }
 }
@@ -142,7 +152,7 @@ pub fn load(config_file: Option<&Path>, overrides: &impl Serialize) -> Result<Se
         None => {}
     }
     // PATHWISE_* variables that are not settings: read by clap or the log filter, or by tests.
-    let not_settings = ["CONFIG", "LOG", "TOKEN", "TEST_DATABASE_URL", "BENCH_DATABASE_URL"];
+    let not_settings = ["CONFIG", "LOG", "TOKEN", "TEST_DATABASE_URL", "BENCH_DATABASE_URL", "WEB_DIR", "E2E_REQUIRED"];
     figment = figment.merge(Env::prefixed("PATHWISE_").ignore(&not_settings));
     figment = figment.merge(Serialized::defaults(overrides));
     figment.extract().context("invalid settings (config file, PATHWISE_* variables or flags)")
@@ -196,6 +206,17 @@ pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwis
         config.timeout = std::time::Duration::from_secs(settings.llm_timeout_secs.max(1));
         let embedder = pathwise_llm::Embedder::new(config).map_err(|e| anyhow::anyhow!("embedding_base_url: {e}"))?;
         app = app.with_embedder(std::sync::Arc::new(embedder));
+    }
+    if let Some(base_url) = settings.transcription_base_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+        let model = settings.transcription_model.as_deref().map(str::trim).filter(|m| !m.is_empty()).context(
+            "transcription_base_url is set but transcription_model is not; name the transcription model to use",
+        )?;
+        let mut config = pathwise_llm::OpenAiConfig::new(base_url, model);
+        config.api_key = settings.transcription_api_key.clone().or_else(|| settings.llm_api_key.clone());
+        config.timeout = std::time::Duration::from_secs(settings.llm_timeout_secs.max(1));
+        let transcriber =
+            pathwise_llm::Transcriber::new(config).map_err(|e| anyhow::anyhow!("transcription_base_url: {e}"))?;
+        app = app.with_transcriber(std::sync::Arc::new(transcriber));
     }
     match settings.exam_api_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
         None => Ok(app),

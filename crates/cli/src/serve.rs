@@ -91,10 +91,14 @@ pub async fn run(settings: Settings) -> Result<()> {
     let address = listener.local_addr()?;
     let base = format!("http://{address}");
     say!("{} is listening on {base} ({} database)", settings.name, pathwise_app::Store::engine(app.store()));
+    let mut workspace_learner = None;
     if loopback {
         let local = local_learner(&app, &settings).await?;
         say!("Local learner token: {}", local.token);
         say!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token);
+        say!("Workspace: {base}/ (signed in as the local learner)");
+        workspace_learner =
+            Some(pathwise_server::LocalLearner { token: local.token.clone(), name: local.learner.name.clone() });
     } else {
         say!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
     }
@@ -117,6 +121,7 @@ pub async fn run(settings: Settings) -> Result<()> {
         tokio::spawn(run_scheduler(app.clone(), options, tick, std::future::pending()));
     }
     let state = AppState::new(app, settings.operator_token.as_deref())
+        .with_workspace(&settings.name, workspace_learner)
         .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone())
         .with_session_heartbeat(std::time::Duration::from_secs(settings.session_heartbeat_secs.max(1)));
     pathwise_server::serve(listener, state, shutdown_signal()).await?;

@@ -47,10 +47,17 @@ pub enum Supports {
     Nothing,
 }
 
+/// Answers a request when no scripted reply is left.
+pub type Responder = Arc<dyn Fn(&Value) -> Script + Send + Sync>;
+
 struct Inner {
+    responder: Option<Responder>,
     /// Texts embedded so far, in order; embedding fails while `embeddings_down`.
     embedded: Vec<String>,
     embeddings_down: bool,
+    /// What `/v1/audio/transcriptions` hears, and the bytes of each recording sent to it.
+    transcript: String,
+    recordings: Vec<usize>,
     script: VecDeque<Script>,
     requests: Vec<Value>,
     supports: Supports,
@@ -67,8 +74,11 @@ impl FakeLlm {
     /// Start serving on a free port of 127.0.0.1; the server lives as long as the runtime.
     pub async fn start() -> FakeLlm {
         let inner = Arc::new(Mutex::new(Inner {
+            responder: None,
             embedded: Vec::new(),
             embeddings_down: false,
+            transcript: "two x plus three equals eleven".into(),
+            recordings: Vec::new(),
             script: VecDeque::new(),
             requests: Vec::new(),
             supports: Supports::JsonSchema,
@@ -79,6 +89,7 @@ impl FakeLlm {
         let app = Router::new()
             .route("/v1/chat/completions", post(complete))
             .route("/v1/embeddings", post(embeddings))
+            .route("/v1/audio/transcriptions", post(transcribe))
             .with_state(inner.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.expect("fake model server") });
         FakeLlm { inner, base_url }
@@ -113,6 +124,22 @@ impl FakeLlm {
         self.inner.lock().unwrap().embeddings_down = down;
     }
 
+    /// Answer with `responder` whenever no scripted reply is left (a model that follows
+    /// rules of the test's choosing, for long runs such as a browser's).
+    pub fn respond_with(&self, responder: Responder) {
+        self.inner.lock().unwrap().responder = Some(responder);
+    }
+
+    /// What the transcription endpoint answers from now on.
+    pub fn set_transcript(&self, text: &str) {
+        self.inner.lock().unwrap().transcript = text.to_string();
+    }
+
+    /// The size of each request body the transcription endpoint received.
+    pub fn recordings(&self) -> Vec<usize> {
+        self.inner.lock().unwrap().recordings.clone()
+    }
+
     /// Scripted answers not used yet.
     pub fn unused(&self) -> usize {
         self.inner.lock().unwrap().script.len()
@@ -134,7 +161,8 @@ async fn complete(State(inner): State<Arc<Mutex<Inner>>>, Json(request): Json<Va
             let message = format!("response_format type {} is not supported by this server", format.unwrap_or(""));
             return error(400, &message, Some("response_format"));
         }
-        (inner.script.pop_front(), inner.calls)
+        let next = inner.script.pop_front().or_else(|| inner.responder.as_ref().map(|r| r(&request)));
+        (next, inner.calls)
     };
     match next {
         (Some(script), call) => answer(script, &request, call).await,
@@ -220,4 +248,14 @@ async fn embeddings(State(inner): State<Arc<Mutex<Inner>>>, Json(request): Json<
         .map(|(i, t)| json!({ "object": "embedding", "index": i, "embedding": fake_embedding(t) }))
         .collect();
     Json(json!({ "object": "list", "data": data, "model": request["model"] })).into_response()
+}
+
+async fn transcribe(State(inner): State<Arc<Mutex<Inner>>>, body: axum::body::Bytes) -> Response {
+    let mut inner = inner.lock().unwrap();
+    inner.recordings.push(body.len());
+    let text = String::from_utf8_lossy(&body);
+    if !text.contains("name=\"file\"") || !text.contains("name=\"model\"") {
+        return error(400, "expected a multipart form with file and model", Some("file"));
+    }
+    Json(json!({ "text": inner.transcript })).into_response()
 }

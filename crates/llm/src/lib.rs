@@ -10,12 +10,14 @@ mod error;
 mod openai;
 pub mod prompts;
 mod reply;
+mod transcription;
 mod types;
 
 pub use embeddings::Embedder;
 pub use error::LlmError;
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use reply::parse_json_reply;
+pub use transcription::Transcriber;
 pub use types::{Message, OutputSchema, Reply, Request, Role, Tool, ToolCall, Usage};
 
 use serde::de::DeserializeOwned;

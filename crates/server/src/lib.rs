@@ -5,13 +5,14 @@ pub mod error;
 pub mod extract;
 pub mod mcp;
 pub mod routes;
+pub mod web;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use pathwise_app::App;
-use routes::{analytics, courses, curriculum, docs, flows, learners, maps, mastery, nodes, sessions, tutor};
+use routes::{analytics, courses, curriculum, docs, flows, learners, maps, mastery, math, nodes, sessions, tutor};
 use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -30,6 +31,17 @@ pub struct AppState {
     pub mcp_allowed_hosts: Arc<[String]>,
     /// How often an open session stream sends a `heartbeat` event.
     pub session_heartbeat: std::time::Duration,
+    /// The server's name, for the workspace.
+    pub name: Arc<str>,
+    /// The local learner's sign-in for the workspace, on a loopback server.
+    pub local_session: Option<Arc<LocalLearner>>,
+}
+
+/// The local learner a loopback server signs the workspace in as.
+#[derive(Debug, Clone)]
+pub struct LocalLearner {
+    pub token: String,
+    pub name: String,
 }
 
 impl AppState {
@@ -39,7 +51,16 @@ impl AppState {
             operator_token_hash: operator_token.map(|t| pathwise_app::learners::hash_token(t).into()),
             mcp_allowed_hosts: mcp::http::loopback_hosts().into(),
             session_heartbeat: routes::sessions::HEARTBEAT,
+            name: "pathwise".into(),
+            local_session: None,
         }
+    }
+
+    /// The same state naming the server and signing the workspace in as the local learner.
+    pub fn with_workspace(mut self, name: &str, local: Option<LocalLearner>) -> Self {
+        self.name = name.into();
+        self.local_session = local.map(Arc::new);
+        self
     }
 
     /// The same state with session streams sending heartbeats this often.
@@ -117,12 +138,18 @@ pub fn router(state: AppState) -> Router {
         .route("/tutor/threads/{thread_id}/drill/grade", post(tutor::grade_drill))
         .route("/tutor/threads/{thread_id}/exam/mcq-submit", post(tutor::mcq_submit))
         .route("/tutor/threads/{thread_id}/exam/support-viewed", post(tutor::support_viewed))
+        .route("/math", post(math::render))
+        .route("/transcribe", post(web::transcribe))
+        .route("/workspace/session", get(web::local_session))
+        .route("/workspace/config", get(web::config))
         .route("/openapi.json", get(docs::openapi_json))
         .route("/docs", get(docs::docs_page));
     Router::new()
         .nest("/api", api)
         .merge(mcp::http::router(state.clone()))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/", get(web::index))
+        .route("/assets/{*path}", get(web::asset))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))

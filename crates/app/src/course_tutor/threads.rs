@@ -105,10 +105,30 @@ impl<S: Store> App<S> {
         after: i64,
         limit: i64,
     ) -> AppResult<Vec<TutorMessage>> {
-        self.thread_record(learner, id).await?;
+        let thread = self.thread_record(learner, id).await?;
         let limit = limit.clamp(1, MAX_MESSAGES_PAGE);
         let records = self.store.thread_messages(learner, id, after.max(0), limit).await?;
-        Ok(records.into_iter().map(|r| TutorMessage::from_record(id, r)).collect())
+        let mut messages: Vec<TutorMessage> = records.into_iter().map(|r| TutorMessage::from_record(id, r)).collect();
+        // Exam cards carry their question's lockout as the exam service has it now, so that a
+        // reloaded timeline shows what can be answered.
+        let mut questions: Vec<String> =
+            messages.iter().filter_map(|m| m.card.as_ref()?.exam_question_id().map(str::to_string)).collect();
+        questions.sort();
+        questions.dedup();
+        if !questions.is_empty() {
+            let now = self.now();
+            let statuses = self.exams.statuses(learner, &thread.course_id, &questions, now).await?;
+            for message in &mut messages {
+                if let Some(pathwise_course::TutorCard::Exam { question_id, locked_until, .. }) = &mut message.card {
+                    *locked_until = statuses
+                        .get(question_id.as_str())
+                        .filter(|s| s.status == pathwise_course::QuestionStatus::Locked)
+                        .and_then(|s| s.locked_until)
+                        .filter(|t| *t > now);
+                }
+            }
+        }
+        Ok(messages)
     }
 
     pub async fn thread_turns(

@@ -28,6 +28,7 @@ use super::{analytics, courses, curriculum, flows, learners, maps, mastery, node
         courses::list, courses::get, courses::import,
         tutor::create_thread, tutor::list_threads, tutor::get_thread, tutor::messages, tutor::turns, tutor::turn,
         tutor::grade_drill, tutor::mcq_submit, tutor::support_viewed, tutor::snapshot,
+        crate::web::local_session, crate::web::config, crate::web::transcribe, super::math::render,
     ),
     modifiers(&BearerAuth)
 )]

@@ -6,6 +6,7 @@ pub mod flows;
 pub mod learners;
 pub mod maps;
 pub mod mastery;
+pub mod math;
 pub mod nodes;
 pub mod sessions;
 pub mod tutor;

@@ -1,0 +1,88 @@
+// A full tutor loop in Chromium: the local learner is signed in by itself, starts a session
+// on the shipped math course, asks for practice, answers two drills right (Check Answer ->
+// Continue), gets an exam question, answers it wrongly and sees the lockout countdown; the
+// page is reloaded and the thread comes back. Screenshots at desktop and phone width. The
+// last line printed is a JSON report for web_e2e.rs.
+import { chromium } from 'playwright-core';
+
+const base = process.env.BASE_URL;
+const artifacts = process.env.ARTIFACTS;
+const keys = JSON.parse(process.env.EXAM_KEYS || '{}');
+const timeout = 15000;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const report = { ok: false, steps: [] };
+let page;
+const step = (name) => report.steps.push(name);
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+
+  const started = Date.now();
+  await page.goto(`${base}/`);
+  await page.getByRole('button', { name: /New session/ }).click();
+  report.first_load_ms = Date.now() - started;
+  step('signed in');
+  await page.getByRole('button', { name: /Arithmetic to linear equations/ }).click();
+  step('session started');
+
+  await page.getByLabel('Message to the tutor').fill('A drill on place value and whole numbers, please');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  for (let i = 0; i < 2; i++) {
+    await page.locator('section.card.drill input.answer:enabled').last().waitFor();
+    const drill = page.locator('section.card.drill').last();
+    await drill.getByLabel('Your answer').fill('42');
+    await drill.getByRole('button', { name: 'Check Answer' }).click();
+    await drill.getByText('Correct', { exact: true }).waitFor();
+    await drill.getByRole('button', { name: 'Continue' }).click();
+    step(`drill ${i + 1} right`);
+  }
+
+  const exam = page.locator('section.card.exam').last();
+  await exam.waitFor();
+  const questionId = await exam.getAttribute('data-question-id');
+  const correct = keys[questionId];
+  const wrong = correct === 0 ? 1 : 0;
+  await exam.getByRole('radio').nth(wrong).check();
+  await exam.getByRole('button', { name: 'Submit' }).click();
+  await exam.getByText(/Locked for 24h/).waitFor();
+  await exam.getByText(/Available in/).waitFor();
+  const submit = exam.locator('button', { hasText: 'Submit' });
+  if ((await submit.count()) > 0 && (await submit.first().isEnabled())) throw new Error('Submit stays enabled while locked');
+  step('exam locked');
+  await page.screenshot({ path: `${artifacts}/tutor-desktop.png`, fullPage: true });
+
+  await page.reload();
+  await page.locator('section.card.exam').last().getByText(/Available in/).waitFor();
+  step('reload resumed the thread');
+
+  // The same learner on a phone: the page's saved state (token, open thread) carried over.
+  const saved = await page.evaluate(() => JSON.stringify(localStorage));
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.addInitScript((items) => {
+    for (const [k, v] of Object.entries(JSON.parse(items))) localStorage.setItem(k, v);
+  }, saved);
+  const small = await phone.newPage();
+  small.setDefaultTimeout(timeout);
+  await small.goto(`${base}/`);
+  await small.locator('section.card.exam').last().getByText(/Available in/).waitFor();
+  await small.screenshot({ path: `${artifacts}/tutor-phone.png`, fullPage: false });
+  step('phone width');
+
+  if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
+  report.ok = true;
+} catch (e) {
+  report.error = String(e && e.stack || e);
+  await page?.screenshot({ path: `${artifacts}/tutor-failure.png`, fullPage: true }).catch(() => {});
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(report));
+process.exit(report.ok ? 0 : 1);

@@ -1,0 +1,67 @@
+//! Speech to text from an OpenAI-compatible `/audio/transcriptions` endpoint (OpenAI's
+//! Whisper, a local whisper.cpp or faster-whisper server), for the workspace's voice input.
+
+use crate::openai::OpenAiConfig;
+use crate::LlmError;
+use serde::Deserialize;
+
+pub struct Transcriber {
+    config: OpenAiConfig,
+    http: reqwest::Client,
+}
+
+#[derive(Deserialize)]
+struct TranscriptionReply {
+    text: String,
+}
+
+impl Transcriber {
+    pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder().timeout(config.timeout).build().map_err(|e| LlmError::Transport {
+            url: config.base_url.clone(),
+            message: format!("cannot build the HTTP client: {e}"),
+        })?;
+        Ok(Transcriber { config, http })
+    }
+
+    pub fn describe(&self) -> String {
+        format!("{} at {}", self.config.model, self.config.base_url)
+    }
+
+    /// The text of a recording (`audio` in the format `content_type` names, e.g. `audio/webm`).
+    pub async fn transcribe(&self, audio: Vec<u8>, content_type: &str) -> Result<String, LlmError> {
+        let url = format!("{}/audio/transcriptions", self.config.base_url.trim_end_matches('/'));
+        let extension = match content_type.split(';').next().unwrap_or("").trim() {
+            "audio/ogg" => "ogg",
+            "audio/mpeg" | "audio/mp3" => "mp3",
+            "audio/wav" | "audio/x-wav" => "wav",
+            "audio/mp4" | "audio/m4a" => "m4a",
+            _ => "webm",
+        };
+        let part = reqwest::multipart::Part::bytes(audio)
+            .file_name(format!("recording.{extension}"))
+            .mime_str(content_type)
+            .map_err(|e| LlmError::Malformed(format!("audio content type {content_type}: {e}")))?;
+        let form = reqwest::multipart::Form::new().text("model", self.config.model.clone()).part("file", part);
+        let mut call = self.http.post(&url).multipart(form);
+        if let Some(key) = &self.config.api_key {
+            call = call.bearer_auth(key);
+        }
+        let response = call.send().await.map_err(|e| {
+            if e.is_timeout() {
+                LlmError::Timeout(self.config.timeout)
+            } else {
+                LlmError::Transport { url: url.clone(), message: e.to_string() }
+            }
+        })?;
+        let status = response.status();
+        let body =
+            response.text().await.map_err(|e| LlmError::Transport { url: url.clone(), message: e.to_string() })?;
+        if !status.is_success() {
+            return Err(LlmError::Status { status: status.as_u16(), body: body.chars().take(500).collect() });
+        }
+        let reply: TranscriptionReply =
+            serde_json::from_str(&body).map_err(|e| LlmError::Malformed(format!("transcription reply: {e}")))?;
+        Ok(reply.text.trim().to_string())
+    }
+}

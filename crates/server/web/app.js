@@ -1,0 +1,110 @@
+// app.js: boot: sign-in (local session or pasted learner token), sign-out,
+// 401 recovery, and routing between views via location.hash (#/tutor for now).
+import { api, token, setUnauthorizedHandler, ApiError } from './api.js';
+import { el, showBanner, hideBanner, reportError } from './ui.js';
+import { mountTutor } from './tutor.js';
+
+const SIGNED_OUT_KEY = 'pw.signedOut';
+const main = document.getElementById('main');
+const views = { tutor: mountTutor }; // future views (sessions, maps, progress) register here
+let config = null;
+
+document.getElementById('banner-close').addEventListener('click', hideBanner);
+document.getElementById('signout-btn').addEventListener('click', () => {
+  token.clear();
+  localStorage.setItem(SIGNED_OUT_KEY, '1');
+  hideBanner();
+  showSignIn();
+});
+setUnauthorizedHandler(() => {
+  token.clear();
+  showBanner('Your sign-in is no longer valid (expired or wrong token). Sign in again; what you typed is kept.');
+  showSignIn();
+});
+window.addEventListener('hashchange', route);
+
+async function boot() {
+  try {
+    let me = null;
+    if (token.get()) me = await api('GET', '/me', undefined, { quiet401: true }).catch((e) => { if (e instanceof ApiError && e.status === 401) return null; throw e; });
+    if (!me && !localStorage.getItem(SIGNED_OUT_KEY)) {
+      const local = await api('GET', '/workspace/session', undefined, { auth: false }).catch((e) => {
+        if (e instanceof ApiError && e.status === 404) return null; throw e;
+      });
+      if (local?.token) { token.set(local.token); me = { name: local.name }; }
+    }
+    if (!me) { token.clear(); showSignIn(); return; }
+    await enter(me);
+  } catch (e) {
+    reportError(e);
+    main.replaceChildren(el('div', { class: 'pad' }, el('p', {}, 'The workspace could not start.'),
+      el('button', { type: 'button', class: 'primary', onclick: boot }, 'Retry')));
+  }
+}
+
+async function enter(me) {
+  config = await api('GET', '/workspace/config');
+  document.getElementById('brand').textContent = config.name && config.name.toLowerCase() !== 'pathwise' ? `Pathwise · ${config.name}` : 'Pathwise';
+  document.getElementById('who').textContent = me.name ?? '';
+  document.getElementById('signout-btn').hidden = false;
+  route();
+}
+
+function route() {
+  if (!config) return;
+  const name = (location.hash.match(/^#\/(\w+)/) ?? [])[1];
+  if (!views[name]) { if (location.hash !== '#/tutor') { history.replaceState(null, '', '#/tutor'); } }
+  const view = views[name] ?? views.tutor;
+  document.querySelectorAll('#nav a').forEach((a) => a.setAttribute('aria-current', a.getAttribute('href') === `#/${name ?? 'tutor'}` ? 'page' : 'false'));
+  view(main, config);
+}
+
+function showSignIn() {
+  config = null;
+  document.getElementById('signout-btn').hidden = true;
+  document.getElementById('who').textContent = '';
+  document.querySelectorAll('#menu-btn, #info-btn').forEach((b) => { b.hidden = true; });
+  const input = el('input', { id: 'token-input', type: 'password', autocomplete: 'off', placeholder: 'pw_…', required: true, spellcheck: 'false' });
+  const err = el('p', { class: 'form-error', 'aria-live': 'polite' });
+  const submit = el('button', { type: 'submit', class: 'primary' }, 'Sign in');
+  const form = el('form', { class: 'signin card', onsubmit: async (e) => {
+    e.preventDefault();
+    const t = input.value.trim();
+    if (!/^pw_/.test(t)) { err.textContent = 'A learner token starts with pw_.'; return; }
+    submit.disabled = true; err.textContent = '';
+    try {
+      const me = await api('GET', '/me', undefined, { token: t, quiet401: true });
+      token.set(t);
+      localStorage.removeItem(SIGNED_OUT_KEY);
+      hideBanner();
+      await enter(me);
+    } catch (ex) {
+      if (ex instanceof ApiError && ex.status === 401) err.textContent = 'That token was not accepted. Check it and try again.';
+      else reportError(ex);
+    } finally { submit.disabled = false; }
+  } },
+  el('h1', {}, 'Sign in'),
+  el('p', { class: 'muted' }, 'Paste your learner token (it starts with pw_). Ask whoever runs this Pathwise server for one.'),
+  el('label', { for: 'token-input' }, 'Learner token'), input, err,
+  el('div', { class: 'card-actions' },
+    el('button', { type: 'button', class: 'secondary', onclick: useLocal }, 'Use this computer’s learner'),
+    submit));
+  main.replaceChildren(el('div', { class: 'center' }, form));
+
+  // Only a loopback server hands out its local learner; elsewhere this says so.
+  async function useLocal() {
+    try {
+      const local = await api('GET', '/workspace/session', undefined, { auth: false });
+      token.set(local.token);
+      localStorage.removeItem(SIGNED_OUT_KEY);
+      hideBanner();
+      await enter({ name: local.name });
+    } catch (ex) {
+      if (ex instanceof ApiError && ex.status === 404) err.textContent = 'This server has no local learner (it is not on this computer). Paste a token instead.';
+      else reportError(ex);
+    }
+  }
+  input.focus();
+}
+
+boot();

@@ -1,0 +1,160 @@
+// cards.js: the three tutor cards (CONCEPT, DRILL, EXAM) rendered into the chat
+// timeline. Cards call back into tutor.js through `ctx` (turn, grade, exam calls).
+import { el, fill, withBusy, countdown, isFuture, tierBadge, tierLabel, showBanner } from './ui.js';
+import { renderMath, renderText } from './math.js';
+import { ApiError } from './api.js';
+
+export function renderCard(card, msg, ctx) {
+  switch (card?.type) {
+    case 'CONCEPT': return conceptCard(card, ctx);
+    case 'DRILL': return drillCard(card, msg, ctx);
+    case 'EXAM': return examCard(card, ctx);
+    default: return el('pre', { class: 'card' }, JSON.stringify(card, null, 2));
+  }
+}
+
+const actions = (...btns) => el('div', { class: 'card-actions' }, ...btns);
+const btn = (label, cls, onclick) => el('button', { type: 'button', class: cls, onclick }, label);
+// A button that sends a turn; once that turn succeeds, the whole action bar is retired.
+const turnBtn = (label, cls, ctx, ev) => {
+  const b = btn(label, cls, async () => {
+    if (await ctx.turn(ev)) b.parentElement?.querySelectorAll('button').forEach((x) => { x.disabled = true; x.dataset.keepDisabled = '1'; });
+  });
+  return b;
+};
+
+function conceptCard(card, ctx) {
+  const ex = card.workedExample;
+  return el('section', { class: 'card concept', 'aria-label': 'Key idea' },
+    el('h3', {}, 'Key idea'),
+    el('ul', {}, (card.keyIdeas ?? []).slice(0, 3).map((k) => el('li', {}, renderText(k)))),
+    ex && el('details', {},
+      el('summary', {}, 'Worked example'),
+      el('p', {}, renderMath(ex.problemLatex, true)),
+      ex.stepsLatex?.length ? el('ol', {}, ex.stepsLatex.map((s) => el('li', {}, renderMath(s)))) : null,
+      el('p', {}, 'Answer: ', renderMath(ex.finalAnswerLatex))),
+    actions(
+      btn('Ask follow-up', 'secondary', () => ctx.focusComposer()),
+      turnBtn('Try a Drill', 'primary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId })));
+}
+
+function drillCard(card, msg, ctx) {
+  const key = `pw.drill.${msg.id}`;
+  const input = el('input', { type: 'text', class: 'answer', 'aria-label': 'Your answer', autocomplete: 'off', value: localStorage.getItem(key) ?? '' });
+  input.addEventListener('input', () => localStorage.setItem(key, input.value));
+  const choices = card.options?.length
+    ? el('div', { class: 'choices', role: 'group', 'aria-label': 'Choices' }, card.options.map((o) => {
+      const b = btn(o, 'choice', () => {
+        input.value = o; localStorage.setItem(key, o);
+        choices.querySelectorAll('.choice').forEach((c) => c.setAttribute('aria-pressed', String(c === b)));
+      });
+      b.setAttribute('aria-pressed', String(input.value === o));
+      return b;
+    }))
+    : null;
+  const result = el('div', { class: 'drill-result', 'aria-live': 'polite' });
+  const check = btn('Check Answer', 'primary', () => doCheck());
+  const stuck = btn("I'm stuck", 'secondary', () => ctx.turn({ type: 'DRILL_STUCK', unitId: card.unitId }));
+  const bar = actions(stuck, check);
+  const form = el('form', { class: 'drill-form', onsubmit: (e) => { e.preventDefault(); doCheck(); } },
+    el('label', {}, el('span', { class: 'sr-only' }, 'Answer'), input));
+
+  async function doCheck() {
+    const answer = input.value.trim();
+    if (!answer) { input.focus(); return; }
+    const r = await withBusy(() => ctx.grade(card, answer));
+    if (!r) return;
+    localStorage.removeItem(key);
+    input.disabled = true; input.dataset.keepDisabled = '1';
+    choices?.querySelectorAll('button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
+    const last = r.isCorrect ? 'correct' : 'incorrect';
+    fill(result, 
+      el('span', { class: `pill ${last}` }, r.isCorrect ? 'Correct' : 'Incorrect'),
+      el('p', {}, renderText(r.feedbackText ?? '')),
+      !r.isCorrect && r.expectedAnswer && !(r.feedbackText ?? '').includes(r.expectedAnswer) ? el('p', { class: 'muted' }, 'Expected: ', renderText(r.expectedAnswer)) : null);
+    bar.replaceChildren(
+      turnBtn('Try another', 'secondary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId }),
+      turnBtn('Continue', 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }));
+    bar.lastChild.focus();
+  }
+
+  return el('section', { class: 'card drill', 'aria-label': 'Drill' },
+    el('h3', {}, 'Drill'),
+    el('p', {}, renderText(card.prompt)),
+    card.questionLatex ? el('p', {}, renderMath(card.questionLatex, true)) : null,
+    choices, form, result, bar);
+}
+
+function examCard(card, ctx) {
+  const name = `exam-${card.questionId}-${Math.random().toString(36).slice(2, 7)}`;
+  const opts = (card.options ?? []).map((o, i) => el('label', { class: 'option' },
+    el('input', { type: 'radio', name, value: String(i) }), el('span', {}, renderText(o))));
+  const fieldset = el('fieldset', { class: 'options' }, el('legend', { class: 'sr-only' }, 'Options'), opts);
+  const status = el('div', { class: 'exam-status', 'aria-live': 'polite' });
+  const support = el('div', { class: 'support' });
+  const submit = btn('Submit', 'primary', () => doSubmit());
+  const memoBtn = card.hasMemo ? btn('View Memo', 'secondary', () => viewSupport('memo')) : null;
+  const videoBtn = card.video ? btn('Watch Video', 'secondary', () => viewSupport('video')) : null;
+  const bar = actions(memoBtn, videoBtn, submit);
+  bar.classList.add('exam-actions');
+
+  function lock(until, note) {
+    submit.disabled = true; submit.dataset.keepDisabled = '1';
+    fieldset.disabled = true;
+    status.replaceChildren(el('span', { class: 'pill incorrect' }, note ?? 'Locked'), ' ', until ? countdown(until, unlock) : '');
+  }
+  function unlock() {
+    delete submit.dataset.keepDisabled; submit.disabled = false; fieldset.disabled = false;
+    status.replaceChildren(el('span', { class: 'muted' }, 'You can try this question again.'));
+  }
+  function showContinue(result) {
+    submit.remove();
+    bar.append(turnBtn('Continue', 'primary', ctx, { type: 'EXAM_CONTINUE', unitId: card.unitId, questionId: card.questionId, result }));
+  }
+
+  async function doSubmit() {
+    const picked = fieldset.querySelector('input:checked');
+    if (!picked) { showBanner('Pick an option first.', 'info'); return; }
+    await withBusy(async () => {
+      try {
+        const r = await ctx.examSubmit(card.unitId, card.questionId, Number(picked.value));
+        if (r.isCorrect) {
+          fieldset.disabled = true;
+          status.replaceChildren(el('span', { class: 'pill correct' }, 'Passed'),
+            r.tierChanged ? el('span', {}, ' Mastery is now ', tierBadge(r.masteryTier)) : '');
+          showContinue('passed');
+        } else {
+          lock(r.lockedUntil, 'Locked for 24h');
+          showContinue('locked');
+        }
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'exam_locked') lock(e.details?.next_eligible_at, 'Locked');
+        else throw e;
+      }
+    });
+  }
+
+  async function viewSupport(type) {
+    const what = type === 'memo' ? 'memo' : 'video';
+    if (!confirm(`Viewing the ${what} locks this question for 24 hours. View it now?`)) return;
+    await withBusy(async () => {
+      const r = await ctx.supportViewed(card.unitId, card.questionId, type);
+      (type === 'memo' ? memoBtn : videoBtn)?.remove(); // shown below now; no second view needed
+      if (r.memo) support.append(el('div', { class: 'memo' }, el('h4', {}, 'Memo'), el('p', {}, renderText(r.memo))));
+      if (r.video) {
+        const url = /^https?:\/\//.test(r.video) ? r.video : null;
+        support.append(el('div', { class: 'memo' }, el('h4', {}, 'Video'),
+          url ? el('a', { href: url, target: '_blank', rel: 'noopener' }, url) : el('p', {}, r.video),
+          r.videoTranscript ? el('details', {}, el('summary', {}, 'Transcript'), el('p', {}, r.videoTranscript)) : null));
+      }
+      if (isFuture(r.lockedUntil)) lock(r.lockedUntil, 'Locked');
+    });
+  }
+
+  const node = el('section', { class: 'card exam', 'aria-label': 'Exam question', 'data-question-id': card.questionId },
+    el('h3', {}, 'Exam Question ', el('span', { class: `badge tier-${card.tier}` }, tierLabel(card.tier))),
+    el('p', {}, renderText(card.stem)),
+    fieldset, status, support, bar);
+  if (isFuture(card.lockedUntil)) lock(card.lockedUntil, 'Locked');
+  return node;
+}

@@ -1,0 +1,201 @@
+// tutor.js: the Tutor view: thread list (left), chat timeline + composer
+// (center), SnapshotLite panel and debug drawer (right).
+import { api } from './api.js';
+import { el, fill, withBusy, reportError, hideBanner, countdown, isFuture, tierBadge, fmtTime, showBanner } from './ui.js';
+import { renderText, renderMath } from './math.js';
+import { renderCard } from './cards.js';
+
+const THREAD_KEY = 'pw.thread';
+const COMPOSER_KEY = 'pw.composer';
+
+export function mountTutor(root, config) {
+  const s = { threads: [], thread: null, snapshot: null, debug: null };
+
+  // ---- layout
+  const threadList = el('ul', { class: 'threads' });
+  const sidebar = el('aside', { id: 'sidebar', class: 'sidebar', 'aria-label': 'Sessions' },
+    el('button', { type: 'button', class: 'primary wide', onclick: () => newSession() }, '+ New session'),
+    el('h2', { class: 'side-title' }, 'Sessions'), threadList);
+  const heading = el('h1', { class: 'thread-title' }, 'Tutor');
+  const timeline = el('div', { class: 'timeline', tabindex: '-1' });
+  const live = el('div', { class: 'sr-only', 'aria-live': 'polite', 'aria-atomic': 'false' });
+  const textarea = el('textarea', { id: 'composer-input', rows: '2', placeholder: 'Ask the tutor or answer its question…', 'aria-label': 'Message to the tutor' });
+  textarea.value = localStorage.getItem(COMPOSER_KEY) ?? '';
+  textarea.addEventListener('input', () => localStorage.setItem(COMPOSER_KEY, textarea.value));
+  textarea.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); } });
+  const voiceBtn = config.voice ? el('button', { type: 'button', class: 'secondary', disabled: true, title: 'Voice input is not available yet' }, 'Voice') : null;
+  const composer = el('form', { class: 'composer', onsubmit: (e) => { e.preventDefault(); send(); } },
+    textarea, voiceBtn, el('button', { type: 'submit', class: 'primary' }, 'Send'));
+  const chat = el('section', { class: 'chat', 'aria-label': 'Conversation' }, heading, timeline, live, composer);
+  const panel = el('div', { class: 'snapshot' });
+  const debugPre = el('pre', { class: 'debug-json' }, 'No turn yet.');
+  const info = el('aside', { id: 'info', class: 'info', 'aria-label': 'Progress' },
+    el('h2', {}, 'SnapshotLite'), panel,
+    config.debug ? el('details', { class: 'debug' }, el('summary', {}, 'Debug (last turn)'), debugPre) : null);
+  root.replaceChildren(el('div', { class: 'workspace' }, sidebar, chat, info));
+  setupDrawers(sidebar, info);
+
+  // ---- callbacks the cards use
+  const ctx = {
+    turn: (clientEvent) => withBusy(() => doTurn({ clientEvent })),
+    grade: (drill, studentAnswer) => post('drill/grade', { unitId: drill.unitId, drill, studentAnswer }),
+    examSubmit: (unitId, questionId, selectedIndex) => post('exam/mcq-submit', { unitId, questionId, selectedIndex }),
+    supportViewed: (unitId, questionId, supportType) => post('exam/support-viewed', { unitId, questionId, supportType }),
+    focusComposer: () => textarea.focus(),
+  };
+  async function post(path, body) {
+    const r = await api('POST', `/tutor/threads/${s.thread.id}/${path}`, body);
+    touchThread(r.messages);
+    if (r.snapshotLite) renderSnapshot(r.snapshotLite);
+    // Plain feedback messages are shown inside the card; new cards go to the timeline.
+    appendMessages((r.messages ?? []).filter((m) => m.card));
+    return r;
+  }
+
+  async function doTurn(body) {
+    if (!s.thread) return false;
+    const r = await api('POST', `/tutor/threads/${s.thread.id}/turn`, { clientEvent: { type: 'NONE' }, ...body });
+    hideBanner();
+    touchThread(r.messages);
+    appendMessages(r.messages ?? []);
+    if (r.snapshotLite) renderSnapshot(r.snapshotLite);
+    if (r.debug) debugPre.textContent = JSON.stringify(r.debug, null, 2);
+    return true;
+  }
+
+  async function send() {
+    const text = textarea.value.trim();
+    if (!text || !s.thread) { if (!s.thread) showBanner('Start a session first: press "New session".', 'info'); return; }
+    const ok = await withBusy(() => doTurn({ messageText: text }));
+    if (ok) { textarea.value = ''; localStorage.removeItem(COMPOSER_KEY); textarea.focus(); }
+  }
+
+  // Keep the sidebar's count and time current without refetching the list.
+  function touchThread(msgs = []) {
+    s.thread.messageCount = (s.thread.messageCount ?? 0) + msgs.length;
+    s.thread.updatedAt = new Date().toISOString();
+    renderThreads();
+  }
+
+  // ---- timeline
+  function messageNode(m) {
+    const body = el('div', { class: 'bubble' });
+    if (m.text) body.append(el('p', {}, renderText(m.text)));
+    if (m.latex) body.append(el('p', {}, renderMath(m.latex, true)));
+    const node = el('article', { class: `msg ${m.role}`, 'data-id': m.id },
+      el('span', { class: 'sr-only' }, m.role === 'user' ? 'You said:' : 'Tutor:'), body);
+    if (m.card) node.append(renderCard(m.card, m, ctx));
+    return node;
+  }
+  function appendMessages(msgs) {
+    if (msgs.length) timeline.querySelector(':scope > p.muted')?.remove();
+    for (const m of msgs) {
+      timeline.append(messageNode(m));
+      if (m.role === 'assistant') live.textContent = m.text || (m.card ? `New ${m.card.type.toLowerCase()} card` : '');
+    }
+    timeline.scrollTop = timeline.scrollHeight;
+  }
+
+  // ---- snapshot panel
+  function renderSnapshot(lite) {
+    s.snapshot = lite;
+    if (!lite) { panel.replaceChildren(el('p', { class: 'muted' }, 'No progress yet.')); return; }
+    const { focus, prereqNudge, revisit, progress } = lite;
+    fill(panel,
+      el('div', { class: 'panel-block' }, el('h3', {}, 'Focus'),
+        focus ? el('p', {}, el('strong', {}, focus.title), ' ', tierBadge(focus.masteryTier)) : el('p', { class: 'muted' }, 'Not chosen yet')),
+      prereqNudge ? el('div', { class: 'panel-block nudge' }, el('h3', {}, 'Learn first'),
+        el('p', {}, prereqNudge.title, ' ', el('span', { class: 'muted' }, `(${prereqNudge.unitId})`))) : null,
+      el('div', { class: 'panel-block' }, el('h3', {}, 'Revisit'),
+        revisit?.lockedCount
+          ? el('p', {}, `${revisit.lockedCount} locked question${revisit.lockedCount === 1 ? '' : 's'}. `,
+            isFuture(revisit.nextEligibleAt) ? countdown(revisit.nextEligibleAt) : 'Next one is available now.',
+            revisit.nextEligibleAt ? el('span', { class: 'muted block' }, fmtTime(revisit.nextEligibleAt)) : null)
+          : el('p', { class: 'muted' }, 'Nothing locked.')),
+      el('div', { class: 'panel-block' }, el('h3', {}, 'Progress'),
+        el('ul', { class: 'progress' },
+          ['bronze', 'silver', 'gold'].map((t) => el('li', {}, tierBadge(t), ` ${progress?.[t] ?? 0} of ${progress?.total ?? 0}`)))));
+  }
+
+  // ---- threads
+  function renderThreads() {
+    threadList.replaceChildren(...s.threads.map((t) => el('li', {},
+      el('button', { type: 'button', class: 'thread', 'aria-current': s.thread?.id === t.id ? 'true' : null, onclick: () => withBusy(() => openThread(t)) },
+        el('span', { class: 'thread-name' }, t.title || t.courseId),
+        el('span', { class: 'muted small' }, `${fmtTime(t.updatedAt)} · ${t.messageCount} msg`)))));
+    if (!s.threads.length) threadList.append(el('li', { class: 'muted pad' }, 'No sessions yet.'));
+  }
+  async function loadThreads() {
+    const r = await api('GET', '/tutor/threads');
+    s.threads = r.items ?? [];
+    renderThreads();
+  }
+  async function openThread(t) {
+    const [msgs, snap] = await Promise.all([
+      api('GET', `/tutor/threads/${t.id}/messages`),
+      api('GET', `/tutor/courses/${encodeURIComponent(t.courseId)}/snapshot`).catch(() => null),
+    ]);
+    s.thread = t;
+    localStorage.setItem(THREAD_KEY, t.id);
+    heading.textContent = t.title || t.courseId;
+    timeline.replaceChildren();
+    const list = Array.isArray(msgs) ? msgs : (msgs.items ?? []);
+    if (!list.length) timeline.append(el('p', { class: 'muted pad' }, 'Say what you want to learn, or ask for a drill.'));
+    appendMessages(list);
+    renderSnapshot(snap?.snapshotLite ?? null);
+    renderThreads();
+    closeDrawers();
+  }
+  async function newSession() {
+    const courses = await api('GET', '/courses').catch((e) => { reportError(e); return null; });
+    if (!courses) return;
+    const dlg = el('dialog', { class: 'picker', 'aria-label': 'Choose a course' },
+      el('h2', {}, 'Which course?'),
+      el('ul', {}, courses.map((c) => el('li', {}, el('button', { type: 'button', class: 'course', onclick: async () => {
+        dlg.close();
+        await withBusy(async () => {
+          const t = await api('POST', '/tutor/threads', { courseId: c.id });
+          s.threads.unshift(t);
+          await openThread(t);
+          textarea.focus();
+        });
+      } }, el('strong', {}, c.title), el('span', { class: 'muted small' }, `${c.id} · ${c.unitCount} units`))))),
+      el('form', { method: 'dialog' }, el('button', { class: 'secondary' }, 'Cancel')));
+    dlg.addEventListener('close', () => dlg.remove());
+    document.body.append(dlg);
+    dlg.showModal();
+  }
+
+  // ---- boot
+  withBusy(async () => {
+    await loadThreads();
+    const last = localStorage.getItem(THREAD_KEY);
+    const t = s.threads.find((x) => x.id === last);
+    if (t) await openThread(t);
+    else {
+      timeline.replaceChildren(el('p', { class: 'muted pad' }, 'Press "New session" and pick a course to start.'));
+      renderSnapshot(null);
+    }
+  });
+}
+
+// Mobile drawers: hamburger toggles the sidebar, Info toggles the right panel.
+let drawerCleanup = null;
+function setupDrawers(sidebar, info) {
+  drawerCleanup?.();
+  const menu = document.getElementById('menu-btn'), infoBtn = document.getElementById('info-btn');
+  menu.hidden = false; infoBtn.hidden = false;
+  const toggle = (panel, b, other, ob) => () => {
+    const open = !panel.classList.contains('open');
+    other.classList.remove('open'); ob.setAttribute('aria-expanded', 'false');
+    panel.classList.toggle('open', open); b.setAttribute('aria-expanded', String(open));
+  };
+  const a = toggle(sidebar, menu, info, infoBtn), b = toggle(info, infoBtn, sidebar, menu);
+  const esc = (e) => { if (e.key === 'Escape') closeDrawers(); };
+  menu.addEventListener('click', a); infoBtn.addEventListener('click', b); document.addEventListener('keydown', esc);
+  drawerCleanup = () => { menu.removeEventListener('click', a); infoBtn.removeEventListener('click', b); document.removeEventListener('keydown', esc); };
+}
+function closeDrawers() {
+  document.querySelectorAll('.sidebar.open, .info.open').forEach((n) => n.classList.remove('open'));
+  document.querySelectorAll('#menu-btn, #info-btn').forEach((b) => b.setAttribute('aria-expanded', 'false'));
+}

@@ -1,0 +1,84 @@
+// ui.js: small DOM helpers, the error banner, the busy lock and countdowns.
+import { ApiError, NetworkError } from './api.js';
+
+// el('button', {class: 'primary', onclick: fn}, 'Send')
+export function el(tag, attrs = {}, ...kids) {
+  const n = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v == null || v === false) continue;
+    if (k.startsWith('on')) n.addEventListener(k.slice(2), v);
+    else if (k === 'class') n.className = v;
+    else if (k === 'text') n.textContent = v;
+    else n.setAttribute(k, v === true ? '' : v);
+  }
+  for (const kid of kids.flat()) if (kid != null && kid !== false) n.append(kid);
+  return n;
+}
+
+// Like node.replaceChildren, but skips null/false (replaceChildren would print "null").
+export function fill(node, ...kids) { node.replaceChildren(...kids.flat().filter((k) => k != null && k !== false)); return node; }
+
+export function showBanner(msg, kind = 'error') {
+  const b = document.getElementById('banner');
+  document.getElementById('banner-text').textContent = msg;
+  b.className = `banner ${kind}`;
+  b.hidden = false;
+}
+export function hideBanner() { document.getElementById('banner').hidden = true; }
+
+// Show an error from api(); 401s are handled by app.js (sign-in form).
+export function reportError(e) {
+  if (e instanceof ApiError && e.status === 401) return;
+  if (e instanceof NetworkError) showBanner(e.message);
+  else if (e instanceof ApiError) showBanner(`${e.message} (${e.code})`);
+  else { console.error(e); showBanner(`Something went wrong in the page: ${e.message}. Reload to recover.`); }
+}
+
+// Run an async action with every enabled button in #main disabled (no double sends).
+let busy = false;
+export const isBusy = () => busy;
+export async function withBusy(fn) {
+  if (busy) return undefined;
+  busy = true;
+  document.body.classList.add('busy');
+  const locked = [...document.querySelectorAll('#main button:not([disabled]), #main input:not([disabled]), #main textarea:not([disabled])')];
+  locked.forEach((b) => { b.disabled = true; });
+  try { return await fn(); }
+  catch (e) { reportError(e); return undefined; }
+  finally {
+    locked.forEach((b) => { if (b.isConnected && !b.dataset.keepDisabled) b.disabled = false; });
+    busy = false;
+    document.body.classList.remove('busy');
+  }
+}
+
+// "18h 12m" / "4m 10s" until an ISO time; '' when past.
+export function formatCountdown(iso) {
+  const ms = new Date(iso).getTime() - Date.now();
+  if (!(ms > 0)) return '';
+  const s = Math.ceil(ms / 1000), d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  if (d) return `${d}d ${h}h`;
+  if (h) return `${h}h ${m}m`;
+  return m ? `${m}m ${s % 60}s` : `${s}s`;
+}
+export const isFuture = (iso) => !!iso && new Date(iso).getTime() > Date.now();
+
+// Elements with data-until="ISO" get "Available in …" text, refreshed every second;
+// data-on-expire callbacks registered via onExpire run once when the time passes.
+const expireHooks = new WeakMap();
+export function countdown(iso, onDone) {
+  const n = el('span', { class: 'countdown', 'data-until': iso });
+  if (onDone) expireHooks.set(n, onDone);
+  tick(n);
+  return n;
+}
+function tick(n) {
+  const left = formatCountdown(n.dataset.until);
+  n.textContent = left ? `Available in ${left}` : 'Available now';
+  if (!left && expireHooks.has(n)) { const f = expireHooks.get(n); expireHooks.delete(n); f(); }
+}
+setInterval(() => document.querySelectorAll('[data-until]').forEach(tick), 1000);
+
+export const tierLabel = (t) => (t && t !== 'none' ? t[0].toUpperCase() + t.slice(1) : 'None');
+export const tierBadge = (t) => el('span', { class: `badge tier-${t || 'none'}` }, tierLabel(t));
+export const fmtTime = (iso) => (iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : '');
