@@ -28,10 +28,7 @@ struct Embedding {
 
 impl Embedder {
     pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder().timeout(config.timeout).build().map_err(|e| LlmError::Transport {
-            url: config.base_url.clone(),
-            message: format!("cannot build the HTTP client: {e}"),
-        })?;
+        let http = crate::http::client(&config)?;
         Ok(Embedder { config, http })
     }
 
@@ -50,23 +47,8 @@ impl Embedder {
 
     async fn embed_batch(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, LlmError> {
         let url = format!("{}/embeddings", self.config.base_url.trim_end_matches('/'));
-        let mut call = self.http.post(&url).json(&json!({ "model": self.config.model, "input": texts }));
-        if let Some(key) = &self.config.api_key {
-            call = call.bearer_auth(key);
-        }
-        let response = call.send().await.map_err(|e| {
-            if e.is_timeout() {
-                LlmError::Timeout(self.config.timeout)
-            } else {
-                LlmError::Transport { url: url.clone(), message: e.to_string() }
-            }
-        })?;
-        let status = response.status();
-        let body =
-            response.text().await.map_err(|e| LlmError::Transport { url: url.clone(), message: e.to_string() })?;
-        if !status.is_success() {
-            return Err(LlmError::Status { status: status.as_u16(), body: body.chars().take(500).collect() });
-        }
+        let call = self.http.post(&url).json(&json!({ "model": self.config.model, "input": texts }));
+        let body = crate::http::send(&self.config, &url, call).await?;
         let reply: EmbeddingsReply =
             serde_json::from_str(&body).map_err(|e| LlmError::Malformed(format!("embeddings reply: {e}")))?;
         if reply.data.len() != texts.len() {

@@ -7,6 +7,7 @@
 
 mod embeddings;
 mod error;
+mod http;
 mod openai;
 pub mod prompts;
 mod reply;

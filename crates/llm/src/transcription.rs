@@ -17,10 +17,7 @@ struct TranscriptionReply {
 
 impl Transcriber {
     pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder().timeout(config.timeout).build().map_err(|e| LlmError::Transport {
-            url: config.base_url.clone(),
-            message: format!("cannot build the HTTP client: {e}"),
-        })?;
+        let http = crate::http::client(&config)?;
         Ok(Transcriber { config, http })
     }
 
@@ -43,23 +40,7 @@ impl Transcriber {
             .mime_str(content_type)
             .map_err(|e| LlmError::Malformed(format!("audio content type {content_type}: {e}")))?;
         let form = reqwest::multipart::Form::new().text("model", self.config.model.clone()).part("file", part);
-        let mut call = self.http.post(&url).multipart(form);
-        if let Some(key) = &self.config.api_key {
-            call = call.bearer_auth(key);
-        }
-        let response = call.send().await.map_err(|e| {
-            if e.is_timeout() {
-                LlmError::Timeout(self.config.timeout)
-            } else {
-                LlmError::Transport { url: url.clone(), message: e.to_string() }
-            }
-        })?;
-        let status = response.status();
-        let body =
-            response.text().await.map_err(|e| LlmError::Transport { url: url.clone(), message: e.to_string() })?;
-        if !status.is_success() {
-            return Err(LlmError::Status { status: status.as_u16(), body: body.chars().take(500).collect() });
-        }
+        let body = crate::http::send(&self.config, &url, self.http.post(&url).multipart(form)).await?;
         let reply: TranscriptionReply =
             serde_json::from_str(&body).map_err(|e| LlmError::Malformed(format!("transcription reply: {e}")))?;
         Ok(reply.text.trim().to_string())

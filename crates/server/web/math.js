@@ -1,10 +1,49 @@
-// math.js: the single place that turns LaTeX into DOM. For now it shows the
-// source as math-styled monospace; swap renderMath for a MathML renderer later.
+// math.js: the single place that turns LaTeX into DOM. A placeholder (the source in
+// math-styled monospace) is shown at once; the server renders the LaTeX as MathML
+// (POST /api/math, batched per animation frame) and the browser draws it natively. If the
+// server cannot read a snippet, its source stays.
+import { api } from './api.js';
+
+const pending = new Map(); // latex+display -> [placeholder elements]
+let scheduled = false;
+
 export function renderMath(latex, display = false) {
   const c = document.createElement('code');
   c.className = display ? 'math display' : 'math';
   c.textContent = latex;
+  const key = `${display ? 'D' : 'I'}${latex}`;
+  if (!pending.has(key)) pending.set(key, []);
+  pending.get(key).push(c);
+  if (!scheduled) {
+    scheduled = true;
+    requestAnimationFrame(flush);
+  }
   return c;
+}
+
+async function flush() {
+  scheduled = false;
+  const batch = [...pending.entries()];
+  pending.clear();
+  for (const display of [false, true]) {
+    const items = batch.filter(([k]) => k.startsWith(display ? 'D' : 'I'));
+    if (!items.length) continue;
+    try {
+      const reply = await api('POST', '/math', { latex: items.map(([k]) => k.slice(1)), display });
+      reply.items.forEach((r, i) => {
+        if (!r.mathml) return;
+        for (const placeholder of items[i][1]) {
+          const holder = document.createElement('span');
+          holder.className = display ? 'math display' : 'math';
+          holder.innerHTML = r.mathml; // MathML from our own server, rendered from LaTeX
+          holder.title = items[i][0].slice(1);
+          placeholder.replaceWith(holder);
+        }
+      });
+    } catch {
+      // The source stays readable; nothing else to do.
+    }
+  }
 }
 
 // Text with inline $...$ or \(...\) (and $$...$$ / \[...\]) → fragment of text and math nodes.

@@ -38,6 +38,10 @@ try {
   for (let i = 0; i < 2; i++) {
     await page.locator('section.card.drill input.answer:enabled').last().waitFor();
     const drill = page.locator('section.card.drill').last();
+    if (i === 0) {
+      await drill.locator('math').first().waitFor(); // the LaTeX, as MathML from the server
+      step('math rendered');
+    }
     await drill.getByLabel('Your answer').fill('42');
     await drill.getByRole('button', { name: 'Check Answer' }).click();
     await drill.getByText('Correct', { exact: true }).waitFor();
