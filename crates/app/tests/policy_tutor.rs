@@ -8,8 +8,8 @@ mod support;
 
 use chrono::Duration;
 use pathwise_app::course_tutor::{
-    CreateThread, DrillGradeRequest, DrillText, McqSubmitRequest, SupportType, SupportViewedRequest, TurnReply,
-    TurnRequest,
+    CardOutcome, CreateThread, DrillGradeRequest, DrillText, McqSubmitRequest, SupportType, SupportViewedRequest,
+    TurnReply, TurnRequest,
 };
 use pathwise_app::{App, Clock, ErrorKind};
 use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
@@ -480,6 +480,51 @@ async fn c1_mcq_submit_correct(t: &TestApp) {
     assert!(matches!(card(&next), Some(TutorCard::Drill { .. })));
 }
 
+/// A reloaded timeline shows answered cards as answered: the tutor's reply to a graded
+/// drill and to an exam answer carries what it came to, stored with the message.
+async fn a_reloaded_timeline_carries_each_answers_outcome(t: &TestApp) {
+    let (_fake, app, thread) = offered_exam(t).await;
+    app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 1)).await.unwrap();
+    let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
+    let graded = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, "not a number")).await.unwrap();
+    let replies: Vec<_> = app
+        .thread_messages(t.learner, thread, 0, 500)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| m.outcome.map(|o| (m.text, o)))
+        .collect();
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    assert_eq!(
+        replies[0].1,
+        CardOutcome::Exam {
+            unit_id: "ALG-01".into(),
+            question_id: "EX-ALG-01-B1".into(),
+            selected_index: 1,
+            is_correct: false
+        }
+    );
+    assert_eq!(
+        replies[1],
+        (
+            graded.feedback_text.clone(),
+            CardOutcome::Drill {
+                unit_id: "ENTRY-00".into(),
+                drill_id: drill.drill_id.clone(),
+                prompt: drill.prompt.clone(),
+                question_latex: drill.question_latex.clone(),
+                answer: "not a number".into(),
+                is_correct: false,
+                expected_answer: graded.expected_answer.clone(),
+            }
+        )
+    );
+    let json = serde_json::to_value(&app.thread_messages(t.learner, thread, 0, 500).await.unwrap()).unwrap();
+    let kinds: Vec<&Value> =
+        json.as_array().unwrap().iter().filter_map(|m| m.get("outcome")).map(|o| &o["kind"]).collect();
+    assert_eq!(kinds, [&json!("exam"), &json!("drill")], "messages without an outcome leave the field out");
+}
+
 async fn c2_mcq_submit_incorrect_or_support_viewed(t: &TestApp) {
     let (fake, app, thread) = offered_exam(t).await;
     let reply = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 2)).await.unwrap();
@@ -870,6 +915,7 @@ async fn a_stale_snapshot_write_changes_nothing(t: &TestApp) {
         exam_question_id: None,
         turn_id: None,
         created_at: t.clock.now(),
+        outcome: None,
     };
     let before = t.counts().await;
     let step = TutorStep {
@@ -932,6 +978,7 @@ conformance!(
     b2_incorrect,
     c1_mcq_submit_correct,
     c2_mcq_submit_incorrect_or_support_viewed,
+    a_reloaded_timeline_carries_each_answers_outcome,
     every_violation_falls_back_deterministically_without_a_retry,
     the_fallback_is_socratic_unless_practice_was_asked_for,
     the_prompt_bundle_follows_the_contract,

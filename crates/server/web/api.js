@@ -19,15 +19,17 @@ export const token = {
   clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
-// api('GET', '/courses') / api('POST', '/tutor/threads', {...}); opts.auth=false skips the token.
+// api('GET', '/courses') / api('POST', '/tutor/threads', {...}); opts.auth=false skips the token;
+// a Blob body (a recording) is sent as it is, with its own content type.
 export async function api(method, path, body, opts = {}) {
   const headers = { Accept: 'application/json' };
   const t = opts.token ?? token.get();
   if (opts.auth !== false && t) headers.Authorization = `Bearer ${t}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers['Content-Type'] = raw ? (body.type || 'application/octet-stream') : 'application/json';
   let res;
   try {
-    res = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(`/api${path}`, { method, headers, body: body === undefined || raw ? body : JSON.stringify(body) });
   } catch (e) {
     throw new NetworkError("Can't reach the server — check that pathwise serve is running; your message is kept.");
   }

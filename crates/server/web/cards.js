@@ -8,7 +8,7 @@ export function renderCard(card, msg, ctx) {
   switch (card?.type) {
     case 'CONCEPT': return conceptCard(card, ctx);
     case 'DRILL': return drillCard(card, msg, ctx);
-    case 'EXAM': return examCard(card, ctx);
+    case 'EXAM': return examCard(card, msg, ctx);
     default: return el('pre', { class: 'card' }, JSON.stringify(card, null, 2));
   }
 }
@@ -65,27 +65,41 @@ function drillCard(card, msg, ctx) {
     const r = await withBusy(() => ctx.grade(card, answer));
     if (!r) return;
     localStorage.removeItem(key);
-    input.disabled = true; input.dataset.keepDisabled = '1';
-    choices?.querySelectorAll('button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
-    const last = r.isCorrect ? 'correct' : 'incorrect';
-    fill(result, 
-      el('span', { class: `pill ${last}` }, r.isCorrect ? 'Correct' : 'Incorrect'),
-      el('p', {}, renderText(r.feedbackText ?? '')),
-      !r.isCorrect && r.expectedAnswer && !(r.feedbackText ?? '').includes(r.expectedAnswer) ? el('p', { class: 'muted' }, 'Expected: ', renderText(r.expectedAnswer)) : null);
-    bar.replaceChildren(
-      turnBtn('Try another', 'secondary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId }),
-      turnBtn('Continue', 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }));
+    showResult(r, true);
     bar.lastChild.focus();
   }
 
-  return el('section', { class: 'card drill', 'aria-label': 'Drill' },
+  // A graded drill: the answer kept, the verdict, and (while the learner has not moved on)
+  // the document's Try another / Continue.
+  function showResult(r, open) {
+    input.disabled = true; input.dataset.keepDisabled = '1';
+    choices?.querySelectorAll('button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
+    const last = r.isCorrect ? 'correct' : 'incorrect';
+    fill(result,
+      el('span', { class: `pill ${last}` }, r.isCorrect ? 'Correct' : 'Incorrect'),
+      el('p', {}, renderText(r.feedbackText ?? '')),
+      !r.isCorrect && r.expectedAnswer && !(r.feedbackText ?? '').includes(r.expectedAnswer) ? el('p', { class: 'muted' }, 'Expected: ', renderText(r.expectedAnswer)) : null);
+    if (!open) { bar.remove(); return; }
+    bar.replaceChildren(
+      turnBtn('Try another', 'secondary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId }),
+      turnBtn('Continue', 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }));
+  }
+
+  const node = el('section', { class: 'card drill', 'aria-label': 'Drill' },
     el('h3', {}, 'Drill'),
     el('p', {}, renderText(card.prompt)),
     card.questionLatex ? el('p', {}, renderMath(card.questionLatex, true)) : null,
     choices, form, result, bar);
+  if (msg.answered) {
+    const { outcome, feedback, open } = msg.answered;
+    input.value = outcome.answer;
+    choices?.querySelectorAll('.choice').forEach((c) => c.setAttribute('aria-pressed', String(c.textContent === outcome.answer)));
+    showResult({ isCorrect: outcome.isCorrect, feedbackText: feedback, expectedAnswer: outcome.expectedAnswer }, open);
+  }
+  return node;
 }
 
-function examCard(card, ctx) {
+function examCard(card, msg, ctx) {
   const name = `exam-${card.questionId}-${Math.random().toString(36).slice(2, 7)}`;
   const opts = (card.options ?? []).map((o, i) => el('label', { class: 'option' },
     el('input', { type: 'radio', name, value: String(i) }), el('span', {}, renderText(o))));
@@ -156,5 +170,18 @@ function examCard(card, ctx) {
     el('p', {}, renderText(card.stem)),
     fieldset, status, support, bar);
   if (isFuture(card.lockedUntil)) lock(card.lockedUntil, 'Locked');
+  if (msg.answered) {
+    const { outcome, open } = msg.answered;
+    const chosen = fieldset.querySelectorAll('input')[outcome.selectedIndex];
+    if (chosen) chosen.checked = true;
+    if (outcome.isCorrect) {
+      fieldset.disabled = true;
+      status.replaceChildren(el('span', { class: 'pill correct' }, 'Passed'));
+    } else if (!isFuture(card.lockedUntil)) {
+      status.replaceChildren(el('span', { class: 'muted' }, 'Answered wrongly before; you can try this question again.'));
+    }
+    if (open) showContinue(outcome.isCorrect ? 'passed' : 'locked');
+    else if (outcome.isCorrect) submit.remove();
+  }
   return node;
 }

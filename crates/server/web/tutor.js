@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { el, fill, withBusy, reportError, hideBanner, countdown, isFuture, tierBadge, fmtTime, showBanner } from './ui.js';
 import { renderText, renderMath } from './math.js';
 import { renderCard } from './cards.js';
+import { voiceInput } from './voice.js';
 
 const THREAD_KEY = 'pw.thread';
 const COMPOSER_KEY = 'pw.composer';
@@ -23,10 +24,10 @@ export function mountTutor(root, config) {
   textarea.value = localStorage.getItem(COMPOSER_KEY) ?? '';
   textarea.addEventListener('input', () => localStorage.setItem(COMPOSER_KEY, textarea.value));
   textarea.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); } });
-  const voiceBtn = config.voice ? el('button', { type: 'button', class: 'secondary', disabled: true, title: 'Voice input is not available yet' }, 'Voice') : null;
+  const voice = config.voice ? voiceInput(textarea) : null;
   const composer = el('form', { class: 'composer', onsubmit: (e) => { e.preventDefault(); send(); } },
-    textarea, voiceBtn, el('button', { type: 'submit', class: 'primary' }, 'Send'));
-  const chat = el('section', { class: 'chat', 'aria-label': 'Conversation' }, heading, timeline, live, composer);
+    textarea, voice?.button, el('button', { type: 'submit', class: 'primary' }, 'Send'));
+  const chat = el('section', { class: 'chat', 'aria-label': 'Conversation' }, heading, timeline, live, voice?.status, composer);
   const panel = el('div', { class: 'snapshot' });
   const debugPre = el('pre', { class: 'debug-json' }, 'No turn yet.');
   const info = el('aside', { id: 'info', class: 'info', 'aria-label': 'Progress' },
@@ -131,20 +132,29 @@ export function mountTutor(root, config) {
     renderThreads();
   }
   async function openThread(t) {
-    const [msgs, snap] = await Promise.all([
-      api('GET', `/tutor/threads/${t.id}/messages`),
+    const [list, snap] = await Promise.all([
+      allMessages(t.id),
       api('GET', `/tutor/courses/${encodeURIComponent(t.courseId)}/snapshot`).catch(() => null),
     ]);
     s.thread = t;
     localStorage.setItem(THREAD_KEY, t.id);
     heading.textContent = t.title || t.courseId;
     timeline.replaceChildren();
-    const list = Array.isArray(msgs) ? msgs : (msgs.items ?? []);
     if (!list.length) timeline.append(el('p', { class: 'muted pad' }, 'Say what you want to learn, or ask for a drill.'));
-    appendMessages(list);
+    appendMessages(settleAnswers(list));
     renderSnapshot(snap?.snapshotLite ?? null);
     renderThreads();
     closeDrawers();
+  }
+  // The whole timeline, a page at a time (the server sends at most 500 messages a page).
+  async function allMessages(threadId) {
+    const all = [];
+    for (;;) {
+      const after = all.length ? all[all.length - 1].seq : 0;
+      const page = await api('GET', `/tutor/threads/${threadId}/messages?after=${after}&limit=500`);
+      all.push(...page);
+      if (page.length < 500) return all;
+    }
   }
   async function newSession() {
     const courses = await api('GET', '/courses').catch((e) => { reportError(e); return null; });
@@ -179,6 +189,28 @@ export function mountTutor(root, config) {
   });
 }
 
+// A reloaded timeline as it looked live: each answer (the learner's message and the tutor's
+// reply carrying the outcome) folds into the card it answers, the nearest earlier card of
+// the same drill or question; the card offers its next step only while no turn came after.
+function settleAnswers(list) {
+  const answers = (m, o) => (o.kind === 'exam'
+    ? m.card?.type === 'EXAM' && m.card.questionId === o.questionId
+    : m.card?.type === 'DRILL' && (o.drillId ? m.card.drillId === o.drillId
+      : m.card.prompt === o.prompt && m.card.questionLatex === o.questionLatex));
+  const folded = new Set();
+  list.forEach((m, i) => {
+    if (!m.outcome) return;
+    let j = i - 1;
+    while (j >= 0 && !answers(list[j], m.outcome)) j -= 1; // a later answer to the same card wins
+    if (j < 0) return; // its card is on an earlier page or gone: show the reply as it is
+    const open = !list.slice(i + 1).some((later) => later.turnId);
+    list[j].answered = { outcome: m.outcome, feedback: m.text, open };
+    folded.add(m);
+    if (list[i - 1]?.role === 'user' && !list[i - 1].turnId) folded.add(list[i - 1]);
+  });
+  return list.filter((m) => !folded.has(m));
+}
+
 // Mobile drawers: hamburger toggles the sidebar, Info toggles the right panel.
 let drawerCleanup = null;
 function setupDrawers(sidebar, info) {
@@ -193,7 +225,14 @@ function setupDrawers(sidebar, info) {
   const a = toggle(sidebar, menu, info, infoBtn), b = toggle(info, infoBtn, sidebar, menu);
   const esc = (e) => { if (e.key === 'Escape') closeDrawers(); };
   menu.addEventListener('click', a); infoBtn.addEventListener('click', b); document.addEventListener('keydown', esc);
-  drawerCleanup = () => { menu.removeEventListener('click', a); infoBtn.removeEventListener('click', b); document.removeEventListener('keydown', esc); };
+  // Widening past the phone layout shows both panels in place; drop the drawers' state.
+  const wide = window.matchMedia('(min-width: 721px)');
+  const resized = () => { if (wide.matches) closeDrawers(); };
+  wide.addEventListener('change', resized);
+  drawerCleanup = () => {
+    menu.removeEventListener('click', a); infoBtn.removeEventListener('click', b);
+    document.removeEventListener('keydown', esc); wide.removeEventListener('change', resized);
+  };
 }
 function closeDrawers() {
   document.querySelectorAll('.sidebar.open, .info.open').forEach((n) => n.classList.remove('open'));

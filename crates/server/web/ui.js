@@ -56,7 +56,7 @@ export async function withBusy(fn) {
 export function formatCountdown(iso) {
   const ms = new Date(iso).getTime() - Date.now();
   if (!(ms > 0)) return '';
-  const s = Math.ceil(ms / 1000), d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  const s = Math.floor(ms / 1000), d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
   if (d) return `${d}d ${h}h`;
   if (h) return `${h}h ${m}m`;
   return m ? `${m}m ${s % 60}s` : `${s}s`;

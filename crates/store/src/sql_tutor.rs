@@ -5,7 +5,7 @@
 pub(crate) const THREAD_COLUMNS: &str =
     "t.id, t.learner_id, t.course_id, t.title, t.last_action, t.message_count, t.created_at, t.updated_at";
 pub(crate) const TUTOR_MESSAGE_COLUMNS: &str =
-    "m.seq, m.id, m.role, m.text, m.latex, m.card, m.exam_question_id, m.turn_id, m.created_at";
+    "m.seq, m.id, m.role, m.text, m.latex, m.card, m.exam_question_id, m.turn_id, m.created_at, m.outcome";
 pub(crate) const TURN_COLUMNS: &str =
     "u.id, u.thread_id, u.learner_id, u.course_id, u.action, u.validated, u.fallback_reason, u.log, u.created_at";
 
@@ -70,6 +70,7 @@ macro_rules! tutor_store {
                 exam_question_id: row.try_get(6)?,
                 turn_id: row.try_get::<Option<uuid::Uuid>, _>(7)?.map(TurnId),
                 created_at: row.try_get::<Ts, _>(8)?.0,
+                outcome: row.try_get::<Option<Json<serde_json::Value>>, _>(9)?.map(|j| j.0),
             })
         }
 
@@ -345,7 +346,7 @@ macro_rules! tutor_store {
                     for (i, m) in step.messages.iter().enumerate() {
                         sqlx::query(
                             "INSERT INTO tutor_messages (thread_id, seq, id, role, text, latex, card, exam_question_id, \
-                             turn_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                             turn_id, created_at, outcome) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                         )
                         .bind(thread.0)
                         .bind(i64::from(count) + 1 + i as i64)
@@ -357,6 +358,7 @@ macro_rules! tutor_store {
                         .bind(&m.exam_question_id)
                         .bind(m.turn_id.map(|t| t.0))
                         .bind(Ts(m.created_at))
+                        .bind(m.outcome.as_ref().map(Json))
                         .execute(&mut *tx)
                         .await?;
                     }

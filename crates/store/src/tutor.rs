@@ -72,6 +72,8 @@ pub struct TutorMessageRecord {
     pub exam_question_id: Option<String>,
     pub turn_id: Option<TurnId>,
     pub created_at: DateTime<Utc>,
+    /// On the reply to a graded drill or an exam answer: what it came to (JSON).
+    pub outcome: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@
 //! from the course's fixed list. Grading is the only thing that moves confusion tags.
 
 use super::evidence::Evidence;
-use super::messages::{new_message, TutorMessage};
+use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
 use super::turn::check_course;
 use crate::{App, AppError, AppResult};
 use pathwise_course::lite::SnapshotLite;
@@ -118,9 +118,18 @@ impl<S: Store> App<S> {
         let question =
             format!("{} {}", request.drill.prompt.trim(), request.drill.question_latex.trim()).trim().to_string();
         let now = self.now();
+        let outcome = CardOutcome::Drill {
+            unit_id: unit.id.clone(),
+            drill_id: request.drill.drill_id.clone(),
+            prompt: request.drill.prompt.clone(),
+            question_latex: request.drill.question_latex.clone(),
+            answer: answer.to_string(),
+            is_correct: grade.correct,
+            expected_answer: grade.expected.clone(),
+        };
         let records = vec![
             new_message("user", answer.to_string(), None, None, None, now),
-            new_message("assistant", grade.feedback.clone(), None, None, None, now),
+            with_outcome(new_message("assistant", grade.feedback.clone(), None, None, None, now), &outcome),
         ];
         let unit_id = unit.id.clone();
         let tag = grade.tag.clone();

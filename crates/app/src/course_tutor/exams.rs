@@ -5,7 +5,7 @@
 use super::catalog::LoadedCourse;
 use super::evidence::Evidence;
 use super::exam_service::SupportType;
-use super::messages::{new_message, TutorMessage};
+use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
 use super::turn::check_course;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, Utc};
@@ -143,9 +143,15 @@ impl<S: Store> App<S> {
                 None => "Not this time; it goes on your revisit list.".to_string(),
             }
         };
+        let answered = CardOutcome::Exam {
+            unit_id: request.unit_id.clone(),
+            question_id: question.id.clone(),
+            selected_index: request.selected_index,
+            is_correct: outcome.correct,
+        };
         let records = vec![
             new_message("user", format!("Answer: {choice}"), None, None, None, now),
-            new_message("assistant", verdict, None, None, None, now),
+            with_outcome(new_message("assistant", verdict, None, None, None, now), &answered),
         ];
         let unit = request.unit_id.clone();
         let evidence = Evidence {

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use pathwise_course::TutorCard;
 use pathwise_domain::{ThreadId, TurnId};
 use pathwise_store::{ThreadRecord, TutorMessageRecord};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// `TutorMessage`: one entry of a thread's timeline.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -21,6 +21,34 @@ pub struct TutorMessage {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<TurnId>,
     pub created_at: DateTime<Utc>,
+    /// On the tutor's reply to a graded drill or an exam answer: what it came to, so that a
+    /// client can show the card it answers as answered (the nearest earlier card of the same
+    /// drill or question).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<CardOutcome>,
+}
+
+/// What an answer to a card came to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum CardOutcome {
+    /// A drill graded: the learner's answer and the verdict.
+    #[serde(rename_all = "camelCase")]
+    Drill {
+        unit_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        drill_id: Option<String>,
+        prompt: String,
+        question_latex: String,
+        answer: String,
+        is_correct: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expected_answer: Option<String>,
+    },
+    /// An exam answer as the exam service graded it (a wrong one locks the question; the
+    /// EXAM card carries the lock as it stands now).
+    #[serde(rename_all = "camelCase")]
+    Exam { unit_id: String, question_id: String, selected_index: usize, is_correct: bool },
 }
 
 impl TutorMessage {
@@ -36,8 +64,15 @@ impl TutorMessage {
             card: record.card.and_then(|c| serde_json::from_value(c).ok()),
             turn_id: record.turn_id,
             created_at: record.created_at,
+            outcome: record.outcome.and_then(|o| serde_json::from_value(o).ok()),
         }
     }
+}
+
+/// `record` (the tutor's reply to an answer) carrying what the answer came to.
+pub(crate) fn with_outcome(mut record: TutorMessageRecord, outcome: &CardOutcome) -> TutorMessageRecord {
+    record.outcome = serde_json::to_value(outcome).ok();
+    record
 }
 
 /// A new message, before the store numbers it.
@@ -59,6 +94,7 @@ pub(crate) fn new_message(
         exam_question_id: card.and_then(|c| c.exam_question_id()).map(str::to_string),
         turn_id: turn,
         created_at: at,
+        outcome: None,
     }
 }
 

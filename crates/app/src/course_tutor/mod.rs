@@ -20,7 +20,7 @@ pub use drills::{DrillGradeReply, DrillGradeRequest, DrillText};
 pub use exam_service::{BuiltinExamService, ExamService, SubmitOutcome, SupportType};
 pub use exams::{McqSubmitReply, McqSubmitRequest, SupportViewedReply, SupportViewedRequest};
 pub use external_exam::ExternalExamService;
-pub use messages::{Thread, TutorMessage};
+pub use messages::{CardOutcome, Thread, TutorMessage};
 pub use threads::MAX_MESSAGES_PAGE;
 pub use threads::{CreateThread, SnapshotView, TurnLog};
 pub use turn::{TurnDebug, TurnReply, TurnRequest, MAX_MESSAGE_CHARS};
