@@ -248,22 +248,7 @@ async fn a4_evidence_shows_stuck(t: &TestApp) {
 }
 
 async fn a5_examready_true_and_examavailability_available_tier_aware(t: &TestApp) {
-    let (fake, app) = with_model(t).await;
-    let thread = thread(&app, t).await;
-    prerequisites_met(&app, t).await;
-    drills(&app, t, "ALG-01", &[true, true]).await;
-    fake.script([model_turn(
-        "EXAM_BLOCK",
-        "ALG-01",
-        json!({ "exam_suggestion": { "question_id": "EX-ALG-01-B1", "difficultyTier": "bronze" } }),
-    )]);
-    let reply = press(
-        &app,
-        t,
-        thread,
-        ClientEvent::DrillContinue { unit_id: "ALG-01".into(), last_result: DrillResult::Correct },
-    )
-    .await;
+    let (fake, app, thread, reply) = offer_exam(t).await;
     let log = last_log(&app, t, thread).await;
     assert_eq!(log["examReady"], true);
     assert_eq!(log["desiredExamTier"], "bronze");
@@ -283,19 +268,7 @@ async fn a5_examready_true_and_examavailability_available_tier_aware(t: &TestApp
     assert!(!shown.contains("Subtract 4 from both sides"), "the memo is not shown with the question");
     assert!(!shown.contains("\"correct\""), "the key is not shown");
     // Tier-aware: once bronze is passed, the desired tier is silver, and a bronze question is refused.
-    app.exam_mcq_submit(
-        t.learner,
-        thread,
-        McqSubmitRequest {
-            course_id: None,
-            unit_id: "ALG-01".into(),
-            question_id: "EX-ALG-01-B1".into(),
-            difficulty_tier: None,
-            selected_index: 0,
-        },
-    )
-    .await
-    .unwrap();
+    app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap();
     assert_eq!(snapshot(&app, t).await.tier("ALG-01"), MasteryTier::Bronze);
     fake.script([model_turn(
         "EXAM_BLOCK",
@@ -421,7 +394,9 @@ async fn b2_incorrect(t: &TestApp) {
 // ---- Input C: exam events -------------------------------------------------------------
 
 /// An exam block for ALG-01's bronze questions, offered by the model in the thread.
-async fn offered_exam(t: &TestApp) -> (FakeLlm, App, ThreadId) {
+/// A thread where the model offers ALG-01's first bronze question (prerequisites met, two
+/// drills right), with the turn that offered it.
+async fn offer_exam(t: &TestApp) -> (FakeLlm, App, ThreadId, TurnReply) {
     let (fake, app) = with_model(t).await;
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
@@ -438,6 +413,11 @@ async fn offered_exam(t: &TestApp) -> (FakeLlm, App, ThreadId) {
         ClientEvent::DrillContinue { unit_id: "ALG-01".into(), last_result: DrillResult::Correct },
     )
     .await;
+    (fake, app, thread, reply)
+}
+
+async fn offered_exam(t: &TestApp) -> (FakeLlm, App, ThreadId) {
+    let (fake, app, thread, reply) = offer_exam(t).await;
     assert!(matches!(card(&reply), Some(TutorCard::Exam { .. })));
     (fake, app, thread)
 }
