@@ -499,7 +499,7 @@ async fn a_reloaded_timeline_carries_each_answers_outcome(t: &TestApp) {
             }
         )
     );
-    let json = serde_json::to_value(&app.thread_messages(t.learner, thread, 0, 500).await.unwrap()).unwrap();
+    let json = serde_json::to_value(app.thread_messages(t.learner, thread, 0, 500).await.unwrap()).unwrap();
     let kinds: Vec<&Value> =
         json.as_array().unwrap().iter().filter_map(|m| m.get("outcome")).map(|o| &o["kind"]).collect();
     assert_eq!(kinds, [&json!("exam"), &json!("drill")], "messages without an outcome leave the field out");

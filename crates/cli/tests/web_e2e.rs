@@ -1,10 +1,19 @@
 //! The web workspace end to end: the real `pathwise serve` with a fake model over HTTP (a
-//! tutor that follows the policy), driven in Debian's Chromium by playwright-core
-//! (`tests/e2e/*.mjs`), with screenshots at desktop and phone width saved under
-//! `target/e2e-artifacts/`. Skipped, with a note, where Chromium or playwright-core is not
-//! installed (`.ci/run` installs both; set PATHWISE_E2E_REQUIRED=1 to fail instead).
+//! tutor that follows the policy), driven in Debian's Chromium by playwright-core and in
+//! Debian's Firefox ESR by puppeteer-core over WebDriver BiDi (`tests/e2e/*.mjs`), with
+//! screenshots at desktop and phone width saved under `target/e2e-artifacts/`. Skipped, with
+//! a note, where a browser or its driver is not installed (`.ci/run` installs them; set
+//! PATHWISE_E2E_REQUIRED=1 to fail instead).
+//! One browser runs at a time (the scripts' timeouts assume a machine not shared with
+//! another browser); each view's tests live in a module beside this file.
 
 mod common;
+#[path = "web_e2e/maps.rs"]
+mod maps;
+#[path = "web_e2e/progress.rs"]
+mod progress;
+#[path = "web_e2e/sessions.rs"]
+mod sessions;
 
 use common::{lines, ChildGuard};
 use pathwise_fake_llm::{FakeLlm, Script};
@@ -16,22 +25,32 @@ use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
 const CHROMIUM: &str = "/usr/bin/chromium";
+const FIREFOX: &str = "/usr/bin/firefox-esr";
 
 fn e2e_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e")
 }
 
-/// Whether the browser and the driver are here; a note when not.
-fn ready() -> bool {
-    let missing: Vec<&str> = [
-        (!Path::new(CHROMIUM).exists()).then_some("Debian's chromium (/usr/bin/chromium)"),
-        (!e2e_dir().join("node_modules/playwright-core").exists())
-            .then_some("playwright-core (npm ci in crates/cli/tests/e2e)"),
-        Command::new("node").arg("--version").output().is_err().then_some("node"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+/// Whether Chromium and its driver are here; a note when not.
+pub fn ready() -> bool {
+    installed(&[
+        (Path::new(CHROMIUM).exists(), "Debian's chromium (/usr/bin/chromium)"),
+        (e2e_dir().join("node_modules/playwright-core").exists(), "playwright-core (npm ci in crates/cli/tests/e2e)"),
+    ])
+}
+
+/// Whether Firefox and its driver are here; a note when not.
+fn firefox_ready() -> bool {
+    installed(&[
+        (Path::new(FIREFOX).exists(), "Debian's firefox-esr (/usr/bin/firefox-esr)"),
+        (e2e_dir().join("node_modules/puppeteer-core").exists(), "puppeteer-core (npm ci in crates/cli/tests/e2e)"),
+    ])
+}
+
+fn installed(needs: &[(bool, &str)]) -> bool {
+    let node = Command::new("node").arg("--version").output().is_ok();
+    let missing: Vec<&str> =
+        needs.iter().chain([(node, "node")].iter()).filter(|(here, _)| !here).map(|(_, what)| *what).collect();
     if missing.is_empty() {
         return true;
     }
@@ -44,7 +63,7 @@ fn ready() -> bool {
 /// A tutor that keeps to the policy it is given: an exam question when one is allowed and
 /// offered, a drill when the learner asks to practise, a Socratic question otherwise; and a
 /// grader that takes 42 as the right answer.
-fn policy_following_tutor(request: &Value) -> Script {
+pub fn policy_following_tutor(request: &Value) -> Script {
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
     let text = |m: &Value| m["content"].as_str().unwrap_or("").to_string();
     if request["response_format"]["json_schema"]["name"] == "drill_grade" {
@@ -88,13 +107,20 @@ fn policy_following_tutor(request: &Value) -> Script {
     Script::json(turn)
 }
 
-struct Served {
+pub struct Served {
     _child: ChildGuard,
-    base: String,
-    _dir: tempfile::TempDir,
+    pub base: String,
+    /// The server's working directory; its SQLite database is `data/pathwise.db` inside.
+    pub dir: tempfile::TempDir,
 }
 
-fn serve(model: &str) -> Served {
+pub fn serve(model: &str) -> Served {
+    serve_with(model, &[])
+}
+
+/// `pathwise serve` on a free port with a fresh data directory, the model at `model`, and
+/// these extra settings (environment variables).
+pub fn serve_with(model: &str, settings: &[(&str, &str)]) -> Served {
     let dir = tempfile::tempdir().unwrap();
     let mut command = Command::new(BIN);
     command.args(["serve", "--port", "0", "--data-dir"]).arg(dir.path().join("data")).current_dir(dir.path());
@@ -108,6 +134,7 @@ fn serve(model: &str) -> Served {
         .env("PATHWISE_LLM_BASE_URL", model)
         .env("PATHWISE_LLM_MODEL", "tutor")
         .env("PATHWISE_SCHEDULER_ENABLED", "false")
+        .envs(settings.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
@@ -119,7 +146,7 @@ fn serve(model: &str) -> Served {
             banner.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).expect("the banner");
         if let Some((_, url)) = line.split_once("is listening on ") {
             let base = url.split_whitespace().next().unwrap().to_string();
-            return Served { _child: child, base, _dir: dir };
+            return Served { _child: child, base, dir };
         }
     }
 }
@@ -134,13 +161,21 @@ fn artifacts() -> PathBuf {
 }
 
 /// Run one browser script against the server; its last line of output is a JSON report.
-fn browser(script: &str, base: &str) -> Value {
+pub fn browser(script: &str, base: &str) -> Value {
+    browser_with(script, base, &[])
+}
+
+/// [`browser`] with extra environment variables for the script.
+pub fn browser_with(script: &str, base: &str, env: &[(&str, String)]) -> Value {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let output = Command::new("node")
         .arg(e2e_dir().join(script))
         .env("BASE_URL", base)
         .env("CHROMIUM", CHROMIUM)
         .env("ARTIFACTS", artifacts())
         .env("EXAM_KEYS", exam_keys().to_string())
+        .envs(env.iter().map(|(k, v)| (k, v.as_str())))
         .current_dir(e2e_dir())
         .output()
         .expect("run node");
@@ -172,6 +207,50 @@ async fn a_full_tutor_loop_in_the_browser() {
     let served = serve(fake.base_url());
     let base = served.base.clone();
     let report = tokio::task::spawn_blocking(move || browser("tutor.mjs", &base)).await.unwrap();
+    println!("{report}");
+    assert_eq!(report["ok"], true, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn voice_a_lost_connection_a_server_error_and_an_expired_token_lose_nothing() {
+    if !ready() {
+        return;
+    }
+    let fake = FakeLlm::start().await;
+    fake.respond_with(Arc::new(policy_following_tutor));
+    let transcript = "What is a prime number?";
+    fake.set_transcript(transcript);
+    let served = serve_with(
+        fake.base_url(),
+        &[("PATHWISE_TRANSCRIPTION_BASE_URL", fake.base_url()), ("PATHWISE_TRANSCRIPTION_MODEL", "whisper-1")],
+    );
+    let base = served.base.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        browser_with("resilience.mjs", &base, &[("TRANSCRIPT", transcript.to_string())])
+    })
+    .await
+    .unwrap();
+    println!("{report}");
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(fake.recordings().len(), 1, "one recording was transcribed");
+    assert!(fake.recordings()[0] > 0, "the recording had sound in it");
+    assert!(report["first_load"]["unpacked_bytes"].as_u64().unwrap() < 300 * 1024, "{report}");
+    assert_eq!(report["thread_200"]["messages"], 200, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_workspace_in_firefox() {
+    if !firefox_ready() {
+        return;
+    }
+    let fake = FakeLlm::start().await;
+    fake.respond_with(Arc::new(policy_following_tutor));
+    let served = serve(fake.base_url());
+    let base = served.base.clone();
+    let report =
+        tokio::task::spawn_blocking(move || browser_with("firefox.mjs", &base, &[("FIREFOX", FIREFOX.to_string())]))
+            .await
+            .unwrap();
     println!("{report}");
     assert_eq!(report["ok"], true, "{report}");
 }

@@ -12,7 +12,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use pathwise_app::App;
-use routes::{analytics, courses, curriculum, docs, flows, learners, maps, mastery, math, nodes, sessions, tutor};
+use routes::{
+    analytics, courses, curriculum, docs, flows, learners, library, maps, mastery, math, nodes, sessions, tutor,
+};
 use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -127,6 +129,8 @@ pub fn router(state: AppState) -> Router {
         .route("/session/{id}/stream", get(sessions::stream))
         .route("/session/{id}/respond", post(sessions::respond))
         .route("/session/{id}/messages", get(sessions::messages))
+        .route("/library/assessments", get(library::assessments))
+        .route("/library/skills", get(library::skills))
         .route("/courses", get(courses::list).post(courses::import))
         .route("/courses/{course_id}", get(courses::get))
         .route("/tutor/courses/{course_id}/snapshot", get(tutor::snapshot))

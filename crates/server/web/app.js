@@ -1,12 +1,18 @@
 // app.js: boot: sign-in (local session or pasted learner token), sign-out,
-// 401 recovery, and routing between views via location.hash (#/tutor for now).
-import { api, token, setUnauthorizedHandler, ApiError } from './api.js';
+// 401 recovery, and routing between views via location.hash (#/tutor, #/sessions,
+// #/maps, #/progress; a view may take more path after its name, e.g. #/maps/<id>).
+import { api, token, setUnauthorizedHandler, ApiError, NetworkError } from './api.js';
 import { el, showBanner, hideBanner, reportError } from './ui.js';
-import { mountTutor } from './tutor.js';
 
 const SIGNED_OUT_KEY = 'pw.signedOut';
 const main = document.getElementById('main');
-const views = { tutor: mountTutor }; // future views (sessions, maps, progress) register here
+// Each view's modules load when it is first opened, so the first page stays small.
+const views = {
+  tutor: () => import('./tutor.js').then((m) => m.mountTutor),
+  sessions: () => import('./sessions.js').then((m) => m.mountSessions),
+  maps: () => import('./maps.js').then((m) => m.mountMaps),
+  progress: () => import('./progress.js').then((m) => m.mountProgress),
+};
 let config = null;
 
 document.getElementById('banner-close').addEventListener('click', hideBanner);
@@ -52,11 +58,19 @@ async function enter(me) {
 
 function route() {
   if (!config) return;
-  const name = (location.hash.match(/^#\/(\w+)/) ?? [])[1];
+  const [, name, rest] = location.hash.match(/^#\/(\w+)\/?(.*)$/) ?? [];
   if (!views[name]) { if (location.hash !== '#/tutor') { history.replaceState(null, '', '#/tutor'); } }
   const view = views[name] ?? views.tutor;
-  document.querySelectorAll('#nav a').forEach((a) => a.setAttribute('aria-current', a.getAttribute('href') === `#/${name ?? 'tutor'}` ? 'page' : 'false'));
-  view(main, config);
+  const current = views[name] ? name : 'tutor';
+  document.querySelectorAll('#nav a').forEach((a) => a.setAttribute('aria-current', a.getAttribute('href') === `#/${current}` ? 'page' : 'false'));
+  // The phone drawers' buttons belong to the tutor view; it shows them again.
+  document.querySelectorAll('#menu-btn, #info-btn').forEach((b) => { b.hidden = true; });
+  const routed = location.hash;
+  view().then((mount) => {
+    if (location.hash === routed) mount(main, config, decodeURIComponent(rest ?? ''));
+  }, (e) => {
+    reportError(new NetworkError(`The ${current} view could not be loaded (${e.message}); check the connection and reload.`));
+  });
 }
 
 function showSignIn() {

@@ -65,7 +65,16 @@ try {
 
   await page.reload();
   await page.locator('section.card.exam').last().getByText(/Available in/).waitFor();
-  step('reload resumed the thread');
+  // Answered cards come back answered, their answers folded into them as they were live.
+  const drills = page.locator('section.card.drill');
+  for (let i = 0; i < 2; i++) {
+    await drills.nth(i).getByText('Correct', { exact: true }).waitFor();
+    if (!(await drills.nth(i).getByLabel('Your answer').isDisabled())) throw new Error('a graded drill is answerable again');
+    if ((await drills.nth(i).getByLabel('Your answer').inputValue()) !== '42') throw new Error('a graded drill lost its answer');
+  }
+  if (await drills.locator('button').count()) throw new Error('a settled drill still offers buttons');
+  if (await page.locator('.timeline article.msg.user', { hasText: /^\s*(You said:)?\s*42\s*$/ }).count()) throw new Error('a drill answer shows as a message');
+  step('reload resumed the thread, answered cards answered');
 
   // The same learner on a phone: the page's saved state (token, open thread) carried over.
   const saved = await page.evaluate(() => JSON.stringify(localStorage));

@@ -5,7 +5,7 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{analytics, courses, curriculum, flows, learners, maps, mastery, nodes, sessions, tutor};
+use super::{analytics, courses, curriculum, flows, learners, library, maps, mastery, nodes, sessions, tutor};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -26,6 +26,7 @@ use super::{analytics, courses, curriculum, flows, learners, maps, mastery, node
         sessions::create, sessions::list, sessions::get, sessions::messages, sessions::stream, sessions::respond,
         sessions::terminate,
         courses::list, courses::get, courses::import,
+        library::assessments, library::skills,
         tutor::create_thread, tutor::list_threads, tutor::get_thread, tutor::messages, tutor::turns, tutor::turn,
         tutor::grade_drill, tutor::mcq_submit, tutor::support_viewed, tutor::snapshot,
         crate::web::local_session, crate::web::config, crate::web::transcribe, super::math::render,

@@ -4,6 +4,7 @@ pub mod curriculum;
 pub mod docs;
 pub mod flows;
 pub mod learners;
+pub mod library;
 pub mod maps;
 pub mod mastery;
 pub mod math;

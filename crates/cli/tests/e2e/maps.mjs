@@ -1,0 +1,257 @@
+// The Maps view in Chromium, on a 30-node map that web_e2e/maps.rs planned and partly
+// learned "days ago" (MAP_ID; REVIEW_LABEL is one of its due reviews): the map is drawn with
+// every node and the next concept highlighted; a concept's history opens by click and by
+// keyboard; a due review is answered in place (it leaves the list, its node changes
+// status); the topic list and the "Start a topic" form, whose first step needs a model that
+// this server does not have (the page says which setting); a reload resumes the topic.
+// Screenshots at desktop and phone width. Measures, in the page (performance.now()): the
+// render from navigation to nodes drawn, the time from a click to the history shown, and the
+// time to record a review. The last line printed is a JSON report for web_e2e.rs.
+import { chromium } from 'playwright-core';
+
+const base = process.env.BASE_URL;
+const artifacts = process.env.ARTIFACTS;
+const mapId = process.env.MAP_ID;
+const reviewLabel = process.env.REVIEW_LABEL;
+const timeout = 15000;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const report = { ok: false, steps: [] };
+let page;
+const step = (name) => report.steps.push(name);
+const check = (cond, what) => { if (!cond) throw new Error(`expected: ${what}`); };
+// The page's own measures (performance.measure in maps.js / reviews.js), in ms.
+const measure = (p, name) => p.evaluate((n) => {
+  const all = performance.getEntriesByName(n, 'measure');
+  const last = all[all.length - 1];
+  return last ? { start: last.startTime, duration: last.duration } : null;
+}, name);
+const round = (v) => Math.round(v * 10) / 10;
+
+function watch(p, errors) {
+  p.on('pageerror', (e) => errors.push(String(e)));
+  p.on('console', (m) => {
+    // A refused request (the expected 503) is logged by Chromium as a resource error; page
+    // code errors are what this catches.
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+}
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  const pageErrors = [];
+  watch(page, pageErrors);
+  if (process.env.SCENARIO === 'loop') await learningLoop(page);
+  else await mapView(page, pageErrors);
+  if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
+  report.ok = true;
+} catch (e) {
+  report.error = String(e && e.stack || e);
+  await page?.screenshot({ path: `${artifacts}/maps-failure.png`, fullPage: true }).catch(() => {});
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(report));
+process.exit(report.ok ? 0 : 1);
+
+// A topic round the loop with the fake model (web_e2e/maps.rs scripts its replies):
+// diagnostic question answered, diagnostic finished early, map planned, concept taught,
+// quiz answered, nothing due yet; a reload finds the topic where it was.
+async function learningLoop(page) {
+  await page.goto(`${base}/#/maps`);
+  await page.getByLabel('Topic', { exact: true }).fill('Graphs');
+  await page.getByLabel(/^Goal/).fill('shortest paths');
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.getByRole('heading', { name: 'Graphs' }).waitFor();
+  await page.getByRole('button', { name: 'Start the diagnostic' }).click();
+  const body = page.locator('.flow-step');
+  await body.getByText('Which is true of Paths?').waitFor();
+  await body.getByRole('button', { name: 'Answer' }).click();
+  await body.getByText('Choose one of the answers first.').waitFor();
+  await body.getByRole('radio', { name: 'right' }).check();
+  await body.getByRole('button', { name: 'Answer' }).click();
+  await body.getByText('Correct', { exact: true }).waitFor();
+  await body.getByText('Which is true of Trees?').waitFor();
+  step('diagnostic question answered');
+  await body.getByRole('button', { name: 'Finish the diagnostic now' }).click();
+  await body.getByRole('button', { name: 'Plan my map' }).click();
+  await body.getByText(/Your map has 3 concepts/).waitFor();
+  step('planned');
+  await body.getByRole('button', { name: 'Teach me the first concept' }).click();
+  await body.getByText('Vertices are the points of a graph.').waitFor();
+  await body.getByText('Edges join two of them.').waitFor();
+  await page.screenshot({ path: `${artifacts}/maps-loop-desktop.png`, fullPage: false });
+  step('taught');
+  await body.getByRole('button', { name: 'Quiz me' }).click();
+  await body.getByText('Which is true of Vertices?').waitFor();
+  await body.getByRole('radio', { name: 'right' }).check();
+  await body.getByRole('button', { name: 'Answer' }).click();
+  await body.getByText('Correct', { exact: true }).waitFor();
+  check((await page.locator('.stepper li[aria-current="step"]').innerText()).includes('Review'), 'the loop is at review');
+  step('quiz answered');
+  await body.getByRole('button', { name: 'Review what is due' }).click();
+  await body.getByText(/Nothing to review now; the next review is due/).waitFor();
+  step('nothing due yet');
+  await page.reload();
+  await page.locator('.flow-step').getByRole('button', { name: 'Next concept' }).waitFor();
+  step('reload resumed the loop');
+  await page.getByRole('link', { name: 'Open the map' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length === 3);
+  const vertices = page.locator('svg.dag g.node', { hasText: 'Vertices' });
+  check(/Learning, mastery 80%/.test(await vertices.getAttribute('aria-label')), 'the quizzed concept is being learned, on the map');
+  await page.screenshot({ path: `${artifacts}/maps-loop-map.png`, fullPage: false });
+  step('the map shows the progress');
+}
+
+async function mapView(page, pageErrors) {
+  // ---- the map, from a fresh navigation
+  await page.goto(`${base}/#/maps/${mapId}`);
+  const nodes = page.locator('svg.dag g.node');
+  await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length >= 30);
+  report.nodes_drawn = await nodes.count();
+  check(report.nodes_drawn === 30, `30 nodes drawn, got ${report.nodes_drawn}`);
+  const render = await measure(page, 'maps:render');
+  check(render, 'the page measured its render');
+  report.render_from_navigation_ms = round(render.start + render.duration);
+  report.render_in_view_ms = round(render.duration);
+  report.edges_drawn = await page.locator('svg.dag path.edge').count();
+  check(report.edges_drawn >= 29, 'edges drawn');
+  step('30-node map drawn');
+
+  // Every node's status in words, the legend, and the next concept highlighted (and it is
+  // the server's next node).
+  const labels = await nodes.evaluateAll((gs) => gs.map((g) => g.getAttribute('aria-label')));
+  check(labels.every((l) => /: (Not started|Diagnosed|Learning|Reviewing|Mastered), mastery \d+%/.test(l)), 'each node says its status');
+  for (const word of ['Not started', 'Diagnosed', 'Learning', 'Reviewing', 'Mastered', 'Next to learn']) {
+    await page.locator('.legend').getByText(word, { exact: false }).first().waitFor();
+  }
+  const next = page.locator('svg.dag g.node.next');
+  check((await next.count()) === 1, 'exactly one next node');
+  const nextId = await next.getAttribute('data-node-id');
+  const serverNext = await page.evaluate(async (id) => {
+    const r = await fetch(`/api/mind-maps/${id}/next-node`, { headers: { Authorization: `Bearer ${localStorage.getItem('pw.token')}` } });
+    return (await r.json()).node?.id;
+  }, mapId);
+  check(nextId === serverNext, `the highlighted node is the server's next node (${nextId} vs ${serverNext})`);
+  check(/next to learn/.test(await next.getAttribute('aria-label')), 'the next node says so');
+  check((await page.locator('svg.dag g.node.st-mastered').count()) === 3, 'three mastered nodes');
+  check((await page.locator('svg.dag g.node.due').count()) === 3, 'three nodes due for review');
+  step('next node highlighted, statuses in words');
+
+  // ---- a concept's details and history: click (measured), then keyboard
+  const root = page.locator('svg.dag g.node', { hasText: 'Python programming' });
+  await root.click();
+  const details = page.locator('.node-details');
+  await details.getByRole('heading', { name: 'Python programming' }).waitFor();
+  await details.locator('.history-list li').first().waitFor();
+  check((await details.locator('.history-list li').count()) === 4, 'four answers in the root\'s history');
+  await details.locator('svg.qchart circle').nth(3).waitFor();
+  const hist = await measure(page, 'maps:history-shown');
+  report.click_to_history_ms = round(hist.duration);
+  step('history opened by click');
+  const strings = page.locator('svg.dag g.node', { hasText: 'Strings' });
+  await strings.focus();
+  await page.keyboard.press('Enter');
+  await details.getByRole('heading', { name: 'Strings' }).waitFor();
+  await details.getByText('Review due').waitFor();
+  step('details opened from the keyboard');
+
+  // ---- a due review answered in place
+  const reviews = page.locator('.map-side .reviews li.review');
+  await reviews.first().waitFor();
+  check((await reviews.count()) === 3, 'three reviews due');
+  const item = reviews.filter({ has: page.getByRole('heading', { name: reviewLabel, exact: true }) });
+  await item.getByRole('textbox').fill('Integers and floats, with arithmetic');
+  const node = page.locator('svg.dag g.node', { hasText: reviewLabel }).first();
+  check(/Learning/.test(await node.getAttribute('aria-label')), `${reviewLabel} starts as learning`);
+  // The connection drops on the first try: the page says so and keeps what was typed.
+  await page.route('**/api/responses', (route) => route.abort('internetdisconnected'));
+  await item.getByRole('button', { name: 'Good' }).click();
+  await item.getByText('Not recorded. What you wrote is kept; try again.').waitFor();
+  check((await item.getByRole('textbox').inputValue()) === 'Integers and floats, with arithmetic', 'the recall text is kept');
+  await page.getByRole('alert').getByText(/reach the server/).waitFor();
+  await page.unroute('**/api/responses');
+  step('a lost connection keeps the answer');
+  await item.getByRole('button', { name: 'Good' }).click();
+  await item.waitFor({ state: 'detached' });
+  check((await reviews.count()) === 2, 'the answered review left the list');
+  await page.waitForFunction((label) => [...document.querySelectorAll('svg.dag g.node')]
+    .some((g) => g.textContent.includes(label) && g.classList.contains('st-reviewing') && !g.classList.contains('due')), reviewLabel);
+  check(/Reviewing/.test(await node.getAttribute('aria-label')), 'its node now says reviewing');
+  await page.locator('.map-side [aria-live]').getByText(`${reviewLabel}: recorded as Good`).waitFor();
+  const rev = await measure(page, 'maps:review-answered');
+  report.review_answer_ms = round(rev.duration);
+  await node.click();
+  await details.getByText('Answer: Integers and floats, with arithmetic').waitFor();
+  step('review answered in place; node recoloured');
+  // The open concept is in the address: a reload shows it again.
+  check(page.url().includes('/node/'), 'the selected concept is in the URL');
+  await page.reload();
+  await page.locator('.node-details').getByRole('heading', { name: reviewLabel, exact: true }).waitFor();
+  await page.locator('svg.dag g.node.selected', { hasText: reviewLabel }).waitFor();
+  step('reload kept the open concept');
+
+  // Responsiveness with the map on screen: a burst of node selections.
+  const burst = await page.evaluate(async () => {
+    const gs = [...document.querySelectorAll('svg.dag g.node')];
+    const t0 = performance.now();
+    for (const g of gs) g.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    return performance.now() - t0;
+  });
+  report.select_all_30_nodes_ms = round(burst);
+  await page.locator('svg.dag g.node').first().click();
+  await page.screenshot({ path: `${artifacts}/maps-desktop.png`, fullPage: false });
+  step('desktop screenshot');
+
+  // ---- the list page: maps with progress, topics, reviews; start a topic with no model
+  await page.goto(`${base}/#/maps`);
+  await page.locator('.map-item', { hasText: 'Python programming' }).getByText(/3 of 30 mastered/).waitFor();
+  await page.locator('.maps-side .reviews li.review').nth(1).waitFor();
+  check((await page.locator('.maps-side .reviews li.review').count()) === 2, 'two reviews left on the list page');
+  await page.screenshot({ path: `${artifacts}/maps-list-desktop.png`, fullPage: false });
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.getByText(/Write the topic you want to learn/).waitFor();
+  await page.getByLabel('Topic', { exact: true }).fill('Graph algorithms');
+  await page.getByLabel(/^Goal/).fill('Find shortest paths in a road network');
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.waitForURL(/#\/maps\/topic\//);
+  await page.getByRole('heading', { name: 'Graph algorithms' }).waitFor();
+  await page.getByRole('button', { name: 'Start the diagnostic' }).click();
+  await page.getByRole('heading', { name: 'This step needs a language model' }).waitFor();
+  await page.locator('.flow-problem').getByText('llm_base_url').first().waitFor();
+  await page.screenshot({ path: `${artifacts}/maps-topic-desktop.png`, fullPage: false });
+  step('a topic started; the missing model explained');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Graph algorithms' }).waitFor();
+  await page.getByRole('button', { name: 'Start the diagnostic' }).waitFor();
+  check((await page.locator('.stepper li[aria-current="step"]').innerText()).includes('Diagnostic'), 'the flow resumes at its step');
+  step('reload resumed the topic');
+
+  // ---- phone width: the same learner, the map pannable and a node opened by touch
+  const saved = await page.evaluate(() => JSON.stringify(localStorage));
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.addInitScript((items) => { for (const [k, v] of Object.entries(JSON.parse(items))) localStorage.setItem(k, v); }, saved);
+  const small = await phone.newPage();
+  small.setDefaultTimeout(timeout);
+  watch(small, pageErrors);
+  await small.goto(`${base}/#/maps/${mapId}`);
+  await small.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length >= 30);
+  const pan = await small.evaluate(() => { const s = document.querySelector('.dag-scroll'); return { sw: s.scrollWidth, cw: s.clientWidth, x: s.scrollLeft }; });
+  check(pan.sw > pan.cw, 'the map is wider than the phone and scrolls');
+  check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the page itself does not scroll sideways');
+  await small.screenshot({ path: `${artifacts}/maps-phone.png`, fullPage: false });
+  await small.locator('svg.dag g.node.next').tap();
+  await small.locator('.node-details .history').waitFor();
+  await small.goto(`${base}/#/maps`);
+  await small.locator('.maps-side .reviews li.review').first().waitFor();
+  check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the list page fits the phone');
+  await small.screenshot({ path: `${artifacts}/maps-list-phone.png`, fullPage: false });
+  step('phone width');
+}

@@ -1,0 +1,221 @@
+// The Progress view in Chromium, against a learner whose history web_e2e/progress.rs wrote
+// over several days (MAP_ID: four daily snapshots, concepts mastered and struggling;
+// FRESH_MAP_ID: an active map with no snapshot yet). The script reads the API itself (with
+// the local learner's token) and checks that the page shows the same numbers: the
+// portfolio, the status bar's segments, every series of the trend chart point by point,
+// the struggling concepts with their reasons and Maps links; then the digest on request,
+// the empty trend and its "take a snapshot" button, an unknown map, and phone width.
+// Screenshots progress-desktop.png and progress-phone.png; the last line printed is a JSON
+// report for web_e2e.rs.
+import { chromium } from 'playwright-core';
+
+const base = process.env.BASE_URL;
+const artifacts = process.env.ARTIFACTS;
+const mapId = process.env.MAP_ID;
+const freshId = process.env.FRESH_MAP_ID;
+const snapshotDays = Number(process.env.SNAPSHOT_DAYS);
+const timeout = 15000;
+
+const report = { ok: false, steps: [] };
+const step = (name) => report.steps.push(name);
+const pct = (v) => `${Math.round(v * 100)}%`;
+function check(cond, message) { if (!cond) throw new Error(message); }
+function same(actual, expected, what) {
+  check(JSON.stringify(actual) === JSON.stringify(expected), `${what}: the page shows ${JSON.stringify(actual)}, the API says ${JSON.stringify(expected)}`);
+}
+
+// The API as the page sees it, with the local learner's token.
+const session = await (await fetch(`${base}/api/workspace/session`)).json();
+async function apiGet(path) {
+  const res = await fetch(`${base}/api${path}`, { headers: { Authorization: `Bearer ${session.token}` } });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+// The page scrolls inside #main, so a full-page screenshot needs a viewport as tall as it.
+async function shoot(p, name) {
+  const size = p.viewportSize();
+  const height = await p.evaluate(() => document.querySelector('.topbar').offsetHeight + document.getElementById('main').scrollHeight);
+  await p.setViewportSize({ width: size.width, height: Math.max(size.height, height) });
+  await p.screenshot({ path: `${artifacts}/${name}` });
+  await p.setViewportSize(size);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+let page;
+try {
+  const [portfolio, summary, analytics, struggles] = await Promise.all([
+    apiGet('/me/portfolio'), apiGet(`/mind-maps/${mapId}/mastery-summary`),
+    apiGet(`/mind-maps/${mapId}/analytics`), apiGet(`/mind-maps/${mapId}/struggles`)]);
+  const snapshots = [...analytics.snapshots].sort((a, b) => a.snapshot_date.localeCompare(b.snapshot_date));
+  check(snapshots.length === snapshotDays, `the API has ${snapshots.length} snapshots, the seed took ${snapshotDays}`);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  const pageErrors = [];
+  const unknownMap = '01900000-0000-7000-8000-000000000000';
+  // Requests that fail on purpose below (Chromium logs each), and the workspace's missing favicon.
+  const expectedFailures = [unknownMap, '/favicon.ico'];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    const url = m.location().url || '';
+    if (m.type() === 'error' && !expectedFailures.some((f) => url.includes(f))) pageErrors.push(`console: ${m.text()} (${m.location().url})`);
+  });
+
+  // The portfolio.
+  const started = Date.now();
+  await page.goto(`${base}/#/progress`);
+  await page.locator('.pg-maps').waitFor();
+  report.portfolio_ms = Date.now() - started;
+  same(await page.locator('[data-stat="pf-mastered"] .pg-value').textContent(), `${portfolio.mastered_nodes} of ${portfolio.total_nodes}`, 'concepts mastered across maps');
+  same(await page.locator('[data-stat="pf-retention"] .pg-value').textContent(), portfolio.retention_rate_7d == null ? '—' : pct(portfolio.retention_rate_7d), 'retention across maps');
+  same(await page.locator('.pg-map').evaluateAll((links) => links.map((a) => a.dataset.mapId)), portfolio.maps.map((m) => m.map_id), 'maps in the portfolio, in order');
+  const entry = portfolio.maps.find((m) => m.map_id === mapId);
+  same(await page.locator(`.pg-map[data-map-id="${mapId}"] .pg-map-mastery`).textContent(),
+    `${entry.mastered_nodes} of ${entry.total_nodes} concepts mastered (${pct(entry.mastery_pct)})`, 'the seeded map\'s line');
+  await page.locator(`.pg-map[data-map-id="${freshId}"]`).getByText('No snapshot yet').waitFor();
+  step('portfolio matches the API');
+
+  // One map: mastery by status.
+  const opened = Date.now();
+  await page.locator(`.pg-map[data-map-id="${mapId}"]`).click();
+  await page.locator('.pg-chart svg circle.point').first().waitFor();
+  report.map_view_ms = Date.now() - opened;
+  check(page.url().endsWith(`#/progress/${mapId}`), `the address is ${page.url()}`);
+  const statuses = ['mastered', 'reviewing', 'learning', 'diagnosed', 'unseen'];
+  const segments = await page.locator('svg.stacked rect.segment').evaluateAll((rects) =>
+    rects.map((r) => ({ status: r.dataset.status, count: Number(r.dataset.count), width: Number(r.getAttribute('width')) })));
+  same(segments.map((s) => [s.status, s.count]), statuses.filter((k) => summary[`${k}_count`] > 0).map((k) => [k, summary[`${k}_count`]]), 'status bar segments');
+  for (const s of segments) {
+    check(Math.abs(s.width / 1000 - s.count / summary.total_nodes) < 0.001, `the ${s.status} segment is ${s.width}/1000 wide for ${s.count} of ${summary.total_nodes}`);
+  }
+  same(await page.locator('.pg-legend li').evaluateAll((items) => items.map((li) => [li.dataset.status, Number(li.dataset.count)])),
+    statuses.map((k) => [k, summary[`${k}_count`]]), 'status legend');
+  same(await page.locator('.pg-mastery [data-stat="mastered"] .pg-value').textContent(), `${summary.mastered_count} of ${summary.total_nodes}`, 'mastered concepts');
+  same(await page.locator('.pg-mastery [data-stat="avg"] .pg-value').textContent(), pct(summary.avg_mastery_score), 'average mastery');
+  check(summary.mastered_count >= 2, `the seed mastered ${summary.mastered_count} concepts`);
+  report.mastered = summary.mastered_count;
+  step('mastery chart matches the summary');
+
+  // The trend, every series point by point; higher values drawn higher.
+  const series = {
+    mastery_pct: (m) => m.mastery_pct, mastered_nodes: (m) => m.mastered_nodes,
+    retention_rate_7d: (m) => m.retention_rate_7d, avg_quality_score: (m) => m.avg_quality_score,
+  };
+  for (const [key, get] of Object.entries(series)) {
+    await page.locator(`.pg-series input[value="${key}"]`).check({ force: true });
+    await page.locator(`.pg-chart[data-series="${key}"]`).waitFor();
+    const points = await page.locator('.pg-chart svg circle').evaluateAll((cs) => cs.map((c) =>
+      ({ day: c.dataset.day, value: c.dataset.value === '' ? null : Number(c.dataset.value), cy: Number(c.getAttribute('cy')), missing: c.classList.contains('missing') })));
+    same(points.map((p) => [p.day, p.value]), snapshots.map((s) => [s.snapshot_date, get(s.metrics) ?? null]), `trend points of ${key}`);
+    const drawn = points.filter((p) => !p.missing);
+    for (const a of drawn) for (const b of drawn) {
+      if (a.value > b.value) check(a.cy < b.cy, `${key}: ${a.value} (${a.day}) is not drawn above ${b.value} (${b.day})`);
+    }
+    if (drawn.length > 1) check(await page.locator('.pg-chart svg path.series').count() === 1, `${key}: no line`);
+  }
+  report.trend_points = snapshots.length;
+  same(await page.locator('.pg-snapshots tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.day)), snapshots.map((s) => s.snapshot_date), 'the table of snapshots');
+  check(analytics.trend, 'the API has a trend over the seeded days');
+  same(await page.locator('[data-overall]').getAttribute('data-overall'), analytics.trend.overall, 'overall direction');
+  step('trend chart matches the analytics, every series');
+
+  // Struggling concepts with their reasons and a link to the map.
+  const shown = await page.locator('.pg-struggle').evaluateAll((items) => items.map((li) => ({
+    id: li.dataset.nodeId, label: li.querySelector('strong').textContent,
+    reasons: [...li.querySelectorAll('[data-reason]')].map((r) => r.dataset.reason), href: li.querySelector('a').getAttribute('href') })));
+  same(shown.map((s) => [s.id, s.label, s.reasons]), struggles.map((s) => [s.id, s.label, s.reasons]), 'struggling concepts');
+  for (const s of shown) same(s.href, `#/maps/${mapId}/node/${s.id}`, `the Maps link of ${s.label}`);
+  same(await page.locator('.pg-open').getAttribute('href'), `#/maps/${mapId}`, 'the map\'s Maps link');
+  check(struggles.length >= 2, `the seed left ${struggles.length} struggling concepts`);
+  report.struggling = struggles.length;
+  step('struggling concepts listed with reasons and Maps links');
+  // The screenshot: mastery over time, with the table of numbers open.
+  await page.locator('.pg-series input[value="mastery_pct"]').check({ force: true });
+  await page.getByText('The numbers, as a table').click();
+  await page.locator('.pg-snapshots').waitFor();
+  await shoot(page, 'progress-desktop.png');
+
+  // The digest, written by the model on request; its call then shows in the usage.
+  await page.goto(`${base}/#/progress`);
+  await page.getByRole('button', { name: 'Write this week’s digest' }).click();
+  await page.locator('.pg-digest-subject', { hasText: 'Your week in Pathwise' }).waitFor();
+  await page.locator('.pg-digest').getByText('written by the model').waitFor();
+  await page.reload();
+  await page.locator('.pg-usage tbody th', { hasText: 'digest' }).waitFor();
+  await page.getByRole('button', { name: 'Write this week’s digest' }).click();
+  await page.locator('.pg-digest-subject').waitFor();
+  await shoot(page, 'progress-portfolio-desktop.png');
+  step('digest written on request, its model call counted');
+
+  // A map without snapshots explains itself; a snapshot taken now gives the first point.
+  await page.goto(`${base}/#/progress/${freshId}`);
+  await page.getByText('Trends appear after the first nightly snapshot').waitFor();
+  await page.getByRole('button', { name: 'Take today’s snapshot' }).click();
+  await page.locator('.pg-chart svg circle.point').first().waitFor();
+  await page.getByText('One snapshot so far').waitFor();
+  step('empty trend explained, snapshot taken from the page');
+
+  // An unknown map: the shared banner says why, the page says what to do.
+  await page.goto(`${base}/#/progress/${unknownMap}`);
+  await page.getByRole('heading', { name: 'Map not found' }).waitFor();
+  check(await page.locator('#banner').isVisible(), 'no banner for the unknown map');
+  report.not_found_banner = await page.locator('#banner-text').textContent();
+  await page.locator('#banner-close').click();
+  await page.goto(`${base}/#/progress/not-a-map`);
+  await page.getByText('“not-a-map” is not a map’s address').waitFor();
+  check(!(await page.locator('#banner').isVisible()), 'a malformed address went to the server');
+  step('unknown map reported; a malformed address explained');
+
+  // A lost connection: the banner says so, the page offers a retry that works once it is back.
+  expectedFailures.push(`/mind-maps/${mapId}/analytics`);
+  await page.route(`**/api/mind-maps/${mapId}/analytics`, (r) => r.abort('connectionrefused'));
+  await page.goto(`${base}/#/progress/${mapId}`);
+  await page.getByText('This map’s progress could not be loaded.').waitFor();
+  check(/Can't reach the server/.test(await page.locator('#banner-text').textContent()), 'the banner does not say the server is unreachable');
+  await page.unroute(`**/api/mind-maps/${mapId}/analytics`);
+  await page.getByRole('button', { name: 'Try again' }).click();
+  await page.locator('.pg-chart svg circle.point').first().waitFor();
+  step('lost connection reported, retried');
+
+  // Phone width: the same map, nothing wider than the screen.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const small = await phone.newPage();
+  small.setDefaultTimeout(timeout);
+  small.on('pageerror', (e) => pageErrors.push(String(e)));
+  await small.goto(`${base}/#/progress/${mapId}`);
+  await small.locator('.pg-chart svg circle.point').first().waitFor();
+  const widths = await small.evaluate(() => {
+    const main = document.getElementById('main');
+    const svgs = [...document.querySelectorAll('.pg-chart svg')].map((s) => s.getBoundingClientRect().right);
+    const wide = [...main.querySelectorAll('*')].filter((n) => n.getBoundingClientRect().right > window.innerWidth + 1 && !n.closest('.pg-table-wrap'))
+      .map((n) => n.className || n.tagName);
+    return { page: document.documentElement.scrollWidth, main: main.scrollWidth, view: window.innerWidth, chartRight: Math.max(...svgs), wide };
+  });
+  report.phone = widths;
+  check(widths.page <= widths.view && widths.main <= widths.view, `wider than the phone: ${JSON.stringify(widths)}`);
+  check(widths.chartRight <= widths.view && widths.wide.length === 0, `sticks out at phone width: ${JSON.stringify(widths)}`);
+  const phonePoints = await small.locator('.pg-chart svg circle').count();
+  check(phonePoints === snapshots.length, `${phonePoints} points at phone width`);
+  await shoot(small, 'progress-phone.png');
+  step('phone width');
+
+  // What the Progress page loads: the shell and the view's files, uncompressed.
+  report.progress_page_bytes = await small.evaluate(() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))
+    .filter((e) => !e.name.includes('/api/')).reduce((s, e) => s + (e.decodedBodySize || 0), 0));
+
+  if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
+  report.ok = true;
+} catch (e) {
+  report.error = String(e && e.stack || e);
+  await page?.screenshot({ path: `${artifacts}/progress-failure.png`, fullPage: true }).catch(() => {});
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(report));
+process.exit(report.ok ? 0 : 1);
