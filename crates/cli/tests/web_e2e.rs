@@ -160,13 +160,17 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-/// Run one browser script against the server; its last line of output is a JSON report.
-pub fn browser(script: &str, base: &str) -> Value {
-    browser_with(script, base, &[])
+/// Run one browser script against the server, with extra environment variables for it, and
+/// return its report (its last line of output, JSON) once it says the run passed.
+pub async fn run_script<const N: usize>(script: &'static str, base: &str, env: [(&'static str, String); N]) -> Value {
+    let base = base.to_string();
+    let report = tokio::task::spawn_blocking(move || node_script(script, &base, &env)).await.unwrap();
+    println!("{report}");
+    assert_eq!(report["ok"], true, "{report}");
+    report
 }
 
-/// [`browser`] with extra environment variables for the script.
-pub fn browser_with(script: &str, base: &str, env: &[(&str, String)]) -> Value {
+fn node_script(script: &str, base: &str, env: &[(&str, String)]) -> Value {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let output = Command::new("node")
@@ -205,10 +209,7 @@ async fn a_full_tutor_loop_in_the_browser() {
     let fake = FakeLlm::start().await;
     fake.respond_with(Arc::new(policy_following_tutor));
     let served = serve(fake.base_url());
-    let base = served.base.clone();
-    let report = tokio::task::spawn_blocking(move || browser("tutor.mjs", &base)).await.unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    run_script("tutor.mjs", &served.base, []).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -224,14 +225,7 @@ async fn voice_a_lost_connection_a_server_error_and_an_expired_token_lose_nothin
         fake.base_url(),
         &[("PATHWISE_TRANSCRIPTION_BASE_URL", fake.base_url()), ("PATHWISE_TRANSCRIPTION_MODEL", "whisper-1")],
     );
-    let base = served.base.clone();
-    let report = tokio::task::spawn_blocking(move || {
-        browser_with("resilience.mjs", &base, &[("TRANSCRIPT", transcript.to_string())])
-    })
-    .await
-    .unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    let report = run_script("resilience.mjs", &served.base, [("TRANSCRIPT", transcript.to_string())]).await;
     assert_eq!(fake.recordings().len(), 1, "one recording was transcribed");
     assert!(fake.recordings()[0] > 0, "the recording had sound in it");
     assert!(report["first_load"]["unpacked_bytes"].as_u64().unwrap() < 300 * 1024, "{report}");
@@ -246,11 +240,5 @@ async fn the_workspace_in_firefox() {
     let fake = FakeLlm::start().await;
     fake.respond_with(Arc::new(policy_following_tutor));
     let served = serve(fake.base_url());
-    let base = served.base.clone();
-    let report =
-        tokio::task::spawn_blocking(move || browser_with("firefox.mjs", &base, &[("FIREFOX", FIREFOX.to_string())]))
-            .await
-            .unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    run_script("firefox.mjs", &served.base, [("FIREFOX", FIREFOX.to_string())]).await;
 }

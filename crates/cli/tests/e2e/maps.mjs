@@ -7,7 +7,7 @@
 // Screenshots at desktop and phone width. Measures, in the page (performance.now()): the
 // render from navigation to nodes drawn, the time from a click to the history shown, and the
 // time to record a review. The last line printed is a JSON report for web_e2e.rs.
-import { chromium } from 'playwright-core';
+import { launchChromium, failed, finish } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
@@ -15,11 +15,7 @@ const mapId = process.env.MAP_ID;
 const reviewLabel = process.env.REVIEW_LABEL;
 const timeout = 15000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const report = { ok: false, steps: [] };
 let page;
 const step = (name) => report.steps.push(name);
@@ -52,13 +48,9 @@ try {
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
-  report.error = String(e && e.stack || e);
-  await page?.screenshot({ path: `${artifacts}/maps-failure.png`, fullPage: true }).catch(() => {});
-} finally {
-  await browser.close();
+  await failed(report, e, page, 'maps');
 }
-console.log(JSON.stringify(report));
-process.exit(report.ok ? 0 : 1);
+await finish(report, browser);
 
 // A topic round the loop with the fake model (web_e2e/maps.rs scripts its replies):
 // diagnostic question answered, diagnostic finished early, map planned, concept taught,

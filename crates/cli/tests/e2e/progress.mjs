@@ -7,7 +7,7 @@
 // the empty trend and its "take a snapshot" button, an unknown map, and phone width.
 // Screenshots progress-desktop.png and progress-phone.png; the last line printed is a JSON
 // report for web_e2e.rs.
-import { chromium } from 'playwright-core';
+import { launchChromium, failed, finish } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
@@ -41,11 +41,7 @@ async function shoot(p, name) {
   await p.setViewportSize(size);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 let page;
 try {
   const [portfolio, summary, analytics, struggles] = await Promise.all([
@@ -212,10 +208,6 @@ try {
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
-  report.error = String(e && e.stack || e);
-  await page?.screenshot({ path: `${artifacts}/progress-failure.png`, fullPage: true }).catch(() => {});
-} finally {
-  await browser.close();
+  await failed(report, e, page, 'progress');
 }
-console.log(JSON.stringify(report));
-process.exit(report.ok ? 0 : 1);
+await finish(report, browser);

@@ -4,19 +4,14 @@
 // typed; then the figures: the first load's size (as sent, compressed, and unpacked) and
 // the workspace's responsiveness with a 200-message thread. The last line printed is a JSON
 // report for web_e2e.rs.
-import { chromium } from 'playwright-core';
+import { launchChromium, failed, finish } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
 const transcript = process.env.TRANSCRIPT;
 const timeout = 15000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
-});
+const browser = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream']);
 const report = { ok: false, steps: [] };
 let page;
 const step = (name) => report.steps.push(name);
@@ -143,10 +138,6 @@ try {
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
-  report.error = String(e && e.stack || e);
-  await page?.screenshot({ path: `${artifacts}/resilience-failure.png`, fullPage: true }).catch(() => {});
-} finally {
-  await browser.close();
+  await failed(report, e, page, 'resilience');
 }
-console.log(JSON.stringify(report));
-process.exit(report.ok ? 0 : 1);
+await finish(report, browser);

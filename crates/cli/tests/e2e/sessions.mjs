@@ -8,18 +8,14 @@
 // is not sent, the page says so and keeps it until it can be. Screenshots:
 // sessions-desktop.png, sessions-phone.png, sessions-score.png. The last line printed is
 // a JSON report for web_e2e.rs.
-import { chromium } from 'playwright-core';
+import { launchChromium, failed, finish } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
 const timeout = 15000;
 const WRONG_ON_PURPOSE = new Set([2, 5]);
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const report = { ok: false, steps: [] };
 let page;
 const step = (name) => report.steps.push(name);
@@ -184,11 +180,7 @@ try {
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
-  report.error = String(e && e.stack || e);
   if (pageErrors.length) report.page_errors = pageErrors;
-  await page?.screenshot({ path: `${artifacts}/sessions-failure.png`, fullPage: true }).catch(() => {});
-} finally {
-  await browser.close();
+  await failed(report, e, page, 'sessions');
 }
-console.log(JSON.stringify(report));
-process.exit(report.ok ? 0 : 1);
+await finish(report, browser);

@@ -3,18 +3,14 @@
 // Continue), gets an exam question, answers it wrongly and sees the lockout countdown; the
 // page is reloaded and the thread comes back. Screenshots at desktop and phone width. The
 // last line printed is a JSON report for web_e2e.rs.
-import { chromium } from 'playwright-core';
+import { launchChromium, failed, finish } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
 const keys = JSON.parse(process.env.EXAM_KEYS || '{}');
 const timeout = 15000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const report = { ok: false, steps: [] };
 let page;
 const step = (name) => report.steps.push(name);
@@ -92,10 +88,6 @@ try {
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
-  report.error = String(e && e.stack || e);
-  await page?.screenshot({ path: `${artifacts}/tutor-failure.png`, fullPage: true }).catch(() => {});
-} finally {
-  await browser.close();
+  await failed(report, e, page, 'tutor');
 }
-console.log(JSON.stringify(report));
-process.exit(report.ok ? 0 : 1);
+await finish(report, browser);

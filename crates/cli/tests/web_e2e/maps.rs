@@ -4,7 +4,7 @@
 //! drawn with the next concept highlighted, a concept's history opened, a due review answered
 //! in place, and a topic started on a server without a model (the page names the setting).
 
-use super::{browser_with, ready, serve, serve_with};
+use super::{ready, run_script, serve, serve_with};
 use chrono::{Duration, Utc};
 use pathwise_app::mastery::RecordResponse;
 use pathwise_app::{App, ManualClock};
@@ -162,11 +162,8 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
         "{summary}"
     );
 
-    let base = served.base.clone();
     let env = [("MAP_ID", map_id.to_string()), ("REVIEW_LABEL", "Numbers".to_string())];
-    let report = tokio::task::spawn_blocking(move || browser_with("maps.mjs", &base, &env)).await.unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    let report = run_script("maps.mjs", &served.base, env).await;
     assert_eq!(report["nodes_drawn"], 30, "{report}");
 
     // What the page recorded is what the server holds: the review left the list, the node moved on.
@@ -219,10 +216,7 @@ async fn a_topic_goes_round_the_learning_loop_in_the_browser() {
         choice("Vertices"),
     ]);
     let served = serve(fake.base_url());
-    let base = served.base.clone();
     let env = [("SCENARIO", "loop".to_string())];
-    let report = tokio::task::spawn_blocking(move || browser_with("maps.mjs", &base, &env)).await.unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    run_script("maps.mjs", &served.base, env).await;
     assert_eq!(fake.unused(), 0, "every scripted model reply was asked for");
 }

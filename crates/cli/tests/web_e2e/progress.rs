@@ -3,7 +3,7 @@
 //! the portfolio, the mastery chart, the trend and the struggling concepts checked against
 //! the API's own numbers, at desktop and phone width.
 
-use super::{browser_with, ready, serve};
+use super::{ready, run_script, serve};
 use chrono::{DateTime, Duration, Utc};
 use pathwise_app::maps::{CreateMap, CreateNode};
 use pathwise_app::mastery::RecordResponse;
@@ -137,15 +137,12 @@ async fn progress_charts_match_the_api() {
     fake.respond_with(Arc::new(digest_writer));
     let served = serve(fake.base_url());
     let seeded = seed(&served.dir.path().join("data")).await;
-    let base = served.base.clone();
     let env = [
         ("MAP_ID", seeded.map.to_string()),
         ("FRESH_MAP_ID", seeded.fresh_map.to_string()),
         ("SNAPSHOT_DAYS", seeded.snapshot_days.to_string()),
     ];
-    let report = tokio::task::spawn_blocking(move || browser_with("progress.mjs", &base, &env)).await.unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    let report = run_script("progress.mjs", &served.base, env).await;
     // The script compared what it saw with the API; these say it saw enough to compare.
     assert_eq!(report["trend_points"], seeded.snapshot_days, "{report}");
     assert!(report["struggling"].as_u64().unwrap_or(0) >= 2, "{report}");

@@ -3,7 +3,7 @@
 //! that resumes it. No model is needed for evaluations; the fake one is configured anyway,
 //! as a learner's server would have one.
 
-use super::{browser, serve};
+use super::{run_script, serve};
 use pathwise_fake_llm::FakeLlm;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -13,10 +13,7 @@ async fn an_evaluation_session_to_its_score_and_a_reload_that_resumes_a_session(
     }
     let fake = FakeLlm::start().await;
     let served = serve(fake.base_url());
-    let base = served.base.clone();
-    let report = tokio::task::spawn_blocking(move || browser("sessions.mjs", &base)).await.unwrap();
-    println!("{report}");
-    assert_eq!(report["ok"], true, "{report}");
+    let report = run_script("sessions.mjs", &served.base, []).await;
 
     // The score the page showed is the one the server computed, with the wrong answers
     // the script gave on purpose counted as wrong.
