@@ -21,3 +21,16 @@ export async function finish(report, browser) {
   console.log(JSON.stringify(report));
   process.exit(report.ok ? 0 : 1);
 }
+
+// The same learner on a phone: a new page at 390x844 with touch, carrying over what `page`
+// keeps in the browser's storage (token, open thread, unsent answers).
+export async function onPhone(browser, page, timeout) {
+  const saved = await page.evaluate(() => JSON.stringify(localStorage));
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await phone.addInitScript((items) => {
+    for (const [k, v] of Object.entries(JSON.parse(items))) localStorage.setItem(k, v);
+  }, saved);
+  const small = await phone.newPage();
+  small.setDefaultTimeout(timeout);
+  return small;
+}

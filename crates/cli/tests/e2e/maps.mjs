@@ -7,7 +7,7 @@
 // Screenshots at desktop and phone width. Measures, in the page (performance.now()): the
 // render from navigation to nodes drawn, the time from a click to the history shown, and the
 // time to record a review. The last line printed is a JSON report for web_e2e.rs.
-import { launchChromium, failed, finish } from './harness.mjs';
+import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
@@ -227,11 +227,7 @@ async function mapView(page, pageErrors) {
   step('reload resumed the topic');
 
   // ---- phone width: the same learner, the map pannable and a node opened by touch
-  const saved = await page.evaluate(() => JSON.stringify(localStorage));
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  await phone.addInitScript((items) => { for (const [k, v] of Object.entries(JSON.parse(items))) localStorage.setItem(k, v); }, saved);
-  const small = await phone.newPage();
-  small.setDefaultTimeout(timeout);
+  const small = await onPhone(browser, page, timeout);
   watch(small, pageErrors);
   await small.goto(`${base}/#/maps/${mapId}`);
   await small.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length >= 30);

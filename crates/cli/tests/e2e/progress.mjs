@@ -7,7 +7,7 @@
 // the empty trend and its "take a snapshot" button, an unknown map, and phone width.
 // Screenshots progress-desktop.png and progress-phone.png; the last line printed is a JSON
 // report for web_e2e.rs.
-import { launchChromium, failed, finish } from './harness.mjs';
+import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
@@ -180,9 +180,7 @@ try {
   step('lost connection reported, retried');
 
   // Phone width: the same map, nothing wider than the screen.
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  const small = await phone.newPage();
-  small.setDefaultTimeout(timeout);
+  const small = await onPhone(browser, page, timeout);
   small.on('pageerror', (e) => pageErrors.push(String(e)));
   await small.goto(`${base}/#/progress/${mapId}`);
   await small.locator('.pg-chart svg circle.point').first().waitFor();

@@ -8,7 +8,7 @@
 // is not sent, the page says so and keeps it until it can be. Screenshots:
 // sessions-desktop.png, sessions-phone.png, sessions-score.png. The last line printed is
 // a JSON report for web_e2e.rs.
-import { launchChromium, failed, finish } from './harness.mjs';
+import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
@@ -147,13 +147,7 @@ try {
   step('open session listed first');
 
   // The same learner on a phone, mid-session.
-  const saved = await page.evaluate(() => JSON.stringify(localStorage));
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  await phone.addInitScript((items) => {
-    for (const [k, v] of Object.entries(JSON.parse(items))) localStorage.setItem(k, v);
-  }, saved);
-  const small = await phone.newPage();
-  small.setDefaultTimeout(timeout);
+  const small = await onPhone(browser, page, timeout);
   small.on('pageerror', (e) => pageErrors.push(String(e)));
   await small.goto(`${base}/#/sessions/${netId}`);
   await small.locator('form.widget').waitFor();

@@ -3,7 +3,7 @@
 // Continue), gets an exam question, answers it wrongly and sees the lockout countdown; the
 // page is reloaded and the thread comes back. Screenshots at desktop and phone width. The
 // last line printed is a JSON report for web_e2e.rs.
-import { launchChromium, failed, finish } from './harness.mjs';
+import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
 const artifacts = process.env.ARTIFACTS;
@@ -73,13 +73,7 @@ try {
   step('reload resumed the thread, answered cards answered');
 
   // The same learner on a phone: the page's saved state (token, open thread) carried over.
-  const saved = await page.evaluate(() => JSON.stringify(localStorage));
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  await phone.addInitScript((items) => {
-    for (const [k, v] of Object.entries(JSON.parse(items))) localStorage.setItem(k, v);
-  }, saved);
-  const small = await phone.newPage();
-  small.setDefaultTimeout(timeout);
+  const small = await onPhone(browser, page, timeout);
   await small.goto(`${base}/`);
   await small.locator('section.card.exam').last().getByText(/Available in/).waitFor();
   await small.screenshot({ path: `${artifacts}/tutor-phone.png`, fullPage: false });
