@@ -67,7 +67,9 @@ function route() {
   document.querySelectorAll('#menu-btn, #info-btn').forEach((b) => { b.hidden = true; });
   const routed = location.hash;
   view().then((mount) => {
-    if (location.hash === routed) mount(main, config, decodeURIComponent(rest ?? ''));
+    if (location.hash !== routed) return;
+    main.dispatchEvent(new Event('pw:leave')); // the view on screen stops its streams and timers
+    mount(main, config, decodeURIComponent(rest ?? ''));
   }, (e) => {
     reportError(new NetworkError(`The ${current} view could not be loaded (${e.message}); check the connection and reload.`));
   });
@@ -75,6 +77,7 @@ function route() {
 
 function showSignIn() {
   config = null;
+  main.dispatchEvent(new Event('pw:leave'));
   document.getElementById('signout-btn').hidden = true;
   document.getElementById('who').textContent = '';
   document.querySelectorAll('#menu-btn, #info-btn').forEach((b) => { b.hidden = true; });

@@ -21,14 +21,15 @@ const END_REASON = {
 };
 const isFinal = (status) => status === 'completed' || status === 'terminated';
 
-// The mounted view's controller: a new mount (every hashchange) stops the old one's
-// stream and timers.
+// The mounted view's controller: a new mount (every hashchange) or another view taking the
+// page (app.js's `pw:leave`) stops the old one's stream and timers.
 let active = null;
 
 export function mountSessions(root, config, rest) {
   active?.abort();
   const ctl = new AbortController();
   active = ctl;
+  root.addEventListener('pw:leave', () => ctl.abort(), { once: true, signal: ctl.signal });
   const id = (rest ?? '').split('/')[0];
   const list = el('ul', { class: 'sess-list' });
   const side = el('aside', { class: 'sess-side', 'aria-label': 'Your sessions' },
