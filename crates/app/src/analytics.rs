@@ -19,14 +19,18 @@ use utoipa::ToSchema;
 
 /// Responses read per query when a map's history is loaded for its snapshot.
 const RESPONSE_PAGE: i64 = 500;
-/// Snapshots shown and trended.
-const TREND_DAYS: u32 = 7;
+/// Snapshots shown and trended unless a window is asked for: the last week.
+pub const TREND_DAYS: u32 = 7;
+/// The longest window a map's analytics cover: a year (and a leap day).
+pub const MAX_TREND_DAYS: u32 = 366;
 pub const DIGEST: &str = "digest";
 
 /// A map's analytics: the latest snapshot, the recent ones, and their trend.
 #[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct MapAnalytics {
     pub mind_map_id: MindMapId,
+    /// The window covered: the snapshots of the last this many days (and today's).
+    pub days: u32,
     pub latest: Option<Snapshot>,
     pub snapshots: Vec<Snapshot>,
     pub trend: Option<MapTrend>,
@@ -94,14 +98,23 @@ impl<S: Store> App<S> {
 
     /// A map's latest snapshot, those of the last week, and their trend.
     pub async fn map_analytics(&self, learner: LearnerId, map: MindMapId) -> AppResult<MapAnalytics> {
+        self.map_analytics_over(learner, map, TREND_DAYS).await
+    }
+
+    /// A map's snapshots of the last `days` days (1 to [`MAX_TREND_DAYS`]) and their trend.
+    pub async fn map_analytics_over(&self, learner: LearnerId, map: MindMapId, days: u32) -> AppResult<MapAnalytics> {
+        if !(1..=MAX_TREND_DAYS).contains(&days) {
+            return Err(AppError::invalid("days", format!("{days} is out of range; allowed: 1-{MAX_TREND_DAYS}")));
+        }
         self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
         let today = analytics::snapshot_date(self.now());
-        let snapshots = self.store.snapshots(learner, map, today - Duration::days(i64::from(TREND_DAYS))).await?;
+        let snapshots = self.store.snapshots(learner, map, today - Duration::days(i64::from(days))).await?;
         let parsed = parse_snapshots(&snapshots)?;
         Ok(MapAnalytics {
             mind_map_id: map,
+            days,
             latest: snapshots.last().cloned(),
-            trend: analytics::trend(&parsed, today, TREND_DAYS),
+            trend: analytics::trend(&parsed, today, days),
             snapshots,
         })
     }

@@ -37,6 +37,34 @@ async fn a_map_with_three_struggling_concepts_is_replanned_by_the_nightly_job(t:
     assert_eq!(portfolio.needs_attention, Some(map));
 }
 
+/// Twenty nights of snapshots: the last week by default, a month when asked for, and a
+/// window outside 1-366 days refused.
+async fn a_maps_analytics_cover_the_window_asked_for(t: &TestApp) {
+    let map = t.plan("Windows", chain(&["A", "B"])).await.mind_map_id;
+    let a = t.ids(map).await["A"];
+    for _ in 0..20 {
+        t.record_later(map, a, 4, ResponseType::Teach).await;
+        t.app().nightly_analytics().await.unwrap();
+        t.clock.advance(chrono::Duration::days(1));
+    }
+    let app = t.app();
+    let week = app.map_analytics(t.learner, map).await.unwrap();
+    assert_eq!((week.days, week.snapshots.len()), (7, 7), "the nights of the last week");
+    let month = app.map_analytics_over(t.learner, map, 30).await.unwrap();
+    assert_eq!((month.days, month.snapshots.len()), (30, 20));
+    let trend = month.trend.expect("a trend over the month");
+    assert_eq!(
+        (trend.from_date, trend.to_date),
+        (month.snapshots[0].snapshot_date, month.latest.unwrap().snapshot_date)
+    );
+    assert!(app.map_analytics_over(t.learner, map, 1).await.unwrap().trend.is_none(), "one night is no trend");
+    for days in [0, 367] {
+        let e = app.map_analytics_over(t.learner, map, days).await.unwrap_err();
+        assert_eq!(e.kind, pathwise_app::ErrorKind::Invalid, "{days}");
+        assert!(e.message.contains("allowed: 1-366"), "{}", e.message);
+    }
+}
+
 /// A webhook receiver that keeps every body it is sent.
 async fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -75,5 +103,6 @@ async fn the_weekly_digest_is_written_from_the_template_and_delivered_by_webhook
 
 conformance!(
     a_map_with_three_struggling_concepts_is_replanned_by_the_nightly_job,
+    a_maps_analytics_cover_the_window_asked_for,
     the_weekly_digest_is_written_from_the_template_and_delivered_by_webhook,
 );

@@ -144,6 +144,14 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     assert_eq!(metrics["total_nodes"], 3);
     let (status, analytics) = s.get(&format!("/api/mind-maps/{map}/analytics")).await;
     assert_eq!((status, analytics["latest"]["metrics"]["total_nodes"].as_i64()), (200, Some(3)), "{analytics}");
+    assert_eq!(analytics["days"], 7, "the last week unless asked");
+    let (status, month) = s.get(&format!("/api/mind-maps/{map}/analytics?days=90")).await;
+    assert_eq!((status, month["days"].as_i64(), month["snapshots"].as_array().map(Vec::len)), (200, Some(90), Some(1)));
+    let (status, refused) = s.get(&format!("/api/mind-maps/{map}/analytics?days=400")).await;
+    assert_eq!(status, 422, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("allowed: 1-366"), "{refused}");
+    let (status, _) = s.get(&format!("/api/mind-maps/{map}/analytics?days=week")).await;
+    assert_eq!(status, 400, "a window that is not a number");
     let (status, portfolio) = s.get("/api/me/portfolio").await;
     assert_eq!(status, 200, "{portfolio}");
     s.fake.script([Script::Status(500, "down".into())]);

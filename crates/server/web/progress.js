@@ -1,7 +1,8 @@
 // progress.js: the Progress view. #/progress: every map's progress (the portfolio, from
 // each map's latest nightly snapshot), this week's digest and the model's usage;
-// #/progress/<mapId>: one map's mastery by status, its trend over the last week of
-// snapshots, and the concepts it struggles with (each linking to itself in the Maps view).
+// #/progress/<mapId>: one map's mastery by status, its trend over the last week (or month,
+// quarter, year) of snapshots, and the concepts it struggles with (each linking to itself
+// in the Maps view).
 import { api, ApiError } from './api.js';
 import { el, fill, reportError, withBusy } from './ui.js';
 import { stackedBar, lineChart, fmtDay } from './charts.js';
@@ -44,6 +45,9 @@ function countScale(snapshots) {
 let generation = 0;
 let activePage = null;
 let series = 'mastery_pct';
+// The trend's window in days (the server takes 1-366), kept while the page is open.
+const WINDOWS = [[7, 'week'], [30, 'month'], [90, 'quarter'], [366, 'year']];
+let windowDays = 7;
 let resizer = null;
 
 export function mountProgress(root, config, rest) {
@@ -226,7 +230,7 @@ async function showMap(page, config, id, gen) {
   let map, summary, analytics, struggles;
   try {
     [map, summary, analytics, struggles] = await Promise.all([
-      api('GET', path), api('GET', `${path}/mastery-summary`), api('GET', `${path}/analytics`), api('GET', `${path}/struggles`)]);
+      api('GET', path), api('GET', `${path}/mastery-summary`), api('GET', `${path}/analytics?days=${windowDays}`), api('GET', `${path}/struggles`)]);
   } catch (e) {
     if (!current(gen)) return;
     reportError(e);
@@ -298,8 +302,11 @@ function trendCard(mapId, analytics, labels, gen, refresh) {
     await api('POST', `/mind-maps/${encodeURIComponent(mapId)}/analytics/snapshot`, {});
     refresh();
   }) }, hasToday ? 'Update today’s snapshot' : 'Take today’s snapshot');
+  const span = WINDOWS.find(([d]) => d === windowDays)?.[1] ?? `${windowDays} days`;
+  const range = el('select', { 'aria-label': 'Period shown', onchange: (e) => { windowDays = Number(e.target.value); refresh(); } },
+    WINDOWS.map(([d, name]) => el('option', { value: String(d), selected: d === windowDays }, `Last ${name}`)));
   const card = el('section', { class: 'card pg-trend', 'aria-labelledby': 'pg-trend-h' },
-    el('div', { class: 'pg-card-head' }, el('h2', { id: 'pg-trend-h' }, 'Trend over the last week'), snap));
+    el('div', { class: 'pg-card-head' }, el('h2', { id: 'pg-trend-h' }, `Trend over the last ${span}`), range, snap));
   if (!snapshots.length) {
     card.append(el('div', { class: 'pg-empty-trend' },
       el('p', {}, 'Trends appear after the first nightly snapshot of this map.'),

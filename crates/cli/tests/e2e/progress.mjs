@@ -121,6 +121,19 @@ try {
   same(await page.locator('[data-overall]').getAttribute('data-overall'), analytics.trend.overall, 'overall direction');
   step('trend chart matches the analytics, every series');
 
+  // A longer window: the month holds the day three weeks ago as well, as the API says.
+  const month = await apiGet(`/mind-maps/${mapId}/analytics?days=30`);
+  check(month.snapshots.length > snapshots.length, `the month has ${month.snapshots.length} snapshots, the week ${snapshots.length}`);
+  await page.getByLabel('Period shown').selectOption('30');
+  await page.getByRole('heading', { name: 'Trend over the last month' }).waitFor();
+  await page.locator('.pg-chart svg circle').nth(month.snapshots.length - 1).waitFor();
+  same(await page.locator('.pg-chart svg circle').evaluateAll((cs) => cs.map((c) => c.dataset.day)),
+    month.snapshots.map((x) => x.snapshot_date).sort(), 'the month\'s points');
+  report.month_points = month.snapshots.length;
+  await page.getByLabel('Period shown').selectOption('7');
+  await page.getByRole('heading', { name: 'Trend over the last week' }).waitFor();
+  step('a month shown when asked for');
+
   // Struggling concepts with their reasons and a link to the map.
   const shown = await page.locator('.pg-struggle').evaluateAll((items) => items.map((li) => ({
     id: li.dataset.nodeId, label: li.querySelector('strong').textContent,
@@ -170,11 +183,12 @@ try {
 
   // A lost connection: the banner says so, the page offers a retry that works once it is back.
   expectedFailures.push(`/mind-maps/${mapId}/analytics`);
-  await page.route(`**/api/mind-maps/${mapId}/analytics`, (r) => r.abort('connectionrefused'));
+  const analyticsUrl = new RegExp(`/api/mind-maps/${mapId}/analytics(\\?|$)`);
+  await page.route(analyticsUrl, (r) => r.abort('connectionrefused'));
   await page.goto(`${base}/#/progress/${mapId}`);
   await page.getByText('This map’s progress could not be loaded.').waitFor();
   check(/Can't reach the server/.test(await page.locator('#banner-text').textContent()), 'the banner does not say the server is unreachable');
-  await page.unroute(`**/api/mind-maps/${mapId}/analytics`);
+  await page.unroute(analyticsUrl);
   await page.getByRole('button', { name: 'Try again' }).click();
   await page.locator('.pg-chart svg circle.point').first().waitFor();
   step('lost connection reported, retried');

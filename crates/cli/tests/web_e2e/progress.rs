@@ -34,7 +34,8 @@ struct Seeded {
 type Day<'a> = (i64, &'a [(usize, ResponseType, i64)]);
 
 /// The local learner's history: "Rust ownership" (7 concepts) studied on four days within
-/// the last week, with a snapshot after each day, so that its trend has four points; two
+/// the last week, and once three weeks before, with a snapshot after each day, so that its
+/// week's trend has four points and its month's five; two
 /// concepts mastered along the way, and two that keep going wrong (struggling). Also an
 /// active map with no snapshot yet ("Linear algebra"), for the empty state.
 async fn seed(data_dir: &std::path::Path) -> Seeded {
@@ -53,7 +54,7 @@ async fn seed(data_dir: &std::path::Path) -> Seeded {
     // The server's analytics read the real date: the history ends an hour ago and stays
     // within the week the trend covers.
     let end: DateTime<Utc> = Utc::now() - Duration::hours(1);
-    let clock = Arc::new(ManualClock::new(end - Duration::days(6)));
+    let clock = Arc::new(ManualClock::new(end - Duration::days(21)));
     let app = App::with_clock(store, clock.clone() as Arc<dyn Clock>);
 
     let map = app
@@ -83,7 +84,8 @@ async fn seed(data_dir: &std::path::Path) -> Seeded {
     app.update_map_status(learner, map, MapStatus::Active).await.expect("activate the map");
 
     use ResponseType::{Review, Teach};
-    let days: [Day; 4] = [
+    let days: [Day; 5] = [
+        (20, &[(0, Teach, 4)]),
         (6, &[(0, Teach, 4), (1, Teach, 4), (2, Teach, 3), (3, Teach, 2)]),
         (4, &[(0, Review, 5), (1, Review, 5), (2, Review, 4), (3, Review, 2), (4, Teach, 2)]),
         (2, &[(0, Review, 5), (0, Review, 5), (1, Review, 5), (2, Review, 2), (3, Review, 1), (4, Review, 1)]),
@@ -125,7 +127,8 @@ async fn seed(data_dir: &std::path::Path) -> Seeded {
     .await
     .expect("create a node");
     app.update_map_status(learner, fresh, MapStatus::Active).await.expect("activate the second map");
-    Seeded { map, fresh_map: fresh, snapshot_days: days.len() }
+    let within_week = days.iter().filter(|(days_ago, _)| *days_ago <= 7).count();
+    Seeded { map, fresh_map: fresh, snapshot_days: within_week }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -145,6 +148,7 @@ async fn progress_charts_match_the_api() {
     let report = run_script("progress.mjs", &served.base, env).await;
     // The script compared what it saw with the API; these say it saw enough to compare.
     assert_eq!(report["trend_points"], seeded.snapshot_days, "{report}");
+    assert_eq!(report["month_points"], seeded.snapshot_days + 1, "the day three weeks ago: {report}");
     assert!(report["struggling"].as_u64().unwrap_or(0) >= 2, "{report}");
     assert!(report["mastered"].as_u64().unwrap_or(0) >= 2, "{report}");
     assert!(

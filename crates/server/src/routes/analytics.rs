@@ -12,15 +12,27 @@ use pathwise_store::{Job, JobRun};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-/// A map's latest nightly snapshot, the last week's, and their trend.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/analytics", tag = "analytics", params(("id" = MindMapId, Path)),
-    responses((status = 200, body = MapAnalytics), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyticsQuery {
+    /// The window in days, 1 to 366 (default 7: the last week).
+    days: Option<u32>,
+}
+
+/// A map's latest nightly snapshot, those of the window (the last week unless `days` says
+/// otherwise), and their trend.
+#[utoipa::path(get, path = "/api/mind-maps/{id}/analytics", tag = "analytics",
+    params(("id" = MindMapId, Path), AnalyticsQuery),
+    responses((status = 200, body = MapAnalytics), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn map_analytics(
     State(s): State<AppState>,
     Auth(l): Auth,
     PathIds(id): PathIds<MindMapId>,
+    QueryParams(q): QueryParams<AnalyticsQuery>,
 ) -> ApiResult<Json<MapAnalytics>> {
-    Ok(Json(s.app.map_analytics(l.id, id).await?))
+    let days = q.days.unwrap_or(pathwise_app::analytics::TREND_DAYS);
+    Ok(Json(s.app.map_analytics_over(l.id, id, days).await?))
 }
 
 /// Take today's snapshot of a map now, without waiting for the night.
