@@ -49,7 +49,9 @@ async function flush() {
 // Text with inline $...$ or \(...\) (and $$...$$ / \[...\]) → fragment of text and math nodes.
 export function renderText(text) {
   const frag = document.createDocumentFragment();
-  const re = /\$\$([^$]+)\$\$|\\\[([\s\S]+?)\\\]|\$([^$\n]+)\$|\\\(([\s\S]+?)\\\)/g;
+  // Inline $…$ as pandoc reads it: no space just inside the dollars and no digit right
+  // after the closing one, so prices ("$5 and $3") stay text.
+  const re = /\$\$([^$]+)\$\$|\\\[([\s\S]+?)\\\]|\$(?=\S)([^$\n]*?\S)\$(?!\d)|\\\(([\s\S]+?)\\\)/g;
   let last = 0, m;
   while ((m = re.exec(text ?? ''))) {
     if (m.index > last) frag.append(text.slice(last, m.index));
