@@ -325,9 +325,13 @@ function showSession(pane, id, signal, refreshList) {
       applyView(view);
       if (isFinal(view.status)) { finish(view.results, view.end_reason, view.status); return; }
       if (view.status === 'created') s.view = { ...view, status: 'starting' }; // the first stream starts it: refresh the list then
-      // Resumed: the answers before the last one are not replayed; say how many there were.
+      // Resumed: what was answered before comes back from the session's conversation (the
+      // stream replays only from the last answer); failing that, how many there were.
+      const earlier = await answeredBefore(id, view.pending?.tool_call_id).catch(() => null);
+      if (signal.aborted) return;
       const before = view.context?.items_completed ?? view.context?.answered ?? 0;
-      if (before) log.append(el('p', { class: 'muted small sess-resumed' }, `Resumed: ${before} ${view.session_type === 'survey' ? 'question' : 'item'}${before === 1 ? '' : 's'} answered earlier in this session.`));
+      if (earlier?.length) log.append(...earlier);
+      else if (before) log.append(el('p', { class: 'muted small sess-resumed' }, `Resumed: ${before} ${view.session_type === 'survey' ? 'question' : 'item'}${before === 1 ? '' : 's'} answered earlier in this session.`));
       stream(null);
     } catch (e) {
       if (signal.aborted) return;
@@ -531,6 +535,27 @@ function showSession(pane, id, signal, refreshList) {
         } catch (ex) { e.target.disabled = false; showProblem(ex, confirmEnd); }
       } }, 'End session'));
   }
+}
+
+// The widgets answered so far, read back from the session's conversation: each client
+// tool call with its result (the learner's answer), in order, but the one still waiting.
+const CLIENT_TOOLS = new Set(['present_choices', 'request_free_text', 'present_code_editor']);
+async function answeredBefore(id, waitingCallId) {
+  const messages = await api('GET', `/session/${id}/messages`);
+  const results = new Map(messages.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => [m.tool_call_id, m.content]));
+  const calls = messages.filter((m) => m.role === 'assistant').flatMap((m) => (Array.isArray(m.tool_calls) ? m.tool_calls : []))
+    .filter((c) => CLIENT_TOOLS.has(c.name) && c.id !== waitingCallId && results.has(c.id));
+  return calls.map((call, i) => {
+    let args = {};
+    try { args = JSON.parse(call.arguments || '{}'); } catch { /* shown without its prompt */ }
+    const content = results.get(call.id);
+    let response;
+    if (content === '(skipped)') response = { skipped: true };
+    else if (call.name === 'present_choices') {
+      try { response = JSON.parse(content); } catch { response = { text: content }; }
+    } else response = call.name === 'present_code_editor' ? { code: content } : { text: content };
+    return answered({ arguments: args }, response, { item_number: i + 1 });
+  });
 }
 
 // What the learner sent, kept in the log (the widget is gone once answered).

@@ -171,6 +171,14 @@ try {
   if (!sent.includes(typed)) throw new Error(`the log shows "${sent}" as the answer sent`);
   step('an answer kept over a lost connection, then sent');
 
+  // Another reload: the answer sent before comes back in the log, read from the session's
+  // conversation, and the next item waits.
+  await page.reload();
+  await page.locator(`form.widget[data-item-number="${number + 1}"]`).waitFor();
+  const replayed = await page.locator('.sess-answered').evaluateAll((items) => items.map((n) => n.textContent));
+  if (replayed.length !== number || !replayed[number - 1].includes('return len(text)')) throw new Error(`the log after a reload holds ${JSON.stringify(replayed)}`);
+  step('earlier answers shown again after a reload');
+
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
