@@ -43,7 +43,7 @@ impl FlowStep {
             FlowStep::Plan => &["decomposition"],
             FlowStep::Teach => &["caller_explains"],
             FlowStep::Quiz => &["question"],
-            FlowStep::Answer => &["answer", "quality", "feedback"],
+            FlowStep::Answer => &["answer", "question_id", "quality", "feedback"],
             FlowStep::Review => &["node_id", "question"],
         }
     }
@@ -58,6 +58,11 @@ pub struct AdvanceFlow {
     /// answer: the learner's answer (for a choice question the index of the choice, counted from 0, or its text; or free text).
     #[serde(default)]
     pub answer: Option<String>,
+    /// answer: the id of the question answered (the quiz or review step's `question_id`). An
+    /// answer is taken only for the question waiting, once; the same answer sent again gets
+    /// the first grade and records nothing.
+    #[serde(default)]
+    pub question_id: Option<String>,
     /// plan: the concept graph, when the caller decomposes the topic itself.
     #[serde(default)]
     pub decomposition: Option<Decomposition>,
@@ -87,6 +92,7 @@ impl AdvanceFlow {
         AdvanceFlow {
             step,
             answer: None,
+            question_id: None,
             decomposition: None,
             question: None,
             node_id: None,
@@ -100,6 +106,7 @@ impl AdvanceFlow {
     fn given(&self) -> Vec<&'static str> {
         [
             ("answer", self.answer.is_some()),
+            ("question_id", self.question_id.is_some()),
             ("decomposition", self.decomposition.is_some()),
             ("question", self.question.is_some()),
             ("node_id", self.node_id.is_some()),
@@ -145,7 +152,7 @@ impl<S: Store> App<S> {
                     )
                 })?;
                 let caller = CallerGrade::from_fields(input.quality, input.feedback)?;
-                self.answer_step(learner, id, &answer, caller).await
+                self.answer_step(learner, id, &answer, input.question_id.as_deref(), caller).await
             }
             FlowStep::Review => self.review_step(learner, id, input.node_id, input.question).await,
         }
@@ -169,7 +176,11 @@ impl<S: Store> App<S> {
 
     /// Answer the waiting quiz or review question: graded, recorded as a response.
     pub async fn flow_answer(&self, learner: LearnerId, id: FlowId, input: AnswerInput) -> AppResult<TeachingStep> {
-        let step = AdvanceFlow { answer: Some(input.answer), ..AdvanceFlow::new(FlowStep::Answer) };
+        let step = AdvanceFlow {
+            answer: Some(input.answer),
+            question_id: input.question_id,
+            ..AdvanceFlow::new(FlowStep::Answer)
+        };
         self.flow_advance(learner, id, step).await
     }
 

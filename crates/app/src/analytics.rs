@@ -70,7 +70,11 @@ impl<S: Store> App<S> {
             }
         }
         self.sync_all_review_jobs().await?;
-        Ok(format!("{} maps snapshotted, {replanned} re-planned", maps.len()))
+        let forgotten = self.forget_old_replies().await?;
+        Ok(format!(
+            "{} maps snapshotted, {replanned} re-planned, {forgotten} old idempotent replies forgotten",
+            maps.len()
+        ))
     }
 
     /// Compute and store today's snapshot of one map.

@@ -225,7 +225,8 @@ impl<S: Store> App<S> {
             },
             move |agg| {
                 let mut ordered: Vec<&Node> = agg.nodes.iter().collect();
-                ordered.sort_by_key(|n| n.sequence);
+                // Nodes out of the sequence (mastered, skippable) come last.
+                ordered.sort_by_key(|n| (n.sequence.is_none(), n.sequence));
                 ReplanResult {
                     summary: PlanSummary::of(agg),
                     added_node_ids: added_ids,

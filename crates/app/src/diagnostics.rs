@@ -13,7 +13,9 @@ use crate::grading::{caller_question, clean_answer, grade_answer, AnswerGrade, C
 use crate::teaching::AnswerInput;
 use crate::tutor;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
-use pathwise_domain::flow::{AnsweredProbe, DiagnosticState, Flow, InventoryConcept, PendingQuestion, Phase};
+use pathwise_domain::flow::{
+    AnswerTarget, AnsweredProbe, AnsweredQuestion, DiagnosticState, Flow, InventoryConcept, PendingQuestion, Phase,
+};
 use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, ResponseType};
 use pathwise_llm::Session;
@@ -41,6 +43,11 @@ pub struct StartDiagnostic {
 pub struct RecordProbe {
     /// For a choice question the index of the choice, counted from 0 (`"0"`), or its text; or free text.
     pub answer: String,
+    /// The id of the probe answered (the step's `question_id`), when a probe is waiting. An
+    /// answer is taken only for the probe waiting, once: the same answer sent again gets the
+    /// first grade and records nothing.
+    #[serde(default)]
+    pub question_id: Option<String>,
     /// The probe the caller asked, about the step's `next_concept`; only when no probe is
     /// waiting (the caller wrote the inventory).
     #[serde(default)]
@@ -55,8 +62,14 @@ pub struct RecordProbe {
 }
 
 impl RecordProbe {
-    fn answer(answer: String) -> Self {
-        RecordProbe { answer, question: None, quality: None, feedback: None }
+    fn answer(input: AnswerInput) -> Self {
+        RecordProbe {
+            answer: input.answer,
+            question_id: input.question_id,
+            question: None,
+            quality: None,
+            feedback: None,
+        }
     }
 }
 
@@ -76,12 +89,16 @@ pub struct DiagnosticStep {
     /// The probe to answer next, when the model wrote it; none once the diagnostic has
     /// seen enough (complete it), or when the caller writes the probes.
     pub question: Option<Question>,
+    /// The id of the probe to answer: an answer names it (`question_id`).
+    pub question_id: Option<String>,
     /// The concept to probe next, whoever writes the probe; none once the diagnostic has
     /// seen enough.
     pub next_concept: Option<NextConcept>,
     pub probes_answered: usize,
     /// The grade of the answer just given.
     pub grade: Option<AnswerGrade>,
+    /// The answer was given before: this is its first grade, and nothing was recorded again.
+    pub replayed: bool,
 }
 
 impl DiagnosticStep {
@@ -90,6 +107,8 @@ impl DiagnosticStep {
         let diagnostic = flow.state.diagnostic.as_ref().filter(|_| flow.status == FlowStatus::Diagnosing);
         DiagnosticStep {
             question: shown.state.question.as_ref().map(|q| q.question.clone()),
+            question_id: shown.state.question.as_ref().and_then(|q| q.id.clone()),
+            replayed: false,
             next_concept: diagnostic.and_then(next_concept),
             probes_answered: flow.state.diagnostic.as_ref().map_or(0, |d| d.probes.len()),
             flow: shown,
@@ -165,7 +184,7 @@ impl<S: Store> App<S> {
         id: FlowId,
         input: AnswerInput,
     ) -> AppResult<DiagnosticStep> {
-        self.diagnostic_record_probe(learner, id, RecordProbe::answer(input.answer)).await
+        self.diagnostic_record_probe(learner, id, RecordProbe::answer(input)).await
     }
 
     /// Grade the answer to a probe (the waiting one, or the caller's own about
@@ -179,8 +198,14 @@ impl<S: Store> App<S> {
     ) -> AppResult<DiagnosticStep> {
         let caller = CallerGrade::from_fields(input.quality, input.feedback)?;
         let flow = self.load_flow(learner, id).await?;
+        if let AnswerTarget::Answered(first) = flow.answer_target(input.question_id.as_deref())? {
+            let mut step = DiagnosticStep::of(&flow, Some(first.grade.clone()));
+            step.replayed = true;
+            return Ok(step);
+        }
         flow.expect("diagnostic_answer", &[FlowStatus::Diagnosing])?;
         let mut diagnostic = flow.state.diagnostic.clone().unwrap_or_default();
+        let waiting_id = flow.state.question.as_ref().and_then(|q| q.id.clone());
         let (question, rank) = probe_to_grade(&flow, &diagnostic, input.question)?;
         if diagnostic.caller_writes && !question.is_choice() && caller.is_none() {
             return Err(AppError::invalid(
@@ -203,6 +228,7 @@ impl<S: Store> App<S> {
         let mut next = flow.step(FlowStatus::Diagnosing, self.now())?;
         next.state.diagnostic = Some(diagnostic);
         next.state.question = question;
+        next.state.last_answered = waiting_id.map(|question_id| AnsweredQuestion { question_id, grade: grade.clone() });
         self.store.save_flow(&next).await?;
         Ok(DiagnosticStep::of(&next, Some(grade)))
     }
@@ -257,6 +283,7 @@ impl<S: Store> App<S> {
         )
         .await?;
         Ok(Some(PendingQuestion {
+            id: Some(crate::teaching::new_question_id()),
             question,
             rank: Some(rank),
             node_id: None,

@@ -88,6 +88,11 @@ impl From<StoreError> for AppError {
         match error {
             StoreError::Rejected(rule) => rule.into(),
             StoreError::NotFound(what) => AppError::new(ErrorKind::NotFound, "not_found", format!("{what} not found")),
+            StoreError::Duplicate(what) => AppError::new(
+                ErrorKind::Conflict,
+                "already_recorded",
+                format!("{what} was recorded already; it counts once"),
+            ),
             StoreError::Database(sqlx::Error::PoolTimedOut) => {
                 AppError::new(ErrorKind::Unavailable, "unavailable", "the database is busy; try again shortly")
             }

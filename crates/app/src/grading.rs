@@ -8,24 +8,12 @@ use crate::teaching::GRADING;
 use crate::{tutor, App, AppError, AppResult, Store};
 use pathwise_domain::question::{self, ChoiceGrade, Question, QuestionKind};
 use pathwise_domain::LearnerId;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 const MAX_ANSWER_CHARS: usize = 4_000;
 /// The feedback of a caller's grade given without any.
 const CALLER_FEEDBACK: &str = "Graded by the caller.";
 
-/// How an answer was graded.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
-pub struct AnswerGrade {
-    /// SM-2 quality, 0-5; 3 or more is correct.
-    pub quality: u8,
-    pub correct: bool,
-    pub feedback: String,
-    /// How it was graded: `exact` (a choice), `model` (free text, by Pathwise's model) or
-    /// `caller` (free text, by the caller's `quality`).
-    pub graded_by: String,
-}
+pub use pathwise_domain::question::AnswerGrade;
 
 /// The caller's grade of a free-text answer.
 #[derive(Debug, Clone)]

@@ -16,6 +16,7 @@ pub mod flows;
 mod fsrs;
 pub mod generation;
 mod grading;
+pub mod idempotency;
 pub mod learners;
 pub mod maps;
 pub mod mastery;

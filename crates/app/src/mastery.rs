@@ -6,7 +6,7 @@ use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::mastery::{self, MapSummary, MasteryState, Quality, Struggle, STRUGGLE_HISTORY};
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseId, ResponseType};
-use pathwise_store::{NewResponse, ResponseDecision, ResponseFilter};
+use pathwise_store::{NewResponse, ResponseDecision, ResponseFilter, StoreError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -30,6 +30,11 @@ pub struct RecordResponse {
     pub response_type: Option<ResponseType>,
     #[serde(default)]
     pub session_id: Option<Uuid>,
+    /// A key of the caller's (or the `Idempotency-Key` header): a retry with the same key
+    /// and the same response finds the response stored the first time instead of storing
+    /// another; the same key with another response is refused. 1-255 printable characters.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 impl RecordResponse {
@@ -49,6 +54,7 @@ impl RecordResponse {
             quality,
             response_type,
             session_id: None,
+            idempotency_key: None,
         }
     }
 }
@@ -61,10 +67,128 @@ pub struct RecordedResponse {
     pub node: Node,
 }
 
+/// A response checked against its request and ready for the store: the row to write and
+/// the mastery rules to write it by.
+pub(crate) struct PreparedResponse {
+    pub new: NewResponse,
+    pub rules: ResponseRules,
+    pub fsrs: Option<crate::fsrs::FsrsBefore>,
+}
+
+/// The mastery rules a store applies to one response, inside its transaction. (A plain
+/// struct rather than a boxed closure: futures holding a boxed higher-ranked closure are
+/// not provably `Send` to the compiler.)
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResponseRules {
+    quality: Quality,
+    response_type: ResponseType,
+    now: chrono::DateTime<chrono::Utc>,
+}
+
+impl ResponseRules {
+    /// The node as the response leaves it; refused on a map that is not open.
+    pub fn decide(&self, ctx: &pathwise_store::ResponseContext) -> Result<ResponseDecision, DomainError> {
+        if matches!(ctx.map_status, MapStatus::Draft | MapStatus::Abandoned) {
+            return Err(DomainError::MapNotOpen {
+                status: ctx.map_status,
+                operation: "recording a response",
+                needs: "active or completed",
+            });
+        }
+        let outcome = mastery::apply_response(
+            &MasteryState::of(&ctx.node),
+            &ctx.history,
+            self.quality,
+            self.response_type,
+            self.now,
+        );
+        let mut node = ctx.node.clone();
+        outcome.state.write_to(&mut node);
+        node.updated_at = self.now;
+        Ok(ResponseDecision { node, became_mastered: outcome.became_mastered, history: outcome.history })
+    }
+}
+
+/// A response recorded, or found again by its idempotency key.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub recorded: RecordedResponse,
+    /// The key had stored this response before: nothing new was written.
+    pub replayed: bool,
+}
+
+/// The longest idempotency key taken.
+pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
+
+/// An idempotency key as a client sends it: 1-255 printable ASCII characters.
+pub fn check_idempotency_key(key: &str) -> AppResult<()> {
+    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_CHARS || !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(AppError::new(
+            crate::ErrorKind::BadRequest,
+            "bad_idempotency_key",
+            format!(
+                "Idempotency-Key: must be 1-{MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces \
+                 (a UUID is a good key)"
+            ),
+        )
+        .with_details(serde_json::json!({ "field": "Idempotency-Key", "max_chars": MAX_IDEMPOTENCY_KEY_CHARS })));
+    }
+    Ok(())
+}
+
+/// The same key sent with another request.
+pub fn reused_key_error() -> AppError {
+    AppError::new(
+        crate::ErrorKind::Invalid,
+        "idempotency_key_reused",
+        "Idempotency-Key: this key was used for another request (another body or route); use a new key for a new request",
+    )
+    .with_details(serde_json::json!({ "field": "Idempotency-Key" }))
+}
+
 impl<S: Store> App<S> {
     /// `mastery_record_response`: the only way a response is written. The response and the
     /// node's new score, status and SM-2 state are stored in one transaction.
     pub async fn record_response(&self, learner: LearnerId, input: RecordResponse) -> AppResult<RecordedResponse> {
+        Ok(self.record_response_once(learner, input).await?.recorded)
+    }
+
+    /// `mastery_record_response`, saying whether the response was stored now or found by its
+    /// idempotency key: the key is stored with the response, in its transaction, so a retry
+    /// (after a lost reply, a timeout, a crash after the commit) finds that response instead
+    /// of storing another. The same key with another response is refused.
+    pub async fn record_response_once(&self, learner: LearnerId, input: RecordResponse) -> AppResult<Recorded> {
+        let key = input.idempotency_key.clone();
+        if let Some(key) = &key {
+            check_idempotency_key(key)?;
+            if let Some(found) = self.store.response_by_key(learner, key).await? {
+                return self.replayed(learner, &input, found).await;
+            }
+        }
+        let PreparedResponse { new, rules, fsrs } = self.prepare_response(learner, input.clone()).await?;
+        let written = self.store.record_response(learner, new, move |ctx| rules.decide(ctx)).await;
+        let written = match (written, key) {
+            // Another request with the same key got there first.
+            (Err(StoreError::Duplicate(_)), Some(key)) => {
+                let found =
+                    self.store.response_by_key(learner, &key).await?.ok_or_else(|| {
+                        AppError::internal("a response refused as a duplicate is not found by its key")
+                    })?;
+                return self.replayed(learner, &input, found).await;
+            }
+            (Err(StoreError::NotFound(_)), _) => return Err(AppError::not_found("node", input.node_id)),
+            (other, _) => other?,
+        };
+        let recorded = self.finish_response(learner, fsrs, written).await?;
+        Ok(Recorded { recorded, replayed: false })
+    }
+
+    /// Check a response's request and make it ready for the store.
+    pub(crate) async fn prepare_response(
+        &self,
+        learner: LearnerId,
+        input: RecordResponse,
+    ) -> AppResult<PreparedResponse> {
         let quality = Quality::new(input.quality)?;
         let response_type = input.response_type.unwrap_or_default();
         let question_text = clean_text("question_text", &input.question_text, MAX_TEXT_CHARS)?;
@@ -73,44 +197,67 @@ impl<S: Store> App<S> {
                 return Err(AppError::invalid("user_answer", format!("must be at most {MAX_TEXT_CHARS} characters")));
             }
         }
+        if let Some(session) = input.session_id {
+            // A response may cite only the learner's own session, thread or flow.
+            if !self.store.owns_session(learner, session).await? {
+                return Err(AppError::not_found("session", session)
+                    .with_details(serde_json::json!({ "field": "session_id", "session_id": session })));
+            }
+        }
         let fsrs = self.fsrs_before(learner, input.node_id, response_type).await?;
         let now = self.now();
         let new = NewResponse {
-            id: ResponseId(Self::new_id()),
-            node_id: input.node_id,
-            mind_map_id: input.mind_map_id,
-            question_text,
-            user_answer: input.user_answer,
-            quality: quality.value(),
-            response_type,
-            session_id: input.session_id,
-            responded_at: now,
+            response: QuizResponse {
+                id: ResponseId(Self::new_id()),
+                node_id: input.node_id,
+                mind_map_id: input.mind_map_id,
+                question_text,
+                user_answer: input.user_answer,
+                quality: quality.value(),
+                response_type,
+                session_id: input.session_id,
+                responded_at: now,
+            },
+            idempotency_key: input.idempotency_key,
         };
-        let decide = move |ctx: &pathwise_store::ResponseContext| {
-            if matches!(ctx.map_status, MapStatus::Draft | MapStatus::Abandoned) {
-                return Err(DomainError::MapNotOpen {
-                    status: ctx.map_status,
-                    operation: "recording a response",
-                    needs: "active or completed",
-                });
-            }
-            let outcome =
-                mastery::apply_response(&MasteryState::of(&ctx.node), &ctx.history, quality, response_type, now);
-            let mut node = ctx.node.clone();
-            outcome.state.write_to(&mut node);
-            node.updated_at = now;
-            Ok(ResponseDecision { node, became_mastered: outcome.became_mastered, history: outcome.history })
-        };
-        let (response, node) = self.store.record_response(learner, new, decide).await.map_err(|e| match e {
-            pathwise_store::StoreError::NotFound(_) => AppError::not_found("node", input.node_id),
-            other => other.into(),
-        })?;
+        Ok(PreparedResponse { new, rules: ResponseRules { quality, response_type, now }, fsrs })
+    }
+
+    /// What follows a stored response: FSRS's schedule for a learner who chose it, and the
+    /// map's review jobs.
+    pub(crate) async fn finish_response(
+        &self,
+        learner: LearnerId,
+        fsrs: Option<crate::fsrs::FsrsBefore>,
+        (response, node): (QuizResponse, Node),
+    ) -> AppResult<RecordedResponse> {
         let node = match fsrs {
-            Some(before) => self.apply_fsrs(learner, before, quality.value(), node).await?,
+            Some(before) => self.apply_fsrs(learner, before, response.quality, node).await?,
             None => node,
         };
         self.review_jobs_changed(learner, response.mind_map_id);
         Ok(RecordedResponse { id: response.id, response, node })
+    }
+
+    /// A response found by its key: the same request answers it again (with the node as it
+    /// is now); another request with the same key is refused.
+    async fn replayed(&self, learner: LearnerId, input: &RecordResponse, found: QuizResponse) -> AppResult<Recorded> {
+        let same = found.node_id == input.node_id
+            && found.mind_map_id == input.mind_map_id
+            && found.question_text == input.question_text.trim()
+            && found.user_answer == input.user_answer
+            && i64::from(found.quality) == input.quality
+            && found.response_type == input.response_type.unwrap_or_default()
+            && found.session_id == input.session_id;
+        if !same {
+            return Err(reused_key_error());
+        }
+        let node = self
+            .store
+            .get_node(learner, found.node_id)
+            .await?
+            .ok_or_else(|| AppError::not_found("node", found.node_id))?;
+        Ok(Recorded { recorded: RecordedResponse { id: found.id, response: found, node }, replayed: true })
     }
 
     /// `mastery_get_node_history`: newest first, all of it unless `limit` is given.

@@ -116,7 +116,7 @@ impl<S: Store> App<S> {
         struggling: &[pathwise_domain::mastery::Struggle],
     ) -> AppResult<Vec<AddConceptInput>> {
         let mut ordered: Vec<_> = agg.nodes.iter().collect();
-        ordered.sort_by_key(|n| n.sequence);
+        ordered.sort_by_key(|n| (n.sequence.is_none(), n.sequence));
         let concepts: Vec<Value> = ordered
             .iter()
             .map(|n| json!({ "label": n.label, "status": n.mastery_status, "score": (n.mastery_score * 100.0).round() / 100.0 }))

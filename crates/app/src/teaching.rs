@@ -13,7 +13,7 @@ use crate::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
 use crate::mastery::RecordResponse;
 use crate::{tutor, App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::Decomposition;
-use pathwise_domain::flow::{Flow, PendingQuestion, Phase};
+use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
 use pathwise_domain::model::{MapAggregate, Node};
 use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId, ResponseType};
@@ -36,6 +36,11 @@ const RECENT_RESPONSES: i64 = 8;
 pub struct AnswerInput {
     /// For a choice question the index of the choice, counted from 0 (`"0"`), or its text.
     pub answer: String,
+    /// The id of the question answered (the step's `question_id`). An answer is taken only
+    /// for the question waiting, once: the same answer sent again gets the first grade and
+    /// records nothing.
+    #[serde(default)]
+    pub question_id: Option<String>,
 }
 
 /// What a teaching step produced.
@@ -52,8 +57,12 @@ pub struct TeachingStep {
     pub context: Option<String>,
     /// The question to answer, after `quiz` or `review`.
     pub question: Option<Question>,
+    /// The id of the question to answer: an answer names it (`question_id`).
+    pub question_id: Option<String>,
     /// The grade, after `answer`.
     pub grade: Option<AnswerGrade>,
+    /// The answer was given before: this is its first grade, and nothing was recorded again.
+    pub replayed: bool,
     /// After `review` with nothing due: when the next review falls due.
     pub next_review_at: Option<chrono::DateTime<chrono::Utc>>,
     /// The map, after `plan`.
@@ -65,15 +74,22 @@ impl TeachingStep {
         let shown = flow.for_learner();
         TeachingStep {
             question: shown.state.question.as_ref().map(|q| q.question.clone()),
+            question_id: shown.state.question.as_ref().and_then(|q| q.id.clone()),
             flow: shown,
             node: None,
             explanation: None,
             context: None,
             grade: None,
+            replayed: false,
             next_review_at: None,
             plan: None,
         }
     }
+}
+
+/// A new question's id: random, so that it says nothing of the question or its answer.
+pub(crate) fn new_question_id() -> String {
+    format!("q_{}", uuid::Uuid::new_v4().simple())
 }
 
 impl<S: Store> App<S> {
@@ -224,33 +240,47 @@ impl<S: Store> App<S> {
         self.ask(&flow, FlowStatus::Quizzing, Phase::Questioning, node, question, ResponseType::Teach).await
     }
 
-    /// Answer the waiting quiz or review question: graded, recorded as a response.
+    /// Answer the waiting quiz or review question: graded, recorded as a response. The
+    /// response is recorded under a key made of the flow and the question, before the flow
+    /// moves on: a second answer to the same question (at once, or after a crash between
+    /// the two writes) finds it and records nothing more.
     pub(crate) async fn answer_step(
         &self,
         learner: LearnerId,
         id: FlowId,
         answer: &str,
+        question_id: Option<&str>,
         caller: Option<CallerGrade>,
     ) -> AppResult<TeachingStep> {
         let flow = self.load_flow(learner, id).await?;
-        flow.expect("answer", &[FlowStatus::Quizzing, FlowStatus::Reviewing])?;
-        let pending = flow.state.question.clone().filter(|q| q.node_id.is_some()).ok_or_else(|| {
+        let no_question = || {
             AppError::new(
                 ErrorKind::Conflict,
                 "no_question",
                 "answer: no question is waiting; ask one with quiz or review",
             )
-        })?;
+        };
+        let target = flow.answer_target(question_id)?;
+        if let AnswerTarget::Answered(first) = target {
+            let mut step = TeachingStep::of(&flow);
+            step.grade = Some(first.grade.clone());
+            step.replayed = true;
+            return Ok(step);
+        }
+        flow.expect("answer", &[FlowStatus::Quizzing, FlowStatus::Reviewing])?;
+        let pending = match target {
+            AnswerTarget::Waiting(pending) if pending.node_id.is_some() => pending.clone(),
+            _ => return Err(no_question()),
+        };
         let answer = clean_answer(answer)?;
         let grade = grade_answer(self, learner, &pending.question, &answer, caller).await?;
         let map_id = planned_map(&flow)?;
         let node_id = pending.node_id.unwrap_or(NodeId(uuid::Uuid::nil()));
-        // The step is claimed before the response is written: a second answer to the same
-        // question loses the compare-and-set and records nothing.
         let mut next = flow.step(FlowStatus::Reviewing, self.now())?;
         next.state.question = None;
         next.state.current_phase = Some(Phase::Reviewing);
-        self.store.save_flow(&next).await?;
+        next.state.last_answered =
+            pending.id.clone().map(|question_id| AnsweredQuestion { question_id, grade: grade.clone() });
         let response = RecordResponse::new(
             node_id,
             map_id,
@@ -259,9 +289,43 @@ impl<S: Store> App<S> {
             i64::from(grade.quality),
             Some(pending.response_type),
         );
-        let recorded = self.record_response(learner, response).await?;
+        let node = match &pending.id {
+            Some(question) => {
+                let key = format!("flow:{}:{question}", flow.id.0);
+                let node = match self.store.response_by_key(learner, &key).await? {
+                    Some(_) => self
+                        .store
+                        .get_node(learner, node_id)
+                        .await?
+                        .ok_or_else(|| AppError::not_found("node", node_id))?,
+                    None => match self
+                        .record_response_once(learner, RecordResponse { idempotency_key: Some(key), ..response })
+                        .await
+                    {
+                        Ok(recorded) => recorded.recorded.node,
+                        // Another answer to the same question was recorded meanwhile.
+                        Err(e) if e.code == "idempotency_key_reused" => {
+                            return Err(AppError::new(
+                                ErrorKind::Conflict,
+                                "already_answered",
+                                "answer: this question was answered meanwhile; it counts once",
+                            ))
+                        }
+                        Err(e) => return Err(e),
+                    },
+                };
+                self.store.save_flow(&next).await?;
+                node
+            }
+            // A question asked before questions had ids: the step is claimed first, so that a
+            // second answer to it loses the compare-and-set and records nothing.
+            None => {
+                self.store.save_flow(&next).await?;
+                self.record_response(learner, response).await?.node
+            }
+        };
         let mut step = TeachingStep::of(&next);
-        step.node = Some(recorded.node);
+        step.node = Some(node);
         step.grade = Some(grade);
         Ok(step)
     }
@@ -294,8 +358,14 @@ impl<S: Store> App<S> {
         let mut next = flow.step(to, self.now())?;
         next.state.current_node_id = Some(node.id);
         next.state.current_phase = Some(phase);
-        next.state.question =
-            Some(PendingQuestion { question, rank: None, node_id: Some(node.id), response_type, asked_at: self.now() });
+        next.state.question = Some(PendingQuestion {
+            id: Some(new_question_id()),
+            question,
+            rank: None,
+            node_id: Some(node.id),
+            response_type,
+            asked_at: self.now(),
+        });
         self.store.save_flow(&next).await?;
         let mut step = TeachingStep::of(&next);
         step.node = Some(node);

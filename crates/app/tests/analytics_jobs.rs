@@ -24,7 +24,7 @@ async fn a_map_with_three_struggling_concepts_is_replanned_by_the_nightly_job(t:
     t.record_later(calm, t.ids(calm).await["X"], 5, ResponseType::Teach).await;
 
     let summary = t.app().nightly_analytics().await.unwrap();
-    assert_eq!(summary, "2 maps snapshotted, 1 re-planned");
+    assert_eq!(summary, "2 maps snapshotted, 1 re-planned, 0 old idempotent replies forgotten");
     let analytics = t.app().map_analytics(t.learner, map).await.unwrap();
     let metrics = analytics.latest.expect("tonight's snapshot").metrics;
     assert_eq!(metrics["struggling_nodes"].as_array().unwrap().len(), 3, "{metrics}");

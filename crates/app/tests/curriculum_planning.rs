@@ -804,16 +804,18 @@ async fn sequence_is_queryable_and_sortable_via_sql(t: &TestApp) {
         PYTHON_15_ORDER.iter().enumerate().map(|(i, l)| (l.to_string(), Some(i as i64 + 1))).collect();
     assert_eq!(rows, expected);
 
-    // After progress and a re-plan the stored order is still the learning order.
+    // After progress and a re-plan the stored order is still the learning order: the root,
+    // mastered with a perfect score and so skippable, has left the sequence; the others are
+    // numbered 1..14 without gaps.
     let ids = t.ids(map).await;
     graduate(t, map, ids["Python Fundamentals"]).await;
     replan(t, map, ReplanInput::default()).await;
-    let rows = sql_by_sequence(t, map).await;
-    let mut learning_order: Vec<&str> = PYTHON_15_ORDER[1..].to_vec();
-    learning_order.push("Python Fundamentals");
+    let rows: Vec<(String, Option<i64>)> =
+        sql_by_sequence(t, map).await.into_iter().filter(|(_, sequence)| sequence.is_some()).collect();
+    let learning_order: Vec<&str> = PYTHON_15_ORDER[1..].to_vec();
     assert_eq!(rows.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(), learning_order);
-    assert_eq!(rows.iter().map(|(_, s)| *s).collect::<Vec<_>>(), (1..=15).map(Some).collect::<Vec<_>>());
-    assert_eq!(rows.iter().map(|(l, _)| l.clone()).collect::<Vec<_>>(), order(t, map).await);
+    assert_eq!(rows.iter().map(|(_, s)| *s).collect::<Vec<_>>(), (1..=14).map(Some).collect::<Vec<_>>());
+    assert_eq!(t.node(ids["Python Fundamentals"]).await.sequence, None);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1014,9 +1016,24 @@ async fn re_plan_marks_a_node_as_skippable_based_on_mastery(t: &TestApp) {
     assert_eq!(Value::Object(root.metadata.clone()), json!({ "skippable": true }));
     assert!(root.is_skippable());
     assert!(!t.node(ids["C"]).await.is_skippable());
-    // Out of the active sequence: after every node still to learn, and never next.
-    assert_eq!(order(t, map).await, labels(&["A", "B", "Root", "C"]));
+    // Out of the active learning sequence: no sequence position at all, never next; the
+    // others are numbered 1..N without gaps, the mastered C after every node still to learn.
+    assert_eq!(t.node(ids["Root"]).await.sequence, None);
+    let sequenced: Vec<(String, i32)> = {
+        let mut nodes: Vec<(String, i32)> =
+            t.map(map).await.nodes.into_iter().filter_map(|n| Some((n.label, n.sequence?))).collect();
+        nodes.sort_by_key(|(_, s)| *s);
+        nodes
+    };
+    assert_eq!(sequenced, vec![("A".to_string(), 1), ("B".to_string(), 2), ("C".to_string(), 3)]);
+    let last = result.sequence.last().unwrap();
+    assert_eq!((last.id, last.sequence), (ids["Root"], None), "listed last, with no position");
     assert_eq!(t.app.next_node(t.learner, map).await.unwrap().unwrap().id, ids["A"]);
+    let frontier = t.app.frontier(t.learner, map).await.unwrap();
+    assert_eq!(frontier.iter().map(|n| n.label.as_str()).collect::<Vec<_>>(), ["A"]);
+    // A re-plan later keeps it out, and new mastery does not bring it back.
+    replan(t, map, ReplanInput::default()).await;
+    assert_eq!(t.node(ids["Root"]).await.sequence, None);
 }
 
 async fn re_planning_is_idempotent_on_a_stable_graph(t: &TestApp) {

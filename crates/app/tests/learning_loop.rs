@@ -61,8 +61,9 @@ fn plan_script() -> Vec<Script> {
     ]
 }
 
-fn answer(text: &str) -> AnswerInput {
-    AnswerInput { answer: text.into() }
+/// An answer to the question with this id (the step's `question_id`).
+fn answer(text: &str, question: &Option<String>) -> AnswerInput {
+    AnswerInput { answer: text.into(), question_id: question.clone() }
 }
 
 async fn start(app: &App, t: &TestApp) -> FlowId {
@@ -81,7 +82,10 @@ async fn diagnose(fake: &FakeLlm, app: &App, t: &TestApp, flow: FlowId) -> Diagn
         if let Some(next) = next_probe(INVENTORY.len(), &probes) {
             fake.script([choice_question(INVENTORY[next])]);
         }
-        step = app.diagnostic_answer(t.learner, flow, answer(if knows { "0" } else { "1" })).await.unwrap();
+        step = app
+            .diagnostic_answer(t.learner, flow, answer(if knows { "0" } else { "1" }, &step.question_id))
+            .await
+            .unwrap();
         assert_eq!(step.grade.as_ref().unwrap().correct, knows, "{question:?}");
     }
     assert!((3..=6).contains(&step.probes_answered), "{} probes", step.probes_answered);
@@ -140,7 +144,7 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
     let quiz = app.flow_quiz(t.learner, flow).await.unwrap();
     let shown = serde_json::to_value(&quiz.flow).unwrap();
     assert!(shown.pointer("/state/question/correct").is_none(), "the key is never shown: {shown}");
-    let answered = app.flow_answer(t.learner, flow, answer("the right one")).await.unwrap();
+    let answered = app.flow_answer(t.learner, flow, answer("the right one", &quiz.question_id)).await.unwrap();
     assert_eq!(answered.flow.status, FlowStatus::Reviewing);
     assert_eq!(answered.grade.as_ref().unwrap().quality, 4);
     let next_review = answered.node.unwrap().next_review_at.expect("scheduled");
@@ -164,7 +168,10 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
     let asked = app.flow_review(t.learner, flow).await.unwrap();
     assert_eq!(asked.node.unwrap().id, node.id);
     fake.script([Script::json(json!({ "quality": 5, "feedback": "Exactly." }))]);
-    let reviewed = app.flow_answer(t.learner, flow, answer("It drops it at the end of its scope.")).await.unwrap();
+    let reviewed = app
+        .flow_answer(t.learner, flow, answer("It drops it at the end of its scope.", &asked.question_id))
+        .await
+        .unwrap();
     assert_eq!(reviewed.grade.as_ref().map(|g| (g.quality, g.graded_by.as_str())), Some((5, "model")));
 
     // The nightly snapshot sees the review; retention counts review responses only.
@@ -190,7 +197,7 @@ async fn a_flow_moves_only_along_its_state_machine(t: &TestApp) {
         app.flow_teach(t.learner, flow).await.unwrap_err(),
         app.flow_quiz(t.learner, flow).await.unwrap_err(),
         app.diagnostic_complete(t.learner, flow).await.unwrap_err(),
-        app.flow_answer(t.learner, flow, answer("0")).await.unwrap_err(),
+        app.flow_answer(t.learner, flow, answer("0", &None)).await.unwrap_err(),
     ] {
         assert_eq!(refused.kind, ErrorKind::Conflict, "{refused}");
         assert!(refused.message.contains("pending"), "{refused}");
@@ -220,10 +227,10 @@ async fn a_choice_answer_that_is_no_choice_is_refused_and_changes_nothing(t: &Te
     let (fake, app) = with_model(t).await;
     let flow = start(&app, t).await;
     fake.script([inventory(), choice_question(INVENTORY[2])]);
-    app.diagnostic_start(t.learner, flow).await.unwrap();
+    let started = app.diagnostic_start(t.learner, flow).await.unwrap();
     let before = (t.counts().await, t.app().store().get_flow(t.learner, flow).await.unwrap());
     for bad in ["7", "maybe", "   "] {
-        let error = app.diagnostic_answer(t.learner, flow, answer(bad)).await.unwrap_err();
+        let error = app.diagnostic_answer(t.learner, flow, answer(bad, &started.question_id)).await.unwrap_err();
         assert_eq!(error.kind, ErrorKind::Invalid, "{bad}: {error}");
         assert!(error.message.contains("answer"), "{error}");
     }
@@ -329,7 +336,13 @@ fn a_free_text(concept: &str) -> Question {
 }
 
 fn probe(answer: &str, question: Option<Question>, quality: Option<u8>) -> RecordProbe {
-    RecordProbe { answer: answer.into(), question, quality, feedback: quality.map(|_| "Checked.".into()) }
+    RecordProbe {
+        answer: answer.into(),
+        question_id: None,
+        question,
+        quality,
+        feedback: quality.map(|_| "Checked.".into()),
+    }
 }
 
 /// The decomposition a caller plans with: the inventory's concepts, `Values` the root.
@@ -421,6 +434,7 @@ async fn a_caller_runs_the_whole_flow_without_a_model(t: &TestApp) {
     };
     let asked = t.app().flow_advance(t.learner, flow, quiz).await.unwrap();
     assert_eq!(asked.flow.status, FlowStatus::Quizzing);
+    let question_id = asked.question_id.clone();
     let shown = asked.question.unwrap();
     assert_eq!(shown.concept, "Values", "kept under the node's label");
     assert_eq!(
@@ -428,7 +442,7 @@ async fn a_caller_runs_the_whole_flow_without_a_model(t: &TestApp) {
         QuestionKind::Choice { choices: vec!["the right one".into(), "a wrong one".into()], correct: None }
     );
     let before = t.node(node.id).await;
-    let answer = AdvanceFlow { answer: Some("The right one".into()), ..advance(FlowStep::Answer) };
+    let answer = AdvanceFlow { answer: Some("The right one".into()), question_id, ..advance(FlowStep::Answer) };
     let answered = t.app().flow_advance(t.learner, flow, answer).await.unwrap();
     let grade = answered.grade.unwrap();
     assert_eq!((grade.quality, grade.correct, grade.graded_by.as_str()), (4, true, "exact"));
@@ -442,10 +456,14 @@ async fn a_caller_runs_the_whole_flow_without_a_model(t: &TestApp) {
     let review =
         AdvanceFlow { node_id: Some(node.id), question: Some(a_free_text("Values")), ..advance(FlowStep::Review) };
     let asked = t.app().flow_advance(t.learner, flow, review).await.unwrap();
-    assert_eq!((asked.flow.status, asked.node.map(|n| n.id)), (FlowStatus::Reviewing, Some(node.id)));
-    assert!(matches!(asked.question.unwrap().kind, QuestionKind::FreeText { rubric: None }), "the rubric stays put");
+    assert_eq!((asked.flow.status, asked.node.as_ref().map(|n| n.id)), (FlowStatus::Reviewing, Some(node.id)));
+    assert!(
+        matches!(asked.question.as_ref().unwrap().kind, QuestionKind::FreeText { rubric: None }),
+        "the rubric stays put"
+    );
     let answer = AdvanceFlow {
         answer: Some("Data a program works with, each with one owner.".into()),
+        question_id: asked.question_id.clone(),
         quality: Some(5),
         feedback: Some("Exactly.".into()),
         ..advance(FlowStep::Answer)
@@ -596,8 +614,13 @@ async fn caller_content_that_breaks_a_rule_is_refused_and_changes_nothing(t: &Te
         app.flow_advance(me, flow, quiz_at),
     )
     .await;
-    app.flow_advance(me, flow, quiz(a_choice(&taught.label, &["a", "b"]))).await.unwrap();
-    let answer = |quality: Option<u8>| AdvanceFlow { answer: Some("a".into()), quality, ..advance(FlowStep::Answer) };
+    let asked = app.flow_advance(me, flow, quiz(a_choice(&taught.label, &["a", "b"]))).await.unwrap();
+    let answer = |quality: Option<u8>| AdvanceFlow {
+        answer: Some("a".into()),
+        question_id: asked.question_id.clone(),
+        quality,
+        ..advance(FlowStep::Answer)
+    };
     refused(
         t,
         flow,
@@ -655,7 +678,71 @@ fn without_llm_calls(counts: Vec<(String, i64)>) -> Vec<(String, i64)> {
     counts.into_iter().filter(|(table, _)| table != "llm_calls" && table != "teaching_flows").collect()
 }
 
+/// A quiz question is answered only by its id, once: a replay gets the first grade and
+/// records nothing; another id, or none, is refused and changes nothing.
+async fn a_quiz_answer_is_taken_for_its_question_once(t: &TestApp) {
+    let app = t.app();
+    let flow = start(app, t).await;
+    diagnose_as_caller(t, flow).await;
+    app.diagnostic_complete(t.learner, flow).await.unwrap();
+    let plan = AdvanceFlow { decomposition: Some(caller_decomposition()), ..advance(FlowStep::Plan) };
+    let map = app.flow_advance(t.learner, flow, plan).await.unwrap().plan.unwrap().mind_map_id;
+    let teach = AdvanceFlow { caller_explains: true, ..advance(FlowStep::Teach) };
+    let taught = app.flow_advance(t.learner, flow, teach).await.unwrap().node.unwrap();
+    let quiz = AdvanceFlow { question: Some(a_choice(&taught.label, &["right", "wrong"])), ..advance(FlowStep::Quiz) };
+    let asked = app.flow_advance(t.learner, flow, quiz).await.unwrap();
+    let question = asked.question_id.clone().expect("the question has an id");
+    assert!(question.starts_with("q_"), "{question}");
+    assert_eq!(asked.flow.state.question.as_ref().and_then(|q| q.id.clone()), Some(question.clone()));
+
+    for (id, why) in [(None, "question_id: is missing"), (Some("q_other".to_string()), "is not the question waiting")] {
+        let before = snapshot(t, flow).await;
+        let error = app.flow_answer(t.learner, flow, answer("right", &id)).await.unwrap_err();
+        assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("question_id")), "{error}");
+        assert!(error.message.contains(why), "{error}");
+        assert_eq!(snapshot(t, flow).await, before, "a refused answer changes nothing");
+    }
+
+    let first = app.flow_answer(t.learner, flow, answer("right", &Some(question.clone()))).await.unwrap();
+    assert_eq!((first.grade.as_ref().unwrap().quality, first.replayed), (4, false));
+    let stored = (t.counts().await, responses_of(t, map, ResponseType::Teach).await);
+    assert_eq!(stored.1.len(), 1);
+    // The same answer again (a retry), or a different one to the same question: the first grade.
+    for text in ["right", "wrong"] {
+        let again = app.flow_answer(t.learner, flow, answer(text, &Some(question.clone()))).await.unwrap();
+        assert!(again.replayed);
+        assert_eq!(again.grade, first.grade);
+    }
+    assert_eq!((t.counts().await, responses_of(t, map, ResponseType::Teach).await), stored, "counted once");
+}
+
+/// A diagnostic probe's answer replayed after the next probe is asked is the first answer's
+/// replay, never an answer to the new probe.
+async fn a_probe_answer_replayed_never_answers_the_next_probe(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let flow = start(&app, t).await;
+    fake.script([inventory(), choice_question(INVENTORY[2])]);
+    let started = app.diagnostic_start(t.learner, flow).await.unwrap();
+    let first_probe = started.question_id.clone().expect("a probe id");
+    let next = next_probe(INVENTORY.len(), &[Probe { rank: 2, quality: 4 }]).expect("a second probe");
+    fake.script([choice_question(INVENTORY[next])]);
+    let answered = app.diagnostic_answer(t.learner, flow, answer("0", &Some(first_probe.clone()))).await.unwrap();
+    let second_probe = answered.question_id.clone().expect("the next probe");
+    assert_ne!(second_probe, first_probe);
+    let before = snapshot(t, flow).await;
+    let replay = app.diagnostic_answer(t.learner, flow, answer("0", &Some(first_probe))).await.unwrap();
+    assert!(replay.replayed);
+    assert_eq!(replay.grade, answered.grade);
+    assert_eq!((replay.probes_answered, replay.question_id), (1, Some(second_probe.clone())));
+    assert_eq!(snapshot(t, flow).await, before, "the waiting probe is still unanswered");
+    let error = app.diagnostic_answer(t.learner, flow, answer("0", &None)).await.unwrap_err();
+    assert!(error.message.contains(&second_probe), "{error}");
+    drain(&fake).await;
+}
+
 conformance!(
+    a_quiz_answer_is_taken_for_its_question_once,
+    a_probe_answer_replayed_never_answers_the_next_probe,
     the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_snapshot,
     a_flow_moves_only_along_its_state_machine,
     two_sessions_taking_the_same_step_cannot_both_succeed,

@@ -244,10 +244,16 @@ async fn response_recorded_with_null_user_answer(t: &TestApp) {
     assert_eq!(wire["user_answer"], Value::Null);
 }
 
+/// A session of the learner's own that a response can cite.
+async fn own_session(t: &TestApp) -> Uuid {
+    let flow = pathwise_app::flows::StartFlow { topic: "A session to cite".into(), goal: None };
+    t.app.flow_start(t.learner, flow).await.expect("a flow").id.0
+}
+
 async fn response_recorded_with_optional_session_id(t: &TestApp) {
     let (map, ids) = planned(t, "Sessions", chain(&["Sessions", "Resumption"])).await;
     let node = ids["Sessions"];
-    let some_uuid = Uuid::new_v4();
+    let some_uuid = own_session(t).await;
     let mut req = RecordResponse::new(node, map, "...", Some("..."), 3, Some(Teach));
     req.session_id = Some(some_uuid);
     let out = t.app.record_response(t.learner, req).await.expect("record");
@@ -1184,7 +1190,7 @@ async fn node_history_includes_all_required_fields(t: &TestApp) {
     let (map, ids) = planned(t, "History", chain(&["History", "Other"])).await;
     let node = ids["History"];
     t.record_later(map, node, 2, Teach).await;
-    let session = Uuid::new_v4();
+    let session = own_session(t).await;
     let mut req = RecordResponse::new(node, map, "What is it?", Some("This"), 4, Some(Review));
     req.session_id = Some(session);
     t.clock.advance(chrono::Duration::minutes(1));

@@ -312,12 +312,38 @@ fn grade(unit: &str, drill: &DrillText, answer: &str) -> DrillGradeRequest {
     DrillGradeRequest { course_id: None, unit_id: unit.into(), drill: drill.clone(), student_answer: answer.into() }
 }
 
+/// The blueprint item behind an offered drill (its card carries only an opaque id), with the
+/// item's own id.
+async fn offered_item(app: &App, t: &TestApp, thread: ThreadId, drill: &DrillText) -> (pathwise_items::Item, String) {
+    let id = drill.drill_id.as_deref().expect("a drill id");
+    let offer = app.store().drill_offer(t.learner, thread, id).await.unwrap().expect("an offered drill");
+    let item_ref = offer.item_ref.expect("a blueprint drill");
+    let item = app.course(COURSE_ID).await.unwrap().course.library().regenerate(&item_ref).unwrap();
+    (item, item_ref)
+}
+
+/// A drill the model writes (a DRILL_CARD turn on `unit`), as its card shows it.
+async fn model_drill(fake: &FakeLlm, app: &App, t: &TestApp, thread: ThreadId, unit: &str) -> DrillText {
+    fake.script([model_turn("DRILL_CARD", unit, drill_json())]);
+    let reply = press(app, t, thread, ClientEvent::RequestDrill { unit_id: unit.into() }).await;
+    match card(&reply) {
+        Some(TutorCard::Drill { prompt, question_latex, drill_id, options, .. }) => DrillText {
+            prompt: prompt.clone(),
+            question_latex: question_latex.clone(),
+            drill_id: drill_id.clone(),
+            options: options.clone(),
+        },
+        other => panic!("expected the model's drill, got {other:?}"),
+    }
+}
+
 async fn b1_correct(t: &TestApp) {
     let app = t.app().clone();
     let thread = thread(&app, t).await;
     let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
-    let item =
-        app.course(COURSE_ID).await.unwrap().course.library().regenerate(drill.drill_id.as_deref().unwrap()).unwrap();
+    let id = drill.drill_id.as_deref().unwrap();
+    assert!(id.starts_with("drl_") && !id.contains("~s="), "the card's id says nothing of the item: {id}");
+    let (item, _) = offered_item(&app, t, thread, &drill).await;
     let right = item.options[item.key.choice.unwrap()].clone();
     let reply = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &right)).await.unwrap();
     assert!(reply.is_correct);
@@ -346,8 +372,8 @@ async fn b2_incorrect(t: &TestApp) {
     edit_snapshot(&app, t, |s| s.touch("ENTRY-00", now).mastery_tier = MasteryTier::Bronze).await;
     let drill = blueprint_drill(&offline, t, thread, "ALG-00").await;
     let course = app.course(COURSE_ID).await.unwrap();
-    let id = drill.drill_id.as_deref().unwrap();
-    let item = course.course.library().regenerate(id).unwrap();
+    let (item, item_id) = offered_item(&app, t, thread, &drill).await;
+    let id = item_id.as_str();
     // A wrong option some distractor strategy made: its strategy is the mistake's tag.
     let (wrong, tag) = item
         .options
@@ -361,17 +387,22 @@ async fn b2_incorrect(t: &TestApp) {
     assert_eq!(reply.common_mistake_tag.as_deref(), Some(tag));
     assert_eq!(snapshot(&app, t).await.progress("ALG-00").unwrap().confusion_tags.get(tag), Some(&1));
     // A drill the model wrote is graded by the model; its tag must be on the course's list.
-    let model_drill =
-        DrillText { prompt: "Solve for x".into(), question_latex: "x + 3 = 7".into(), drill_id: None, options: vec![] };
+    let first = model_drill(&fake, &app, t, thread, "ALG-00").await;
+    let second = model_drill(&fake, &app, t, thread, "ALG-00").await;
+    let unanswered = model_drill(&fake, &app, t, thread, "ALG-00").await;
     fake.script([Script::json(
         json!({ "isCorrect": false, "feedbackText": "Subtract 3 from both sides.", "commonMistakeTag": "sign_error" }),
     )]);
-    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &model_drill, "10")).await.unwrap();
+    // The text sent back is not what is graded: the drill as it was offered is.
+    let tampered = DrillText { question_latex: "1 + 1 = x".into(), ..first.clone() };
+    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &tampered, "10")).await.unwrap();
     assert_eq!((reply.graded_by.as_str(), reply.common_mistake_tag.as_deref()), ("model", Some("sign_error")));
+    let asked = fake.requests().last().unwrap()["messages"].to_string();
+    assert!(asked.contains("x + 3 = 7") && !asked.contains("1 + 1 = x"), "{asked}");
     fake.script([Script::json(
         json!({ "isCorrect": false, "feedbackText": "No.", "commonMistakeTag": "made_up_tag" }),
     )]);
-    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &model_drill, "11")).await.unwrap();
+    let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &second, "11")).await.unwrap();
     assert_eq!(reply.common_mistake_tag, None, "a tag outside the course's list is not kept");
     let progress = snapshot(&app, t).await.progress("ALG-00").unwrap().clone();
     assert_eq!((progress.drill.attempts, progress.drill.streak_correct), (3, 0));
@@ -387,7 +418,7 @@ async fn b2_incorrect(t: &TestApp) {
     .await;
     assert!(allowed(&last_log(&app, t, thread).await).contains(&"CONCEPT_CARD".to_string()));
     // Offline, a model's drill cannot be graded.
-    let error = offline.grade_drill(t.learner, thread, grade("ALG-00", &model_drill, "4")).await.unwrap_err();
+    let error = offline.grade_drill(t.learner, thread, grade("ALG-00", &unanswered, "4")).await.unwrap_err();
     assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, "llm_not_configured"));
 }
 
@@ -760,8 +791,7 @@ async fn every_graded_drill_and_exam_answer_is_a_response_on_the_units_node(t: &
     let (_fake, app, thread) = offered_exam(t).await;
     let offline = t.app().clone();
     let drill = blueprint_drill(&offline, t, thread, "ALG-01").await;
-    let item =
-        app.course(COURSE_ID).await.unwrap().course.library().regenerate(drill.drill_id.as_deref().unwrap()).unwrap();
+    let (item, _) = offered_item(&app, t, thread, &drill).await;
     app.grade_drill(t.learner, thread, grade("ALG-01", &drill, &item.key.answer)).await.unwrap();
     app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 3)).await.unwrap();
     let map = app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap().mind_map_id.unwrap();
@@ -776,6 +806,112 @@ async fn every_graded_drill_and_exam_answer_is_a_response_on_the_units_node(t: &
     );
     assert!(responses.items.iter().all(|r| r.response_type == ResponseType::Teach && r.session_id == Some(thread.0)));
     assert!(t.node(node.id).await.mastery_score > 0.0, "mastery moved");
+}
+
+// ---- Evidence is accepted only where it was offered, once ----------------------------------
+
+async fn a_drill_is_graded_only_in_its_thread_for_its_learner_and_once(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
+    let (item, item_id) = offered_item(&app, t, thread, &drill).await;
+    let right = item.options[item.key.choice.unwrap()].clone();
+    let other_thread = app.create_thread(t.learner, CreateThread { course_id: COURSE_ID.into(), title: None }).await;
+    let other_thread = other_thread.unwrap().id;
+    let someone = t.other_learner().await;
+    let before = t.counts().await;
+    let refused = |request: DrillGradeRequest, thread: ThreadId, learner| {
+        let app = app.clone();
+        async move { app.grade_drill(learner, thread, request).await.unwrap_err() }
+    };
+    // Not offered: the item's own id (its seed tells the answer), an id never given out, no id.
+    for (id, why) in [
+        (Some(item_id.clone()), "not a drill offered in this thread"),
+        (Some("drl_00000000000000000000000000000000".to_string()), "not a drill offered in this thread"),
+        (None, "drill.drillId: is missing"),
+    ] {
+        let forged = DrillText { drill_id: id, ..drill.clone() };
+        let error = refused(grade("ENTRY-00", &forged, &right), thread, t.learner).await;
+        assert_eq!(error.kind, ErrorKind::Invalid, "{error}");
+        assert!(error.message.contains(why), "{error}");
+        assert_eq!(error.details["field"], "drill.drillId", "{error}");
+    }
+    // Another thread of the same learner, another unit, another learner.
+    let error = refused(grade("ENTRY-00", &drill, &right), other_thread, t.learner).await;
+    assert!(error.message.contains("not a drill offered in this thread"), "{error}");
+    let error = refused(grade("ALG-00", &drill, &right), thread, t.learner).await;
+    assert_eq!(error.details["field"], "unitId", "{error}");
+    let error = refused(grade("ENTRY-00", &drill, &right), thread, someone).await;
+    assert_eq!(error.kind, ErrorKind::NotFound, "another learner's thread does not exist for them: {error}");
+    assert_eq!(t.counts().await, before, "no refusal stored anything");
+
+    // Graded once; the same answer again is the first grading, and changes nothing.
+    let first = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &right)).await.unwrap();
+    assert!(first.is_correct && !first.replayed);
+    assert_eq!((first.drill.attempts, first.drill.streak_correct), (1, 1));
+    let after_first = t.counts().await;
+    for answer in [right.as_str(), "a different answer"] {
+        let again = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, answer)).await.unwrap();
+        assert!(again.replayed && again.is_correct, "the first grading stands");
+        assert_eq!((again.drill.attempts, again.drill.streak_correct), (1, 1), "no counter moved");
+        assert!(again.messages.is_empty());
+        assert_eq!(again.feedback_text, first.feedback_text);
+    }
+    assert_eq!(t.counts().await, after_first, "a replay stores nothing");
+    assert_eq!(snapshot(&app, t).await.progress("ENTRY-00").unwrap().drill.streak_correct, 1);
+}
+
+/// Run `sql` on the test's database (for a fault injected by a trigger).
+async fn execute(t: &TestApp, sqlite: &str, postgres: &str) {
+    use pathwise_store::AnyStore;
+    match t.app().store() {
+        AnyStore::Postgres(store) => {
+            sqlx::raw_sql(postgres).execute(store.pool()).await.expect("run the SQL");
+        }
+        AnyStore::Sqlite(store) => {
+            use sqlx::sqlite::SqliteConnectOptions;
+            use sqlx::{ConnectOptions, Connection};
+            let mut conn = SqliteConnectOptions::new().filename(store.path()).connect().await.expect("open");
+            sqlx::raw_sql(sqlite).execute(&mut conn).await.expect("run the SQL");
+            conn.close().await.ok();
+        }
+    }
+}
+
+async fn a_graded_drill_moves_the_snapshot_and_the_map_together_or_not_at_all(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
+    let (item, _) = offered_item(&app, t, thread, &drill).await;
+    let right = item.options[item.key.choice.unwrap()].clone();
+    // The second write of the evidence, its response on the map, fails.
+    execute(
+        t,
+        "CREATE TRIGGER fail_responses BEFORE INSERT ON quiz_responses BEGIN SELECT RAISE(ABORT, 'injected'); END;",
+        "CREATE FUNCTION fail_responses() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$; \
+         CREATE TRIGGER fail_responses BEFORE INSERT ON quiz_responses FOR EACH ROW EXECUTE FUNCTION fail_responses();",
+    )
+    .await;
+    let before = (t.counts().await, app.store().get_tutor_snapshot(t.learner, COURSE_ID).await.unwrap());
+    let error = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &right)).await.unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Internal, "{error}");
+    let after = (t.counts().await, app.store().get_tutor_snapshot(t.learner, COURSE_ID).await.unwrap());
+    assert_eq!(before, after, "neither the snapshot, the thread, the drill's grading nor the response was written");
+    let offer = app.store().drill_offer(t.learner, thread, drill.drill_id.as_deref().unwrap()).await.unwrap();
+    assert_eq!(offer.unwrap().graded_at, None);
+
+    // With the fault gone the same answer is graded, and every part of it is stored.
+    execute(t, "DROP TRIGGER fail_responses;", "DROP TRIGGER fail_responses ON quiz_responses;").await;
+    let graded = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &right)).await.unwrap();
+    assert!(graded.is_correct && !graded.replayed);
+    let map = app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap().mind_map_id.unwrap();
+    let responses = app
+        .store()
+        .list_responses(t.learner, &ResponseFilter { mind_map_id: Some(map), ..ResponseFilter::default() }, 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(responses.total, 1);
+    assert_eq!(snapshot(&app, t).await.progress("ENTRY-00").unwrap().drill.attempts, 1);
 }
 
 // ---- An external exam service ------------------------------------------------------------
@@ -967,4 +1103,6 @@ conformance!(
     a_stale_snapshot_write_changes_nothing,
     embeddings_join_bm25_when_an_embedding_model_is_configured,
     the_debug_setting_adds_the_policy_and_candidate_scores,
+    a_drill_is_graded_only_in_its_thread_for_its_learner_and_once,
+    a_graded_drill_moves_the_snapshot_and_the_map_together_or_not_at_all,
 );

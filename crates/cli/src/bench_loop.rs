@@ -128,12 +128,14 @@ pub async fn teaching_step_tokens(store: AnyStore) -> Result<()> {
     app.store().save_flow(&planned).await?;
 
     app.flow_teach(learner, flow.id).await?;
-    app.flow_quiz(learner, flow.id).await?;
-    app.flow_answer(learner, flow.id, AnswerInput { answer: "Because it builds on its parent.".into() }).await?;
+    let asked = app.flow_quiz(learner, flow.id).await?;
+    let answer = AnswerInput { answer: "Because it builds on its parent.".into(), question_id: asked.question_id };
+    app.flow_answer(learner, flow.id, answer).await?;
     // Far enough ahead that every concept is due for review.
     clock.advance(Duration::days(3650));
-    app.flow_review(learner, flow.id).await?;
-    app.flow_answer(learner, flow.id, AnswerInput { answer: "It needs its parent first.".into() }).await?;
+    let asked = app.flow_review(learner, flow.id).await?;
+    let answer = AnswerInput { answer: "It needs its parent first.".into(), question_id: asked.question_id };
+    app.flow_answer(learner, flow.id, answer).await?;
 
     let names = ["teach", "quiz", "quiz_grading", "review", "review_grading"];
     for (name, (_, prompt, completion)) in names.iter().zip(model.steps.lock().unwrap().iter()) {

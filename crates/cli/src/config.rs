@@ -152,7 +152,16 @@ pub fn load(config_file: Option<&Path>, overrides: &impl Serialize) -> Result<Se
         None => {}
     }
     // PATHWISE_* variables that are not settings: read by clap or the log filter, or by tests.
-    let not_settings = ["CONFIG", "LOG", "TOKEN", "TEST_DATABASE_URL", "BENCH_DATABASE_URL", "WEB_DIR", "E2E_REQUIRED"];
+    let not_settings = [
+        "CONFIG",
+        "LOG",
+        "TOKEN",
+        "TEST_DATABASE_URL",
+        "BENCH_DATABASE_URL",
+        "WEB_DIR",
+        "E2E_REQUIRED",
+        "POSTGRES_REQUIRED",
+    ];
     figment = figment.merge(Env::prefixed("PATHWISE_").ignore(&not_settings));
     figment = figment.merge(Serialized::defaults(overrides));
     figment.extract().context("invalid settings (config file, PATHWISE_* variables or flags)")

@@ -30,8 +30,15 @@ pub enum FlowCommand {
     /// Start the diagnostic: the model lists the topic's concepts and asks the first probe.
     Diagnose { id: FlowId },
     /// Answer the waiting question (a diagnostic probe, a quiz or a review question); a
-    /// choice by its index or its text.
-    Answer { id: FlowId, answer: String },
+    /// choice by its index or its text. The answer is taken only for the question named,
+    /// once: run again, it prints the first grade and records nothing.
+    Answer {
+        id: FlowId,
+        answer: String,
+        /// The question answered: the `question_id` the step that asked it printed.
+        #[arg(long)]
+        question: String,
+    },
     /// End the diagnostic; its findings are kept for planning.
     CompleteDiagnostic { id: FlowId },
     /// Plan the flow's map with the model.
@@ -95,8 +102,8 @@ pub async fn flow(settings: &Settings, token: Option<&str>, command: FlowCommand
         FlowCommand::List { status } => print(&app.flow_list(me, status, None, None).await?),
         FlowCommand::Show { id } => print(&app.flow_get(me, id).await?),
         FlowCommand::Diagnose { id } => print(&app.diagnostic_start(me, id).await?),
-        FlowCommand::Answer { id, answer } => {
-            let input = AnswerInput { answer };
+        FlowCommand::Answer { id, answer, question } => {
+            let input = AnswerInput { answer, question_id: Some(question) };
             if app.flow_get(me, id).await?.status == FlowStatus::Diagnosing {
                 print(&app.diagnostic_answer(me, id, input).await?)
             } else {

@@ -49,19 +49,24 @@ pub async fn local_learner(app: &App, settings: &Settings) -> Result<NewLearner>
     if known.as_deref().map(str::trim) != Some(local.token.as_str()) {
         write_private(&path, &local.token)
             .with_context(|| format!("cannot save the local token to {}", path.display()))?;
+    } else {
+        pathwise_store::private_files::restrict_file(&path)
+            .with_context(|| format!("cannot make {} private", path.display()))?;
     }
     Ok(local)
 }
 
 fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        pathwise_store::private_files::create_dir(dir)?;
     }
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    std::io::Write::write_all(&mut options.open(path)?, contents.as_bytes())
+    std::io::Write::write_all(&mut options.open(path)?, contents.as_bytes())?;
+    // A file an older version wrote keeps its mode when it is rewritten.
+    pathwise_store::private_files::restrict_file(path)
 }
 
 pub async fn run(settings: Settings) -> Result<()> {
@@ -96,9 +101,13 @@ pub async fn run(settings: Settings) -> Result<()> {
         let local = local_learner(&app, &settings).await?;
         say!("Local learner token: {}", local.token);
         say!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token);
-        say!("Workspace: {base}/ (signed in as the local learner)");
-        workspace_learner =
-            Some(pathwise_server::LocalLearner { token: local.token.clone(), name: local.learner.name.clone() });
+        let next_base = base.clone();
+        let learner =
+            pathwise_server::LocalLearner::new(local.token.clone(), local.learner.name.clone(), move |code| {
+                say!("The workspace sign-in link was used; the next one: {next_base}/?signin={code}");
+            });
+        say!("Workspace: {} (signs the local learner in once; or paste the token)", learner.signin_link(&base));
+        workspace_learner = Some(learner);
     } else {
         say!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
     }

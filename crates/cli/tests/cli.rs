@@ -232,7 +232,24 @@ async fn serve_on_loopback_prints_a_local_token_that_works_and_survives_a_restar
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(data.join("local-token")).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "the token file is private (mode {mode:o})");
+        // So is everything else in the data directory (the database and its WAL hold every
+        // learner's answers), and the directory itself.
+        let dir_mode = std::fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+        assert_eq!(dir_mode, 0o700, "the data directory is its owner's alone");
+        for entry in std::fs::read_dir(&data).unwrap() {
+            let path = entry.unwrap().path();
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{} is private", path.display());
+        }
     }
+
+    // The workspace signs the local learner in through the one-time link serve printed, once.
+    let link = server.banner.iter().find_map(|l| l.strip_prefix("Workspace: ")).expect("a sign-in link");
+    let code = link.split_whitespace().next().unwrap().split_once("?signin=").expect("a link with a code").1;
+    let (status, session) = server.post("", "/api/workspace/signin", serde_json::json!({ "code": code })).await;
+    assert_eq!((status, session["token"].as_str()), (200, Some(token.as_str())), "{session}");
+    let (status, again) = server.post("", "/api/workspace/signin", serde_json::json!({ "code": code })).await;
+    assert_eq!((status, again["error"]["code"].as_str()), (401, Some("signin_link_used")), "{again}");
     server.stop();
 
     // A restart with the same data directory: the same learner, and a token that works.
@@ -681,7 +698,7 @@ async fn two_servers_on_one_postgres_run_each_job_once() {
     use pathwise_domain::JobKind;
     use pathwise_store::{Job, JobStore, PgStore};
     use sqlx::Connection;
-    let Some(admin_url) = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty()) else {
+    let Some(admin_url) = pathwise_store::testing::test_database_url() else {
         return;
     };
     let database = format!("pw_two_{}", uuid::Uuid::new_v4().simple());

@@ -110,6 +110,10 @@ pub fn policy_following_tutor(request: &Value) -> Script {
 pub struct Served {
     _child: ChildGuard,
     pub base: String,
+    /// The one-time sign-in link the server printed.
+    pub signin: String,
+    /// The local learner's token, from the data directory.
+    pub token: String,
     /// The server's working directory; its SQLite database is `data/pathwise.db` inside.
     pub dir: tempfile::TempDir,
 }
@@ -141,12 +145,18 @@ pub fn serve_with(model: &str, settings: &[(&str, &str)]) -> Served {
     let mut child = ChildGuard(command.spawn().expect("start pathwise serve"));
     let banner = lines(&mut child.0);
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut base = None;
     loop {
         let line =
             banner.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).expect("the banner");
         if let Some((_, url)) = line.split_once("is listening on ") {
-            let base = url.split_whitespace().next().unwrap().to_string();
-            return Served { _child: child, base, dir };
+            base = Some(url.split_whitespace().next().unwrap().to_string());
+        }
+        if let Some((_, link)) = line.split_once("Workspace: ") {
+            let signin = link.split_whitespace().next().unwrap().to_string();
+            let token = std::fs::read_to_string(dir.path().join("data/local-token")).unwrap().trim().to_string();
+            let base = base.expect("the address comes first");
+            return Served { _child: child, base, signin, token, dir };
         }
     }
 }
@@ -162,8 +172,14 @@ fn artifacts() -> PathBuf {
 
 /// Run one browser script against the server, with extra environment variables for it, and
 /// return its report (its last line of output, JSON) once it says the run passed.
-pub async fn run_script<const N: usize>(script: &'static str, base: &str, env: [(&'static str, String); N]) -> Value {
-    let base = base.to_string();
+pub async fn run_script<const N: usize>(
+    script: &'static str,
+    served: &Served,
+    env: [(&'static str, String); N],
+) -> Value {
+    let base = served.base.clone();
+    let signed_in = [("SIGNIN_URL", served.signin.clone()), ("LOCAL_TOKEN", served.token.clone())];
+    let env: Vec<(&str, String)> = signed_in.into_iter().chain(env).collect();
     let report = tokio::task::spawn_blocking(move || node_script(script, &base, &env)).await.unwrap();
     println!("{report}");
     assert_eq!(report["ok"], true, "{report}");
@@ -209,7 +225,7 @@ async fn a_full_tutor_loop_in_the_browser() {
     let fake = FakeLlm::start().await;
     fake.respond_with(Arc::new(policy_following_tutor));
     let served = serve(fake.base_url());
-    run_script("tutor.mjs", &served.base, []).await;
+    run_script("tutor.mjs", &served, []).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -225,7 +241,7 @@ async fn voice_a_lost_connection_a_server_error_and_an_expired_token_lose_nothin
         fake.base_url(),
         &[("PATHWISE_TRANSCRIPTION_BASE_URL", fake.base_url()), ("PATHWISE_TRANSCRIPTION_MODEL", "whisper-1")],
     );
-    let report = run_script("resilience.mjs", &served.base, [("TRANSCRIPT", transcript.to_string())]).await;
+    let report = run_script("resilience.mjs", &served, [("TRANSCRIPT", transcript.to_string())]).await;
     assert_eq!(fake.recordings().len(), 1, "one recording was transcribed");
     assert!(fake.recordings()[0] > 0, "the recording had sound in it");
     assert!(report["first_load"]["unpacked_bytes"].as_u64().unwrap() < 300 * 1024, "{report}");
@@ -240,5 +256,5 @@ async fn the_workspace_in_firefox() {
     let fake = FakeLlm::start().await;
     fake.respond_with(Arc::new(policy_following_tutor));
     let served = serve(fake.base_url());
-    run_script("firefox.mjs", &served.base, [("FIREFOX", FIREFOX.to_string())]).await;
+    run_script("firefox.mjs", &served, [("FIREFOX", FIREFOX.to_string())]).await;
 }

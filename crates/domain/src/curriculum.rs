@@ -231,7 +231,9 @@ pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
         };
         key(a).cmp(&key(b)).then_with(|| by_label(&agg.nodes[a], &agg.nodes[b]))
     });
-    let mut done: Vec<usize> = (0..graph.len()).filter(|&i| mastered(i)).collect();
+    // A mastered node a re-plan marked skippable leaves the sequence (curriculum-planning:
+    // "not assigned a future sequence position"); other mastered nodes keep their place.
+    let mut done: Vec<usize> = (0..graph.len()).filter(|&i| mastered(i) && !agg.nodes[i].is_skippable()).collect();
     done.sort_by(|&a, &b| {
         let (x, y) = (&agg.nodes[a], &agg.nodes[b]);
         (x.sequence.is_none(), x.sequence).cmp(&(y.sequence.is_none(), y.sequence)).then_with(|| by_label(x, y))
@@ -246,7 +248,8 @@ fn by_label(a: &Node, b: &Node) -> std::cmp::Ordering {
         .then_with(|| a.id.cmp(&b.id))
 }
 
-/// Write the learning order onto the nodes as `sequence` 1..N.
+/// Write the learning order onto the nodes as `sequence` 1..N; a mastered, skippable node
+/// has none.
 pub fn assign_sequence(agg: &mut MapAggregate) {
     let position: HashMap<NodeId, i32> =
         learning_order(agg).into_iter().enumerate().map(|(i, id)| (id, i as i32 + 1)).collect();

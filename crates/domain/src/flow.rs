@@ -6,7 +6,7 @@
 
 use crate::curriculum::DiagnosticResult;
 use crate::diagnostic::Probe;
-use crate::question::Question;
+use crate::question::{AnswerGrade, Question};
 use crate::status::{FlowStatus, ResponseType};
 use crate::{DomainError, FlowId, LearnerId, MindMapId, NodeId};
 use chrono::{DateTime, Utc};
@@ -77,6 +77,28 @@ pub struct FlowState {
     /// The question waiting for the learner's answer, with its key.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub question: Option<PendingQuestion>,
+    /// The question answered last and its grade: the same answer sent again is answered
+    /// with that grade, and counts once.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub last_answered: Option<AnsweredQuestion>,
+}
+
+/// A question answered, by its id, with the grade it got.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+pub struct AnsweredQuestion {
+    pub question_id: String,
+    pub grade: AnswerGrade,
+}
+
+/// What an answer naming `question_id` answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AnswerTarget<'a> {
+    /// The question waiting.
+    Waiting(&'a PendingQuestion),
+    /// The question answered last: the answer is a replay of that one.
+    Answered(&'a AnsweredQuestion),
+    /// No question waits (one of the caller's own may be answered, where the flow allows).
+    Nothing,
 }
 
 /// Where within a step the flow is.
@@ -91,6 +113,10 @@ pub enum Phase {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct PendingQuestion {
+    /// The question's id, which an answer names (`question_id`): an answer is taken only for
+    /// the question waiting, once. Questions asked before ids existed have none.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub id: Option<String>,
     #[serde(flatten)]
     pub question: Question,
     /// The inventory rank a diagnostic probe asks about.
@@ -202,6 +228,37 @@ impl Flow {
             pending.question = pending.question.for_learner();
         }
         shown
+    }
+
+    /// Which question an answer naming `question_id` answers: the one waiting, or, sent
+    /// again, the one answered last (a replay, answered with its first grade). An answer to
+    /// a question with an id must name it; any other id is refused.
+    pub fn answer_target(&self, question_id: Option<&str>) -> Result<AnswerTarget<'_>, DomainError> {
+        let waiting = self.state.question.as_ref();
+        let answered = self.state.last_answered.as_ref();
+        match question_id.map(str::trim) {
+            Some(id) if waiting.and_then(|q| q.id.as_deref()) == Some(id) => {
+                Ok(AnswerTarget::Waiting(waiting.expect("matched")))
+            }
+            Some(id) if answered.is_some_and(|a| a.question_id == id) => {
+                Ok(AnswerTarget::Answered(answered.expect("matched")))
+            }
+            Some(id) => Err(DomainError::invalid(
+                "question_id",
+                match waiting.and_then(|q| q.id.as_deref()) {
+                    Some(current) => format!("'{id}' is not the question waiting for an answer; that is '{current}'"),
+                    None => format!("'{id}' is not a question waiting for an answer here"),
+                },
+            )),
+            None => match waiting {
+                Some(PendingQuestion { id: Some(current), .. }) => Err(DomainError::invalid(
+                    "question_id",
+                    format!("is missing: name the question you answer, '{current}' (the step's question_id)"),
+                )),
+                Some(q) => Ok(AnswerTarget::Waiting(q)),
+                None => Ok(AnswerTarget::Nothing),
+            },
+        }
     }
 
     /// Refuse a step unless the flow is in one of `expected`.

@@ -203,3 +203,15 @@ mod tests {
         assert_eq!(shown["kind"], "choice");
     }
 }
+
+/// How an answer was graded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+pub struct AnswerGrade {
+    /// SM-2 quality, 0-5; 3 or more is correct.
+    pub quality: u8,
+    pub correct: bool,
+    pub feedback: String,
+    /// How it was graded: `exact` (a choice), `model` (free text, by Pathwise's model) or
+    /// `caller` (free text, by the caller's `quality`).
+    pub graded_by: String,
+}

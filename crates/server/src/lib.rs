@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod idempotency;
 pub mod mcp;
 pub mod routes;
 pub mod web;
@@ -39,12 +40,7 @@ pub struct AppState {
     pub local_session: Option<Arc<LocalLearner>>,
 }
 
-/// The local learner a loopback server signs the workspace in as.
-#[derive(Debug, Clone)]
-pub struct LocalLearner {
-    pub token: String,
-    pub name: String,
-}
+pub use web::LocalLearner;
 
 impl AppState {
     pub fn new(app: App, operator_token: Option<&str>) -> Self {
@@ -144,10 +140,11 @@ pub fn router(state: AppState) -> Router {
         .route("/tutor/threads/{thread_id}/exam/support-viewed", post(tutor::support_viewed))
         .route("/math", post(math::render))
         .route("/transcribe", post(web::transcribe))
-        .route("/workspace/session", get(web::local_session))
+        .route("/workspace/signin", post(web::sign_in))
         .route("/workspace/config", get(web::config))
         .route("/openapi.json", get(docs::openapi_json))
-        .route("/docs", get(docs::docs_page));
+        .route("/docs", get(docs::docs_page))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::idempotent_posts));
     Router::new()
         .nest("/api", api)
         .merge(mcp::http::router(state.clone()))

@@ -97,29 +97,107 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The local learner's token, for the page to sign in without one on this machine.
+/// The local learner a loopback server signs the workspace in as: only through a one-time
+/// link that `pathwise serve` prints (as Jupyter does), so that another user or program on
+/// the same machine, which cannot read the server's output or data directory, cannot
+/// become this learner by asking.
+pub struct LocalLearner {
+    token: String,
+    name: String,
+    /// The code of the link not yet used.
+    code: std::sync::Mutex<String>,
+    /// Tells whoever started the server the next link, once the current one is used.
+    announce: Box<dyn Fn(&str) + Send + Sync>,
+}
+
+impl std::fmt::Debug for LocalLearner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalLearner").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The query parameter of a sign-in link: `/?signin=<code>`.
+pub const SIGNIN_PARAMETER: &str = "signin";
+
+fn new_code() -> String {
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+impl LocalLearner {
+    /// The local learner with token `token`; `announce` gets the code of each new link once
+    /// the previous one is used.
+    pub fn new(token: String, name: String, announce: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        LocalLearner { token, name, code: std::sync::Mutex::new(new_code()), announce: Box::new(announce) }
+    }
+
+    /// The code of the link that signs in next.
+    pub fn signin_code(&self) -> String {
+        self.code.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The link that signs in next, on the server at `base` (`http://127.0.0.1:8080`).
+    pub fn signin_link(&self, base: &str) -> String {
+        format!("{base}/?{SIGNIN_PARAMETER}={}", self.signin_code())
+    }
+
+    /// Use up `code` if it is the current link's: a new link replaces it (and is announced).
+    fn redeem(&self, code: &str) -> bool {
+        let mut current = self.code.lock().unwrap_or_else(|p| p.into_inner());
+        // Compared by hash, so that the time taken says nothing about how much matched.
+        let matches = sha2::Sha256::digest(code.trim().as_bytes()) == sha2::Sha256::digest(current.as_bytes());
+        if matches {
+            *current = new_code();
+            (self.announce)(&current);
+        }
+        matches
+    }
+}
+
+/// A one-time sign-in link's code.
+#[derive(Debug, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignInRequest {
+    /// The `signin` parameter of the link `pathwise serve` printed.
+    pub code: String,
+}
+
+/// The local learner's token, for the page to keep.
 #[derive(Serialize, ToSchema)]
 pub struct LocalSession {
     pub token: String,
     pub name: String,
 }
 
-/// On a loopback server, the local learner's token, to a page loaded from a loopback name
-/// (a page of another site, reaching this server through DNS rebinding, is refused).
-#[utoipa::path(get, path = "/api/workspace/session", tag = "workspace",
-    responses((status = 200, body = LocalSession), (status = 404, body = ErrorBody)))]
-pub async fn local_session(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<LocalSession>> {
+/// Exchange a one-time sign-in link's code for the local learner's token. Only on a
+/// loopback server, to a page loaded from a loopback name (a page of another site reaching
+/// this server through DNS rebinding names its own host and is refused); each link signs in
+/// once, and the server then prints the next.
+#[utoipa::path(post, path = "/api/workspace/signin", tag = "workspace", request_body = SignInRequest,
+    responses((status = 200, body = LocalSession), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn sign_in(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    crate::extract::JsonBody(request): crate::extract::JsonBody<SignInRequest>,
+) -> ApiResult<Json<LocalSession>> {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    let from_loopback = is_loopback_host(host);
-    match (&s.local_session, from_loopback) {
-        (Some(local), true) => Ok(Json(LocalSession { token: local.token.clone(), name: local.name.clone() })),
-        _ => Err(AppError::new(
+    let Some(local) = s.local_session.as_ref().filter(|_| is_loopback_host(host)) else {
+        return Err(AppError::new(
             ErrorKind::NotFound,
             "no_local_session",
-            "this server signs in no one automatically here; sign in with your learner token",
+            "this server signs in no one by link here; sign in with your learner token",
         )
-        .into()),
+        .into());
+    };
+    if !local.redeem(&request.code) {
+        return Err(AppError::new(
+            ErrorKind::Unauthorized,
+            "signin_link_used",
+            "this sign-in link was used already or is not this server's: each link signs in once. Open the newest \
+             link `pathwise serve` printed, or sign in with the token in the data directory's local-token file",
+        )
+        .into());
     }
+    Ok(Json(LocalSession { token: local.token.clone(), name: local.name.clone() }))
 }
 
 /// Whether a `Host` header names this machine (`localhost:8080`, `127.0.0.1`, `[::1]:8080`).

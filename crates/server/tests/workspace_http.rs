@@ -1,6 +1,7 @@
 //! The web workspace's files and start-up calls over a real server on 127.0.0.1: the page and
 //! its assets embedded in the binary, with content types, ETags and compression; the local
-//! learner's sign-in only for pages loaded from a loopback name; what the server offers.
+//! learner's sign-in only through a one-time link, only for pages loaded from a loopback
+//! name; what the server offers.
 
 mod support;
 
@@ -9,11 +10,20 @@ use serde_json::Value;
 use support::*;
 
 async fn workspace() -> (TestApp, String) {
+    let (t, base, _) = workspace_with_links().await;
+    (t, base)
+}
+
+/// A workspace server whose local learner is A, the first sign-in code, and the codes the
+/// server announces after each use.
+async fn workspace_with_links() -> (TestApp, String, (String, std::sync::mpsc::Receiver<String>)) {
     let t = spawn_app().await;
-    let local = LocalLearner { token: t.a.clone(), name: "Ada".into() };
+    let (announced, next_codes) = std::sync::mpsc::channel();
+    let local = LocalLearner::new(t.a.clone(), "Ada".into(), move |code| announced.send(code.to_string()).unwrap());
+    let first = local.signin_code();
     let base =
         serve_state(AppState::new(t.app.clone(), Some(OPERATOR_TOKEN)).with_workspace("pathwise", Some(local))).await;
-    (t, base)
+    (t, base, (first, next_codes))
 }
 
 #[tokio::test]
@@ -47,20 +57,48 @@ async fn the_page_and_its_files_are_served_from_the_binary() {
 }
 
 #[tokio::test]
-async fn the_local_learner_is_signed_in_only_from_a_loopback_name() {
-    let (t, base) = workspace().await;
-    let session: Value =
-        t.client.get(format!("{base}/api/workspace/session")).send().await.unwrap().json().await.unwrap();
-    assert_eq!(session["token"], t.a.as_str());
-    // A page of another site reaching this server by DNS rebinding names its own host.
-    let rebound =
-        t.client.get(format!("{base}/api/workspace/session")).header("host", "evil.example:8080").send().await.unwrap();
-    assert_eq!(rebound.status(), 404);
-    let body: Value = rebound.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "no_local_session");
+async fn the_local_learner_is_signed_in_once_per_link_and_only_from_a_loopback_name() {
+    let (t, base, (first, next_codes)) = workspace_with_links().await;
+    let sign_in = |code: Value, host: Option<&'static str>| {
+        let mut request =
+            t.client.post(format!("{base}/api/workspace/signin")).json(&serde_json::json!({ "code": code }));
+        if let Some(host) = host {
+            request = request.header("host", host);
+        }
+        async move {
+            let reply = request.send().await.unwrap();
+            let status = reply.status().as_u16();
+            (status, reply.json::<Value>().await.unwrap())
+        }
+    };
+    // Nothing hands the token to a request that proves nothing.
+    let asked = t.client.get(format!("{base}/api/workspace/session")).send().await.unwrap();
+    assert_eq!(asked.status(), 404);
+    assert!(!asked.text().await.unwrap().contains(&t.a), "the token does not leak");
+    let (status, body) = sign_in(serde_json::json!("not-the-code"), None).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (401, Some("signin_link_used")), "{body}");
     assert!(!body.to_string().contains(&t.a), "the token does not leak");
+    // A page of another site reaching this server by DNS rebinding names its own host: even
+    // with the right code it is refused, and the code stays good for the real page.
+    let (status, body) = sign_in(serde_json::json!(first), Some("evil.example:8080")).await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("no_local_session")), "{body}");
+    assert!(!body.to_string().contains(&t.a));
+    let (status, session) = sign_in(serde_json::json!(first), None).await;
+    assert_eq!(status, 200, "{session}");
+    assert_eq!((session["token"].as_str(), session["name"].as_str()), (Some(t.a.as_str()), Some("Ada")));
+    // Once: the same link again is refused; the server announced the next one, which works.
+    let (status, body) = sign_in(serde_json::json!(first), None).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("signs in once"), "{body}");
+    let next = next_codes.try_recv().expect("the next link is announced");
+    assert_ne!(next, first);
+    assert_eq!(sign_in(serde_json::json!(next), None).await.0, 200);
+    // A body without a code names the field.
+    let missing =
+        t.client.post(format!("{base}/api/workspace/signin")).json(&serde_json::json!({})).send().await.unwrap();
+    assert_eq!(missing.status(), 400);
     // A server with no local learner (not on loopback) signs no one in.
-    let plain = t.get(&t.a, "/api/workspace/session").await;
+    let plain = t.post(&t.a, "/api/workspace/signin", serde_json::json!({ "code": first })).await;
     plain.expect_error(404, "no_local_session", &["sign in"]);
     let config = t.get(&t.a, "/api/workspace/config").await.expect(200);
     assert_eq!(config["model"], false);

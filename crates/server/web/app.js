@@ -1,10 +1,9 @@
-// app.js: boot: sign-in (local session or pasted learner token), sign-out,
+// app.js: boot: sign-in (a one-time link from `pathwise serve`, or a pasted learner token), sign-out,
 // 401 recovery, and routing between views via location.hash (#/tutor, #/sessions,
 // #/maps, #/progress; a view may take more path after its name, e.g. #/maps/<id>).
 import { api, token, setUnauthorizedHandler, ApiError, NetworkError } from './api.js';
 import { el, showBanner, hideBanner, reportError } from './ui.js';
 
-const SIGNED_OUT_KEY = 'pw.signedOut';
 const main = document.getElementById('main');
 // Each view's modules load when it is first opened, so the first page stays small.
 const views = {
@@ -18,7 +17,6 @@ let config = null;
 document.getElementById('banner-close').addEventListener('click', hideBanner);
 document.getElementById('signout-btn').addEventListener('click', () => {
   token.clear();
-  localStorage.setItem(SIGNED_OUT_KEY, '1');
   hideBanner();
   showSignIn();
 });
@@ -31,20 +29,34 @@ window.addEventListener('hashchange', route);
 
 async function boot() {
   try {
-    let me = null;
-    if (token.get()) me = await api('GET', '/me', undefined, { quiet401: true }).catch((e) => { if (e instanceof ApiError && e.status === 401) return null; throw e; });
-    if (!me && !localStorage.getItem(SIGNED_OUT_KEY)) {
-      const local = await api('GET', '/workspace/session', undefined, { auth: false }).catch((e) => {
-        if (e instanceof ApiError && e.status === 404) return null; throw e;
-      });
-      if (local?.token) { token.set(local.token); me = { name: local.name }; }
-    }
-    if (!me) { token.clear(); showSignIn(); return; }
+    const link = await signInByLink();
+    let me = link?.me ?? null;
+    if (!me && token.get()) me = await api('GET', '/me', undefined, { quiet401: true }).catch((e) => { if (e instanceof ApiError && e.status === 401) return null; throw e; });
+    if (!me) { token.clear(); showSignIn(link?.problem); return; }
     await enter(me);
   } catch (e) {
     reportError(e);
     main.replaceChildren(el('div', { class: 'pad' }, el('p', {}, 'The workspace could not start.'),
       el('button', { type: 'button', class: 'primary', onclick: boot }, 'Retry')));
+  }
+}
+
+// A one-time link printed by `pathwise serve` (/?signin=<code>) signs the local learner in;
+// the code leaves the address bar at once, so it is neither bookmarked nor shared.
+async function signInByLink() {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('signin');
+  if (!code) return null;
+  params.delete('signin');
+  const rest = params.toString();
+  history.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}${location.hash}`);
+  try {
+    const local = await api('POST', '/workspace/signin', { code }, { auth: false, quiet401: true });
+    token.set(local.token);
+    return { me: { name: local.name } };
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 401 || e.status === 404)) return { problem: e.message };
+    throw e;
   }
 }
 
@@ -75,14 +87,14 @@ function route() {
   });
 }
 
-function showSignIn() {
+function showSignIn(problem) {
   config = null;
   main.dispatchEvent(new Event('pw:leave'));
   document.getElementById('signout-btn').hidden = true;
   document.getElementById('who').textContent = '';
   document.querySelectorAll('#menu-btn, #info-btn').forEach((b) => { b.hidden = true; });
   const input = el('input', { id: 'token-input', type: 'password', autocomplete: 'off', placeholder: 'pw_…', required: true, spellcheck: 'false' });
-  const err = el('p', { class: 'form-error', 'aria-live': 'polite' });
+  const err = el('p', { class: 'form-error', 'aria-live': 'polite' }, problem ?? '');
   const submit = el('button', { type: 'submit', class: 'primary' }, 'Sign in');
   const form = el('form', { class: 'signin card', onsubmit: async (e) => {
     e.preventDefault();
@@ -92,8 +104,7 @@ function showSignIn() {
     try {
       const me = await api('GET', '/me', undefined, { token: t, quiet401: true });
       token.set(t);
-      localStorage.removeItem(SIGNED_OUT_KEY);
-      hideBanner();
+        hideBanner();
       await enter(me);
     } catch (ex) {
       if (ex instanceof ApiError && ex.status === 401) err.textContent = 'That token was not accepted. Check it and try again.';
@@ -102,25 +113,11 @@ function showSignIn() {
   } },
   el('h1', {}, 'Sign in'),
   el('p', { class: 'muted' }, 'Paste your learner token (it starts with pw_). Ask whoever runs this Pathwise server for one.'),
+  el('p', { class: 'muted' }, 'On the computer running Pathwise, open the sign-in link that ', el('code', {}, 'pathwise serve'),
+    ' printed, or paste the token from the ', el('code', {}, 'local-token'), ' file in its data directory.'),
   el('label', { for: 'token-input' }, 'Learner token'), input, err,
-  el('div', { class: 'card-actions' },
-    el('button', { type: 'button', class: 'secondary', onclick: useLocal }, 'Use this computer’s learner'),
-    submit));
+  el('div', { class: 'card-actions' }, submit));
   main.replaceChildren(el('div', { class: 'center' }, form));
-
-  // Only a loopback server hands out its local learner; elsewhere this says so.
-  async function useLocal() {
-    try {
-      const local = await api('GET', '/workspace/session', undefined, { auth: false });
-      token.set(local.token);
-      localStorage.removeItem(SIGNED_OUT_KEY);
-      hideBanner();
-      await enter({ name: local.name });
-    } catch (ex) {
-      if (ex instanceof ApiError && ex.status === 404) err.textContent = 'This server has no local learner (it is not on this computer). Paste a token instead.';
-      else reportError(ex);
-    }
-  }
   input.focus();
 }
 

@@ -446,8 +446,17 @@ impl crate::TutorStore for AnyStore {
         delegate!(self.thread_offered_question(learner, thread, question))
     }
 
-    async fn commit_tutor_step(&self, step: crate::TutorStep<'_>) -> StoreResult<i64> {
+    async fn commit_tutor_step(&self, step: crate::TutorStep<'_>) -> StoreResult<crate::TutorCommit> {
         delegate!(self.commit_tutor_step(step))
+    }
+
+    async fn drill_offer(
+        &self,
+        learner: LearnerId,
+        thread: pathwise_domain::ThreadId,
+        id: &str,
+    ) -> StoreResult<Option<crate::DrillOfferRecord>> {
+        delegate!(self.drill_offer(learner, thread, id))
     }
 
     async fn list_turns(
@@ -475,5 +484,27 @@ impl crate::TutorStore for AnyStore {
         status: &crate::ExamStatusRecord,
     ) -> StoreResult<()> {
         delegate!(self.record_exam_event(event, status))
+    }
+}
+
+impl crate::EvidenceStore for AnyStore {
+    async fn response_by_key(&self, learner: LearnerId, key: &str) -> StoreResult<Option<QuizResponse>> {
+        delegate!(self.response_by_key(learner, key))
+    }
+
+    async fn owns_session(&self, learner: LearnerId, id: uuid::Uuid) -> StoreResult<bool> {
+        delegate!(self.owns_session(learner, id))
+    }
+
+    async fn stored_reply(&self, learner: LearnerId, key: &str) -> StoreResult<Option<crate::StoredReply>> {
+        delegate!(self.stored_reply(learner, key))
+    }
+
+    async fn keep_reply(&self, learner: LearnerId, key: &str, reply: &crate::StoredReply) -> StoreResult<bool> {
+        delegate!(self.keep_reply(learner, key, reply))
+    }
+
+    async fn forget_replies(&self, before: DateTime<Utc>) -> StoreResult<u64> {
+        delegate!(self.forget_replies(before))
     }
 }

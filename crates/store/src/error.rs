@@ -21,6 +21,11 @@ pub enum StoreError {
 
     #[error("{0}")]
     Config(String),
+
+    /// The write was made before (an idempotency key used, a drill graded): nothing new was
+    /// written, and the caller answers with what was stored the first time.
+    #[error("already recorded: {0}")]
+    Duplicate(&'static str),
 }
 
 impl StoreError {

@@ -7,8 +7,10 @@
 
 mod any;
 mod error;
+mod evidence;
 mod learning_loop;
 mod postgres;
+pub mod private_files;
 mod sessions;
 mod sql;
 mod sql_loop;
@@ -17,11 +19,13 @@ mod sql_tutor;
 mod sqlite;
 mod sqlite_batch;
 mod sqlite_checkpoint;
+pub mod testing;
 mod ts;
 mod tutor;
 
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
+pub use evidence::{EvidenceStore, StoredReply};
 pub use learning_loop::{
     FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, NodeFsrs, PreferenceStore, Preferences, ReviewDue,
     Snapshot, SnapshotStore,
@@ -30,8 +34,8 @@ pub use postgres::PgStore;
 pub use sessions::{SessionEvent, SessionMessage, SessionRecord, SessionStore};
 pub use sqlite::SqliteStore;
 pub use tutor::{
-    CourseMap, CourseRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, ThreadRecord, TurnRecord,
-    TutorMessageRecord, TutorStep, TutorStore,
+    CourseMap, CourseRecord, DrillOfferRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, StepResponse,
+    ThreadRecord, TurnRecord, TutorCommit, TutorMessageRecord, TutorStep, TutorStore,
 };
 
 use chrono::{DateTime, Utc};
@@ -51,7 +55,37 @@ pub struct Learner {
 }
 
 /// A response to record, exactly as it will be stored.
-pub type NewResponse = QuizResponse;
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewResponse {
+    pub response: QuizResponse,
+    /// The caller's idempotency key, scoped to the learner: a second response with the same
+    /// key is refused with [`StoreError::Duplicate`] and stores nothing.
+    pub idempotency_key: Option<String>,
+}
+
+impl std::ops::Deref for NewResponse {
+    type Target = QuizResponse;
+
+    fn deref(&self) -> &QuizResponse {
+        &self.response
+    }
+}
+
+impl NewResponse {
+    /// The key as stored: unique across learners, so that one learner's key never meets
+    /// another's.
+    pub fn stored_key(&self, learner: LearnerId) -> Option<String> {
+        self.idempotency_key.as_ref().map(|k| scoped_key(learner, k))
+    }
+}
+
+/// An idempotency key as stored on a response: `<learner id>:<key>`.
+pub fn scoped_key(learner: LearnerId, key: &str) -> String {
+    format!("{}:{key}", learner.0)
+}
+
+/// The mastery rules as a store applies them to a response, inside its transaction.
+pub type Decide = dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync;
 
 /// What the mastery rules read before a response is recorded.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,7 +141,17 @@ pub struct Page<T> {
 /// Everything Pathwise keeps. Every read and write is scoped to one learner: another
 /// learner's records are simply not found.
 pub trait Store:
-    FlowStore + JobStore + SnapshotStore + PreferenceStore + SessionStore + TutorStore + Clone + Send + Sync + 'static
+    FlowStore
+    + JobStore
+    + SnapshotStore
+    + PreferenceStore
+    + SessionStore
+    + TutorStore
+    + EvidenceStore
+    + Clone
+    + Send
+    + Sync
+    + 'static
 {
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
     fn engine(&self) -> &'static str;

@@ -16,6 +16,7 @@ shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
 crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR UPDATE SKIP LOCKED");
 crate::sql_sessions::sessions_store!(PgStore);
 crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
+crate::evidence::evidence_store!(PgStore);
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -35,8 +36,8 @@ const WRITE_SQL: &str = "WITH updated AS ( \
          recent_qualities = $18, recent_review_qualities = $19, version = version + 1 \
        WHERE id = $1 AND version = $2 RETURNING id, mind_map_id) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
-       session_id, responded_at) \
-     SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17 FROM updated";
+       session_id, responded_at, idempotency_key) \
+     SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17, $20 FROM updated";
 
 #[derive(Clone, Debug)]
 pub struct PgStore {
@@ -74,6 +75,46 @@ impl PgStore {
 
     async fn begin_write(&self) -> StoreResult<Transaction<'static, Postgres>> {
         Ok(self.pool.begin().await?)
+    }
+
+    /// A tutor step's response, in the step's transaction, in the order the lone response
+    /// path takes its locks (the map's, when the node becomes mastered, then the node's):
+    /// a node another server wrote meanwhile fails the step with a conflict, and the step
+    /// is tried again.
+    async fn step_response(
+        tx: &mut Transaction<'static, Postgres>,
+        learner: LearnerId,
+        new: &NewResponse,
+        decide: &crate::Decide,
+    ) -> StoreResult<(QuizResponse, Node)> {
+        let row = sqlx::query(&CONTEXT_SQL)
+            .bind(new.node_id.0)
+            .bind(learner.0)
+            .fetch_optional(&mut **tx)
+            .await?
+            .ok_or(StoreError::NotFound("node"))?;
+        let node = node_from_row(&row)?;
+        check_response_target(new, &node)?;
+        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
+        let version: i64 = row.try_get(18)?;
+        let history =
+            RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
+        let decision = decide(&ResponseContext { map_status, node, history })?;
+        if decision.became_mastered {
+            sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR NO KEY UPDATE")
+                .bind(new.mind_map_id.0)
+                .execute(&mut **tx)
+                .await?;
+        }
+        if !write(tx, new, learner, &decision, version).await? {
+            return Err(StoreError::Rejected(DomainError::Conflict {
+                message: "the concept's mastery changed meanwhile (another answer was recorded); try again".into(),
+            }));
+        }
+        if decision.became_mastered {
+            sqlx::query(COMPLETE_MAP_SQL).bind(new.mind_map_id.0).bind(Ts(new.responded_at)).execute(&mut **tx).await?;
+        }
+        Ok((new.response.clone(), decision.node))
     }
 
     async fn record_response_impl<F>(
@@ -118,7 +159,7 @@ async fn record_alone(
                 .bind(new.mind_map_id.0)
                 .execute(&mut *tx)
                 .await?;
-            let written = write(&mut tx, new, &decision, version).await?;
+            let written = write(&mut tx, new, learner, &decision, version).await?;
             if written {
                 sqlx::query(COMPLETE_MAP_SQL)
                     .bind(new.mind_map_id.0)
@@ -130,16 +171,22 @@ async fn record_alone(
             written
         } else {
             let mut conn = pool.acquire().await?;
-            write(&mut conn, new, &decision, version).await?
+            write(&mut conn, new, learner, &decision, version).await?
         };
         if written {
-            return Ok((new.clone(), decision.node));
+            return Ok((new.response.clone(), decision.node));
         }
     }
     Err(too_many_attempts())
 }
 
-async fn write(conn: &mut Conn, new: &NewResponse, decision: &ResponseDecision, version: i64) -> StoreResult<bool> {
+async fn write(
+    conn: &mut Conn,
+    new: &NewResponse,
+    learner: LearnerId,
+    decision: &ResponseDecision,
+    version: i64,
+) -> StoreResult<bool> {
     let (node, history) = (&decision.node, &decision.history);
     let done = sqlx::query(WRITE_SQL)
         .bind(node.id.0)
@@ -161,9 +208,22 @@ async fn write(conn: &mut Conn, new: &NewResponse, decision: &ResponseDecision, 
         .bind(Ts(new.responded_at))
         .bind(history.qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
         .bind(history.review_qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
+        .bind(new.stored_key(learner))
         .execute(&mut *conn)
-        .await?;
+        .await
+        .map_err(duplicate_key)?;
     Ok(done.rows_affected() == 1)
+}
+
+/// A second response with an idempotency key already used is refused as a duplicate,
+/// whichever server stored the first.
+pub(crate) fn duplicate_key(error: sqlx::Error) -> StoreError {
+    match &error {
+        sqlx::Error::Database(db) if db.constraint() == Some("idx_qr_idempotency") => {
+            StoreError::Duplicate("a response with this idempotency key")
+        }
+        _ => StoreError::Database(error),
+    }
 }
 
 fn qualities(values: Vec<i16>) -> StoreResult<Vec<u8>> {

@@ -59,6 +59,8 @@ pub(crate) const TABLES: &[&str] = &[
     "tutor_turns",
     "exam_status",
     "exam_events",
+    "drill_offers",
+    "idempotency_keys",
 ];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>

@@ -13,8 +13,8 @@ macro_rules! tutor_store {
     ($store:ty, $lock:literal) => {
         use crate::sql_tutor::{THREAD_COLUMNS, TURN_COLUMNS, TUTOR_MESSAGE_COLUMNS};
         use crate::tutor::{
-            CourseMap, CourseRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, ThreadRecord, TurnRecord,
-            TutorMessageRecord, TutorStep, TutorStore,
+            CourseMap, CourseRecord, DrillOfferRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, ThreadRecord,
+            TurnRecord, TutorCommit, TutorMessageRecord, TutorStep, TutorStore,
         };
         use pathwise_domain::{ThreadId, TurnId};
 
@@ -85,6 +85,22 @@ macro_rules! tutor_store {
                 fallback_reason: row.try_get(6)?,
                 log: row.try_get::<Json<serde_json::Value>, _>(7)?.0,
                 created_at: row.try_get::<Ts, _>(8)?.0,
+            })
+        }
+
+        fn drill_offer_from_row(row: &DbRow) -> StoreResult<DrillOfferRecord> {
+            Ok(DrillOfferRecord {
+                id: row.try_get(0)?,
+                learner_id: LearnerId(row.try_get(1)?),
+                thread_id: ThreadId(row.try_get(2)?),
+                unit_id: row.try_get(3)?,
+                item_ref: row.try_get(4)?,
+                prompt: row.try_get(5)?,
+                question_latex: row.try_get(6)?,
+                options: row.try_get::<Json<Vec<String>>, _>(7)?.0,
+                offered_at: row.try_get::<Ts, _>(8)?.0,
+                graded_at: row.try_get::<Option<Ts>, _>(9)?.map(|t| t.0),
+                grade: row.try_get::<Option<Json<serde_json::Value>>, _>(10)?.map(|j| j.0),
             })
         }
 
@@ -311,9 +327,23 @@ macro_rules! tutor_store {
                 Ok(found.is_some())
             }
 
-            async fn commit_tutor_step(&self, step: TutorStep<'_>) -> StoreResult<i64> {
+            async fn commit_tutor_step(&self, step: TutorStep<'_>) -> StoreResult<TutorCommit> {
                 let mut tx = self.begin_write().await?;
                 let mut first_seq = 0;
+                if let Some((drill, grade)) = step.graded {
+                    let done = sqlx::query(
+                        "UPDATE drill_offers SET graded_at = $2, grade = $3 WHERE id = $1 AND graded_at IS NULL",
+                    )
+                    .bind(drill)
+                    .bind(Ts(step.at.unwrap_or_else(Utc::now)))
+                    .bind(Json(grade))
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if done != 1 {
+                        return Err(StoreError::Duplicate("this drill's answer"));
+                    }
+                }
                 if let Some(s) = step.snapshot {
                     let read = s.version - 1;
                     let done = sqlx::query(
@@ -374,6 +404,27 @@ macro_rules! tutor_store {
                     .execute(&mut *tx)
                     .await?;
                 }
+                for offer in step.offers {
+                    sqlx::query(
+                        "INSERT INTO drill_offers (id, learner_id, thread_id, unit_id, item_ref, prompt, question_latex, \
+                         options, offered_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    )
+                    .bind(&offer.id)
+                    .bind(offer.learner_id.0)
+                    .bind(offer.thread_id.0)
+                    .bind(&offer.unit_id)
+                    .bind(&offer.item_ref)
+                    .bind(&offer.prompt)
+                    .bind(&offer.question_latex)
+                    .bind(Json(&offer.options))
+                    .bind(Ts(offer.offered_at))
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                let response = match step.response {
+                    Some(r) => Some(<$store>::step_response(&mut tx, r.learner, r.new, r.decide).await?),
+                    None => None,
+                };
                 if let Some(turn) = step.turn {
                     sqlx::query(
                         "INSERT INTO tutor_turns (id, thread_id, learner_id, course_id, action, validated, fallback_reason, \
@@ -392,7 +443,22 @@ macro_rules! tutor_store {
                     .await?;
                 }
                 tx.commit().await?;
-                Ok(first_seq)
+                Ok(TutorCommit { first_seq, response })
+            }
+
+            async fn drill_offer(&self, learner: LearnerId, thread: ThreadId, id: &str) -> StoreResult<Option<DrillOfferRecord>> {
+                sqlx::query(
+                    "SELECT id, learner_id, thread_id, unit_id, item_ref, prompt, question_latex, options, offered_at, \
+                     graded_at, grade FROM drill_offers WHERE id = $1 AND learner_id = $2 AND thread_id = $3",
+                )
+                .bind(id)
+                .bind(learner.0)
+                .bind(thread.0)
+                .fetch_optional(self.reader())
+                .await?
+                .as_ref()
+                .map(drill_offer_from_row)
+                .transpose()
             }
 
             async fn list_turns(&self, learner: LearnerId, thread: ThreadId, offset: i64, limit: i64) -> StoreResult<Page<TurnRecord>> {

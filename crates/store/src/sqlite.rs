@@ -3,6 +3,7 @@
 //! SQLITE_BUSY), the response writer thread (sqlite_batch.rs) and a few read-only
 //! connections.
 
+use crate::private_files;
 use crate::sql::shared_store;
 use crate::sqlite_batch::ResponseWriter;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
@@ -14,6 +15,7 @@ shared_store!(SqliteStore, sqlx::Sqlite, "");
 crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite, "", "");
 crate::sql_sessions::sessions_store!(SqliteStore);
 crate::sql_tutor::tutor_store!(SqliteStore, "");
+crate::evidence::evidence_store!(SqliteStore);
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
@@ -37,9 +39,11 @@ impl SqliteStore {
     /// Open (creating if needed) the database file at `path` and bring its schema up to date.
     pub async fn open(path: &Path) -> StoreResult<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
+            private_files::create_dir(dir)
                 .map_err(|e| StoreError::Config(format!("cannot create data directory {}: {e}", dir.display())))?;
         }
+        private_files::restrict_database(path)
+            .map_err(|e| StoreError::Config(format!("cannot make {} private: {e}", path.display())))?;
         let busy_timeout = Duration::from_secs(10);
         let options = SqliteConnectOptions::new()
             .filename(path)
@@ -86,6 +90,67 @@ impl SqliteStore {
     /// it writes can never fail to upgrade its lock half-way through.
     async fn begin_write(&self) -> StoreResult<Transaction<'static, Sqlite>> {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// A tutor step's response, in the step's transaction (which holds SQLite's write
+    /// lock): the same statements as the response writer's, through sqlx.
+    async fn step_response(
+        tx: &mut Transaction<'static, Sqlite>,
+        learner: LearnerId,
+        new: &NewResponse,
+        decide: &crate::Decide,
+    ) -> StoreResult<(QuizResponse, Node)> {
+        use crate::sqlite_batch::{list_of, qualities_of, CONTEXT_SQL, INSERT_RESPONSE_SQL, UPDATE_NODE_SQL};
+        let row = sqlx::query(&CONTEXT_SQL)
+            .bind(new.node_id.0)
+            .bind(learner.0)
+            .fetch_optional(&mut **tx)
+            .await?
+            .ok_or(StoreError::NotFound("node"))?;
+        let node = node_from_row(&row)?;
+        crate::sql::check_response_target(new, &node)?;
+        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
+        let history = pathwise_domain::mastery::RecentHistory {
+            qualities: qualities_of(&row.try_get::<String, _>(19)?)?,
+            review_qualities: qualities_of(&row.try_get::<String, _>(20)?)?,
+        };
+        let decision = decide(&ResponseContext { map_status, node, history })?;
+        let node = &decision.node;
+        sqlx::query(UPDATE_NODE_SQL)
+            .bind(node.id.0)
+            .bind(node.mastery_score)
+            .bind(node.mastery_status.as_str())
+            .bind(node.ease_factor)
+            .bind(node.repetitions)
+            .bind(node.interval_days)
+            .bind(node.next_review_at.map(Ts))
+            .bind(node.last_reviewed_at.map(Ts))
+            .bind(Ts(node.updated_at))
+            .bind(list_of(&decision.history.qualities))
+            .bind(list_of(&decision.history.review_qualities))
+            .execute(&mut **tx)
+            .await?;
+        sqlx::query(INSERT_RESPONSE_SQL)
+            .bind(new.id.0)
+            .bind(new.node_id.0)
+            .bind(new.mind_map_id.0)
+            .bind(&new.question_text)
+            .bind(&new.user_answer)
+            .bind(i32::from(new.quality))
+            .bind(new.response_type.as_str())
+            .bind(new.session_id)
+            .bind(Ts(new.responded_at))
+            .bind(new.stored_key(learner))
+            .execute(&mut **tx)
+            .await?;
+        if decision.became_mastered {
+            sqlx::query(crate::sql::COMPLETE_MAP_SQL)
+                .bind(new.mind_map_id.0)
+                .bind(Ts(new.responded_at))
+                .execute(&mut **tx)
+                .await?;
+        }
+        Ok((new.response.clone(), decision.node))
     }
 
     async fn record_response_impl<F>(

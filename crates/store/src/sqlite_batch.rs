@@ -16,7 +16,7 @@ use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreRes
 use chrono::{DateTime, TimeZone, Utc};
 use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Metadata, Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId};
+use pathwise_domain::{LearnerId, MapStatus, MindMapId, NodeId};
 use rusqlite::{params, OptionalExtension};
 use std::path::Path;
 use std::sync::mpsc;
@@ -25,7 +25,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-pub(crate) type Decide = Box<dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync>;
+pub(crate) type Decide = Box<crate::Decide>;
 type Reply = StoreResult<(QuizResponse, Node)>;
 
 /// At most this many responses share a transaction, so that one group never holds the
@@ -96,19 +96,24 @@ fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pendi
     }
 }
 
-static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
+pub(crate) static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
          FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ?1 AND m.learner_id = ?2"
     )
 });
 
-const UPDATE_NODE_SQL: &str = "UPDATE mind_map_nodes SET mastery_score = ?2, mastery_status = ?3, ease_factor = ?4, \
+pub(crate) const UPDATE_NODE_SQL: &str =
+    "UPDATE mind_map_nodes SET mastery_score = ?2, mastery_status = ?3, ease_factor = ?4, \
      repetitions = ?5, interval_days = ?6, next_review_at = ?7, last_reviewed_at = ?8, updated_at = ?9, \
      recent_qualities = ?10, recent_review_qualities = ?11, version = version + 1 WHERE id = ?1";
 
-const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, \
-     quality, response_type, session_id, responded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+pub(crate) const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, \
+     user_answer, quality, response_type, session_id, responded_at, idempotency_key) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+/// Whether a response with this (scoped) idempotency key is stored.
+pub(crate) const KEY_TAKEN_SQL: &str = "SELECT 1 FROM quiz_responses WHERE idempotency_key = ?1";
 
 fn fail_all(batch: Vec<Pending>, error: &dyn std::fmt::Display) {
     for item in batch {
@@ -137,7 +142,7 @@ fn run_transaction(db: &rusqlite::Connection, batch: &[Pending]) -> StoreResult<
     let mut results = Vec::with_capacity(batch.len());
     for item in batch {
         let written = match decide_one(db, item) {
-            Ok(decision) => write_one(db, item, &decision).map(|()| Ok((item.new.clone(), decision.node))),
+            Ok(decision) => write_one(db, item, &decision).map(|()| Ok((item.new.response.clone(), decision.node))),
             Err(refused) => Ok(Err(refused)),
         };
         match written {
@@ -162,6 +167,13 @@ fn sqlite_error(error: rusqlite::Error) -> StoreError {
 /// Read the node and its history and let the mastery rules decide; writes nothing.
 fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<ResponseDecision> {
     let new = &item.new;
+    // A key used before (by an earlier group, or earlier in this one) stores nothing again.
+    if let Some(key) = new.stored_key(item.learner) {
+        let taken = db.prepare_cached(KEY_TAKEN_SQL).and_then(|mut s| s.exists(params![key])).map_err(sqlite_error)?;
+        if taken {
+            return Err(StoreError::Duplicate("a response with this idempotency key"));
+        }
+    }
     let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
     let row = read
         .query_row(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()], |row| {
@@ -211,6 +223,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
                 new.response_type.as_str(),
                 new.session_id.as_ref().map(|s| s.as_bytes().to_vec()),
                 new.responded_at.timestamp_micros(),
+                new.stored_key(item.learner),
             ])
         })
         .map_err(sqlite_error)?;
@@ -269,10 +282,10 @@ fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
 }
 
 /// Qualities as the node keeps them: newest first, comma-separated.
-fn list_of(qualities: &[u8]) -> String {
+pub(crate) fn list_of(qualities: &[u8]) -> String {
     qualities.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
 }
 
-fn qualities_of(list: &str) -> StoreResult<Vec<u8>> {
+pub(crate) fn qualities_of(list: &str) -> StoreResult<Vec<u8>> {
     list.split(',').filter(|q| !q.is_empty()).map(|q| q.parse::<u8>().map_err(StoreError::corrupt)).collect()
 }

@@ -91,8 +91,10 @@ pub struct TurnRecord {
 }
 
 /// One step of a thread, written in one transaction: the snapshot (compare-and-set on its
-/// version), messages appended to the thread, the thread's latest action, the turn's log.
-#[derive(Debug, Clone, Default)]
+/// version), messages appended to the thread, the thread's latest action, the turn's log,
+/// the drills its cards offer, the drill it grades and the response that grading records on
+/// the learner's map. Either all of it is stored or none.
+#[derive(Clone, Default)]
 pub struct TutorStep<'a> {
     pub snapshot: Option<&'a SnapshotRecord>,
     pub thread: Option<ThreadId>,
@@ -101,6 +103,49 @@ pub struct TutorStep<'a> {
     pub last_action: Option<&'a str>,
     pub turn: Option<&'a TurnRecord>,
     pub at: Option<DateTime<Utc>>,
+    /// Drills the step's cards offer.
+    pub offers: &'a [DrillOfferRecord],
+    /// A drill this step grades (its id, the grading to keep): the step is refused with
+    /// [`StoreError::Duplicate`](crate::StoreError::Duplicate) if the drill was graded before.
+    pub graded: Option<(&'a str, &'a Value)>,
+    /// Evidence to record as a response on the learner's map, through the mastery rules.
+    pub response: Option<StepResponse<'a>>,
+}
+
+/// A response a tutor step records in its own transaction.
+#[derive(Clone, Copy)]
+pub struct StepResponse<'a> {
+    pub learner: LearnerId,
+    pub new: &'a crate::NewResponse,
+    pub decide: &'a crate::Decide,
+}
+
+/// What a step stored: the seq of its first message, and the response with its node as the
+/// mastery rules left it, if the step recorded one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TutorCommit {
+    pub first_seq: i64,
+    pub response: Option<(pathwise_domain::model::QuizResponse, pathwise_domain::model::Node)>,
+}
+
+/// A drill a thread offered: what grading it needs, never shown to the learner but by its
+/// opaque id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DrillOfferRecord {
+    pub id: String,
+    pub learner_id: LearnerId,
+    pub thread_id: ThreadId,
+    pub unit_id: String,
+    /// A blueprint drill's item id, to regenerate and grade it exactly; none for a drill the
+    /// model wrote.
+    pub item_ref: Option<String>,
+    pub prompt: String,
+    pub question_latex: String,
+    pub options: Vec<String>,
+    pub offered_at: DateTime<Utc>,
+    pub graded_at: Option<DateTime<Utc>>,
+    /// The first grading, kept to answer a replay with it.
+    pub grade: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -187,8 +232,15 @@ pub trait TutorStore {
         question: &str,
     ) -> impl Future<Output = StoreResult<bool>> + Send;
     /// Write a step (see [`TutorStep`]); a stale snapshot refuses the whole step with a
-    /// conflict and writes nothing. Answers the seq given to the first message appended.
-    fn commit_tutor_step(&self, step: TutorStep<'_>) -> impl Future<Output = StoreResult<i64>> + Send;
+    /// conflict and writes nothing, as does a refusal of its response by the mastery rules.
+    fn commit_tutor_step(&self, step: TutorStep<'_>) -> impl Future<Output = StoreResult<TutorCommit>> + Send;
+    /// A drill offered in this learner's thread, by its id.
+    fn drill_offer(
+        &self,
+        learner: LearnerId,
+        thread: ThreadId,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<DrillOfferRecord>>> + Send;
     /// A thread's turn log, oldest first.
     fn list_turns(
         &self,

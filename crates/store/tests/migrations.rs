@@ -109,7 +109,7 @@ async fn sqlite_upgrade_backfills_each_nodes_recent_history() {
 #[tokio::test]
 async fn postgres_upgrade_backfills_each_nodes_recent_history() {
     use sqlx::Connection;
-    let Some(url) = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty()) else {
+    let Some(url) = pathwise_store::testing::test_database_url() else {
         return;
     };
     let schema = format!("pwt_{}", Uuid::new_v4().simple());

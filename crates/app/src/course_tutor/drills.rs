@@ -1,25 +1,30 @@
 //! Grading a drill (`POST /tutor/threads/{id}/drill/grade`, policy-tutor.md EPIC E). Drills
-//! are never stored: the learner sends the drill back with the answer. A blueprint drill is
-//! regenerated from its id and graded exactly, its mistake named by the distractor strategy
-//! the answer matches; any other drill is graded by the model, whose mistake tag must come
-//! from the course's fixed list. Grading is the only thing that moves confusion tags.
+//! are generated live, never kept in a bank; but every drill a thread offers is recorded
+//! with its opaque id (what its card carries), so that only a drill offered in that thread
+//! to that learner is graded, and only once: a replay is answered with the first grading
+//! and changes nothing. A blueprint drill is regenerated from its recorded item and graded
+//! exactly, its mistake named by the distractor strategy the answer matches; a drill the
+//! model wrote is graded by the model from its recorded text, its mistake tag from the
+//! course's fixed list. Grading is the only thing that moves confusion tags.
 
-use super::evidence::Evidence;
+use super::evidence::{Evidence, EvidenceWrite};
 use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
 use super::turn::check_course;
 use crate::{App, AppError, AppResult};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::snapshot::DrillCounters;
-use pathwise_course::Course;
+use pathwise_course::{Course, TutorCard};
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
 use pathwise_llm::{prompts, Message, OutputSchema, Request};
-use pathwise_store::Store;
+use pathwise_store::{DrillOfferRecord, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 const MAX_ANSWER_CHARS: usize = 2_000;
-const MAX_DRILL_CHARS: usize = 2_000;
+
+/// What a drill's id looks like: `drl_` and 32 hex digits, random.
+const DRILL_ID_PREFIX: &str = "drl_";
 
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -32,13 +37,15 @@ pub struct DrillGradeRequest {
 }
 
 /// The drill as it was shown: its card, sent back as it came (fields other than these, such
-/// as the card's `type` and `unitId`, are ignored).
+/// as the card's `type` and `unitId`, are ignored). Its `drillId` says which drill it is;
+/// the drill is graded as it was offered, whatever text comes back.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 pub struct DrillText {
+    #[serde(default)]
     pub prompt: String,
     #[serde(default, alias = "questionLatex")]
     pub question_latex: String,
-    /// A blueprint drill's id, as its card carried it.
+    /// The drill's id, as its card carried it.
     #[serde(default, alias = "drillId")]
     pub drill_id: Option<String>,
     /// A multiple-choice drill's options, as its card carried them (not needed to grade).
@@ -49,6 +56,8 @@ pub struct DrillText {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DrillGradeReply {
+    /// This drill was graded before: this is that first grading, and nothing changed.
+    pub replayed: bool,
     pub is_correct: bool,
     pub feedback_text: String,
     /// From the course's fixed list; only for a wrong answer.
@@ -62,11 +71,13 @@ pub struct DrillGradeReply {
     pub snapshot_lite: SnapshotLite,
 }
 
+/// A drill's grading, as kept with its offer to answer replays.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Grade {
     correct: bool,
     feedback: String,
     tag: Option<String>,
-    by: &'static str,
+    by: String,
     expected: Option<String>,
 }
 
@@ -93,36 +104,44 @@ impl<S: Store> App<S> {
         if answer.chars().count() > MAX_ANSWER_CHARS {
             return Err(AppError::invalid("studentAnswer", format!("must be at most {MAX_ANSWER_CHARS} characters")));
         }
-        let drill_size = request.drill.prompt.chars().count() + request.drill.question_latex.chars().count();
-        if request.drill.prompt.trim().is_empty() && request.drill.question_latex.trim().is_empty() {
-            return Err(AppError::invalid(
-                "drill",
-                "has neither a prompt nor a question; send the drill as it was shown",
-            ));
-        }
-        if drill_size > MAX_DRILL_CHARS {
-            return Err(AppError::invalid("drill", format!("is longer than {MAX_DRILL_CHARS} characters")));
-        }
+        let drill_id =
+            request.drill.drill_id.as_deref().map(str::trim).filter(|id| !id.is_empty()).ok_or_else(|| {
+                AppError::invalid(
+                "drill.drillId",
+                "is missing: send the drill's card back as it came, with its drillId; only drills the tutor offered \
+                 in this thread are graded",
+            )
+            })?;
         let thread = self.thread_record(learner, thread_id).await?;
         check_course(&thread, request.course_id.as_deref())?;
         let loaded = self.course(&thread.course_id).await?;
         let course = &loaded.course;
-        let unit = course.unit(&request.unit_id).ok_or_else(|| {
-            AppError::invalid("unitId", format!("unit '{}' is not in course '{}'", request.unit_id, course.id()))
+        let offer = self.store.drill_offer(learner, thread_id, drill_id).await?.ok_or_else(|| {
+            AppError::invalid(
+                "drill.drillId",
+                format!("'{drill_id}' is not a drill offered in this thread; answer the drills the tutor offers here"),
+            )
         })?;
-
-        let grade = match &request.drill.drill_id {
-            Some(id) => blueprint_grade(course, &unit.id, id, answer)?,
-            None => self.model_grade(learner, course, &unit.id, &request.drill, answer).await?,
+        if offer.unit_id != request.unit_id {
+            return Err(AppError::invalid(
+                "unitId",
+                format!("drill '{drill_id}' practises unit '{}', not '{}'", offer.unit_id, request.unit_id),
+            ));
+        }
+        if let Some(first) = offer.grade.as_ref() {
+            return self.replayed_grade(learner, &loaded, &offer, first).await;
+        }
+        let grade = match &offer.item_ref {
+            Some(item) => blueprint_grade(course, item, answer)?,
+            None => self.model_grade(learner, course, &offer, answer).await?,
         };
-        let question =
-            format!("{} {}", request.drill.prompt.trim(), request.drill.question_latex.trim()).trim().to_string();
+        let question = format!("{} {}", offer.prompt.trim(), offer.question_latex.trim()).trim().to_string();
         let now = self.now();
         let outcome = CardOutcome::Drill {
-            unit_id: unit.id.clone(),
-            drill_id: request.drill.drill_id.clone(),
-            prompt: request.drill.prompt.clone(),
-            question_latex: request.drill.question_latex.clone(),
+            unit_id: offer.unit_id.clone(),
+            drill_id: Some(offer.id.clone()),
+            prompt: offer.prompt.clone(),
+            question_latex: offer.question_latex.clone(),
             answer: answer.to_string(),
             is_correct: grade.correct,
             expected_answer: grade.expected.clone(),
@@ -131,22 +150,44 @@ impl<S: Store> App<S> {
             new_message("user", answer.to_string(), None, None, None, now),
             with_outcome(new_message("assistant", grade.feedback.clone(), None, None, None, now), &outcome),
         ];
-        let unit_id = unit.id.clone();
+        let unit_id = offer.unit_id.clone();
         let tag = grade.tag.clone();
-        let evidence =
-            Evidence { unit: &unit_id, question: &question, answer, quality: if grade.correct { 4 } else { 1 } };
-        let (snap, messages) = self
-            .record_evidence(learner, thread_id, &loaded, &records, Some(evidence), |s| {
+        let kept = serde_json::to_value(&grade).map_err(|e| AppError::internal(format!("drill grade to JSON: {e}")))?;
+        let write = EvidenceWrite {
+            evidence: Some(Evidence {
+                unit: &unit_id,
+                question: &question,
+                answer,
+                quality: if grade.correct { 4 } else { 1 },
+            }),
+            graded: Some((&offer.id, &kept)),
+        };
+        let recorded = self
+            .record_evidence(learner, thread_id, &loaded, &records, write, |s| {
                 s.record_drill(&unit_id, grade.correct, tag.as_deref(), now);
             })
-            .await?;
+            .await;
+        let (snap, messages) = match recorded {
+            Ok(done) => done,
+            // Graded meanwhile by another request for the same drill: that grading stands.
+            Err(e) if e.code == "already_recorded" => {
+                let offer = self.store.drill_offer(learner, thread_id, &offer.id).await?;
+                let first = offer
+                    .as_ref()
+                    .and_then(|o| o.grade.as_ref())
+                    .ok_or_else(|| AppError::from(StoreError::NotFound("drill grading")))?;
+                return self.replayed_grade(learner, &loaded, offer.as_ref().expect("found above"), first).await;
+            }
+            Err(e) => return Err(e),
+        };
         let counters = snap.snapshot.progress(&unit_id).map(|p| p.drill).unwrap_or_default();
         let snapshot_lite = self.current_lite(learner, &loaded, &snap).await?;
         Ok(DrillGradeReply {
+            replayed: false,
             is_correct: grade.correct,
             feedback_text: grade.feedback,
             common_mistake_tag: grade.tag,
-            graded_by: grade.by.to_string(),
+            graded_by: grade.by,
             expected_answer: grade.expected,
             drill: counters,
             messages,
@@ -154,15 +195,69 @@ impl<S: Store> App<S> {
         })
     }
 
+    /// The first grading of a drill answered again: nothing is stored or counted.
+    async fn replayed_grade(
+        &self,
+        learner: LearnerId,
+        loaded: &super::catalog::LoadedCourse,
+        offer: &DrillOfferRecord,
+        first: &serde_json::Value,
+    ) -> AppResult<DrillGradeReply> {
+        let grade: Grade = serde_json::from_value(first.clone())
+            .map_err(|e| AppError::internal(format!("drill {}'s kept grading is unreadable: {e}", offer.id)))?;
+        let snap = self.course_snapshot(learner, loaded).await?;
+        let counters = snap.snapshot.progress(&offer.unit_id).map(|p| p.drill).unwrap_or_default();
+        let snapshot_lite = self.current_lite(learner, loaded, &snap).await?;
+        Ok(DrillGradeReply {
+            replayed: true,
+            is_correct: grade.correct,
+            feedback_text: grade.feedback,
+            common_mistake_tag: grade.tag,
+            graded_by: grade.by,
+            expected_answer: grade.expected,
+            drill: counters,
+            messages: Vec::new(),
+            snapshot_lite,
+        })
+    }
+
+    /// Record the drill a card offers under a new opaque id, which the card then carries
+    /// instead of anything that would tell the answer (a blueprint item's id holds its seed).
+    pub(crate) fn offer_drill(
+        &self,
+        learner: LearnerId,
+        thread: ThreadId,
+        card: &mut TutorCard,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Option<DrillOfferRecord> {
+        let TutorCard::Drill { unit_id, prompt, question_latex, drill_id, options } = card else { return None };
+        let id = format!("{DRILL_ID_PREFIX}{}", uuid::Uuid::new_v4().simple());
+        let item_ref = drill_id.replace(id.clone());
+        Some(DrillOfferRecord {
+            id,
+            learner_id: learner,
+            thread_id: thread,
+            unit_id: unit_id.clone(),
+            item_ref,
+            prompt: prompt.clone(),
+            question_latex: question_latex.clone(),
+            options: options.clone(),
+            offered_at: now,
+            graded_at: None,
+            grade: None,
+        })
+    }
+
     async fn model_grade(
         &self,
         learner: LearnerId,
         course: &Course,
-        unit: &str,
-        drill: &DrillText,
+        drill: &DrillOfferRecord,
         answer: &str,
     ) -> AppResult<Grade> {
-        let spec = course.unit(unit).expect("checked by the caller");
+        let spec = course.unit(&drill.unit_id).ok_or_else(|| {
+            AppError::invalid("unitId", format!("unit '{}' is no longer in course '{}'", drill.unit_id, course.id()))
+        })?;
         let prompt = prompts::render(
             "tutor_drill_grading",
             json!({
@@ -197,23 +292,17 @@ impl<S: Store> App<S> {
         // A tag outside the course's list, or on a right answer, is not kept.
         let tag =
             grade.common_mistake_tag.filter(|t| !grade.is_correct && course.confusion_tags().iter().any(|c| c == t));
-        Ok(Grade { correct: grade.is_correct, feedback: feedback.to_string(), tag, by: "model", expected: None })
+        Ok(Grade { correct: grade.is_correct, feedback: feedback.to_string(), tag, by: "model".into(), expected: None })
     }
 }
 
-/// Exact grading of a blueprint drill, which must be one of the unit's.
-fn blueprint_grade(course: &Course, unit: &str, drill_id: &str, answer: &str) -> AppResult<Grade> {
+/// Exact grading of a blueprint drill, regenerated from the item its offer recorded.
+fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<Grade> {
     let library = course.library();
     let item = library
-        .regenerate(drill_id)
-        .map_err(|e| AppError::invalid("drill.drill_id", format!("'{drill_id}' is not a drill: {e}")))?;
-    let blueprints = &course.unit(unit).expect("checked by the caller").blueprints;
-    if !blueprints.contains(&item.blueprint_id) {
-        return Err(AppError::invalid(
-            "drill.drill_id",
-            format!("'{drill_id}' is not a drill of unit '{unit}' (its blueprints: {})", blueprints.join(", ")),
-        ));
-    }
+        .regenerate(item_ref)
+        .map_err(|e| AppError::internal(format!("offered drill item {item_ref} cannot be regenerated: {e}")))?;
+    let drill_id = item_ref;
     let given = match (item.item_type, answer.parse::<usize>()) {
         // A choice may be answered by its text or, when no option reads as a number, its index.
         (ItemType::MultipleChoice, Ok(i))
@@ -246,5 +335,5 @@ fn blueprint_grade(course: &Course, unit: &str, drill_id: &str, answer: &str) ->
             None => format!("Not quite: the answer is {}.", check.expected),
         }
     };
-    Ok(Grade { correct: check.correct, feedback, tag, by: "blueprint", expected: Some(check.expected) })
+    Ok(Grade { correct: check.correct, feedback, tag, by: "blueprint".into(), expected: Some(check.expected) })
 }

@@ -3,7 +3,7 @@
 //! lockouts; the snapshot keeps what was touched, the revisit queue and the tiers.
 
 use super::catalog::LoadedCourse;
-use super::evidence::Evidence;
+use super::evidence::{Evidence, EvidenceWrite};
 use super::exam_service::SupportType;
 use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
 use super::turn::check_course;
@@ -161,8 +161,9 @@ impl<S: Store> App<S> {
             quality: if outcome.correct { 5 } else { 1 },
         };
         let correct = outcome.correct;
+        let write = EvidenceWrite { evidence: Some(evidence), graded: None };
         let (snap, messages) = self
-            .record_evidence(learner, thread_id, &loaded, &records, Some(evidence), |s| {
+            .record_evidence(learner, thread_id, &loaded, &records, write, |s| {
                 s.record_exam(&unit, question, correct, now)
             })
             .await?;
@@ -201,7 +202,9 @@ impl<S: Store> App<S> {
             self.exams.support_viewed(learner, loaded.course.id(), question, request.support_type, now).await?;
         let unit = request.unit_id.clone();
         let (snap, _) = self
-            .record_evidence(learner, thread_id, &loaded, &[], None, |s| s.record_support_viewed(&unit, question, now))
+            .record_evidence(learner, thread_id, &loaded, &[], EvidenceWrite::default(), |s| {
+                s.record_support_viewed(&unit, question, now)
+            })
             .await?;
         let snapshot_lite = self.current_lite(learner, &loaded, &snap).await?;
         let (memo, video, transcript) = match request.support_type {

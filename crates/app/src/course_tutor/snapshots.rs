@@ -10,7 +10,7 @@ use pathwise_domain::curriculum::assign_sequence;
 use pathwise_domain::graph::{recompute_depths, GraphLimits, COURSE_KEY};
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
 use pathwise_domain::{EdgeType, LearnerId, MapStatus, MindMapId, NodeId};
-use pathwise_store::{CourseMap, SnapshotRecord, Store, TutorStep};
+use pathwise_store::{CourseMap, SnapshotRecord, Store, TutorCommit, TutorStep};
 use serde_json::json;
 
 /// How often a step is tried when the snapshot changes under it.
@@ -75,8 +75,8 @@ impl<S: Store> App<S> {
 
     /// Write `step` with the snapshot as `change` leaves it, by compare-and-set; when the
     /// snapshot changed meanwhile (evidence from another tab), `change` is applied to the
-    /// stored one and the step tried again. Answers the snapshot as written and the seq of
-    /// the step's first message.
+    /// stored one and the step tried again. Answers the snapshot as written and what the
+    /// step stored.
     pub(crate) async fn commit_with_snapshot(
         &self,
         learner: LearnerId,
@@ -84,15 +84,15 @@ impl<S: Store> App<S> {
         mut snap: Snapshot,
         step: TutorStep<'_>,
         change: impl Fn(&mut StudentSnapshot),
-    ) -> AppResult<(Snapshot, i64)> {
+    ) -> AppResult<(Snapshot, TutorCommit)> {
         let now = step.at.unwrap_or_else(|| self.now());
         for attempt in 1.. {
             change(&mut snap.snapshot);
             let record = snap.next(&snap.snapshot, now)?;
             match self.store.commit_tutor_step(TutorStep { snapshot: Some(&record), ..step.clone() }).await {
-                Ok(seq) => {
+                Ok(commit) => {
                     snap.record = record;
-                    return Ok((snap, seq));
+                    return Ok((snap, commit));
                 }
                 Err(e) => {
                     let e = AppError::from(e);

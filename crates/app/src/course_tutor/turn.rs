@@ -203,7 +203,10 @@ impl<S: Store> App<S> {
         let decision = self
             .decide(learner, &loaded, &policy, &context, &request, &exam.candidate_ids, &statuses, &fallback)
             .await?;
-        let card = decision.card.clone();
+        // A drill card carries an opaque id of its own, recorded with the turn.
+        let mut card = decision.card.clone();
+        let offers: Vec<_> =
+            card.as_mut().and_then(|card| self.offer_drill(learner, thread_id, card, now)).into_iter().collect();
 
         // The timeline: the learner's words, then the tutor's reply.
         let mut records = Vec::new();
@@ -263,13 +266,15 @@ impl<S: Store> App<S> {
             last_action: Some(decision.action.name()),
             turn: Some(&turn),
             at: Some(now),
+            offers: &offers,
             ..TutorStep::default()
         };
         let focus = policy.focus_unit_id.clone();
         let analysis = decision.analysis.clone();
-        let (snap, first_seq) = self
+        let (snap, commit) = self
             .commit_with_snapshot(learner, &loaded, snap, step, |s| s.record_turn(&focus, analysis.clone(), now))
             .await?;
+        let first_seq = commit.first_seq;
 
         let lite = snapshot_lite(
             course,

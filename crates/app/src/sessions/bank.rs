@@ -154,13 +154,12 @@ pub(crate) fn ability(lib: &Library, config: &EvaluationConfig, state: &Evaluati
     super::adaptive::ability(lib, config, state).map(Some)
 }
 
-/// What the learner (and any presenter) sees of an item: no key, no expected outputs.
-pub(crate) fn presented(item: &BankItem) -> Value {
-    serde_json::to_value(item.presented()).unwrap_or(Value::Null)
-}
-
-pub(crate) fn item_id(item: &BankItem) -> String {
-    item.id.clone()
+/// What the learner (and any presenter) sees of an item: no key, no expected outputs, and
+/// the opaque id it is shown under rather than its own.
+pub(crate) fn presented(item: &BankItem, shown_id: &str) -> Value {
+    let mut presented = item.presented();
+    presented.item_id = shown_id.to_string();
+    serde_json::to_value(presented).unwrap_or(Value::Null)
 }
 
 pub(crate) fn stem(item: &BankItem) -> String {

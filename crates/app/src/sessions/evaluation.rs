@@ -56,8 +56,9 @@ pub(crate) async fn consume<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResul
     if let Some(id) = turn.state.unprocessed.take() {
         let answered =
             turn.state.answered(&id).cloned().ok_or_else(|| AppError::internal("unprocessed answer missing"))?;
-        let item_id =
+        let shown_id =
             answered.item_id.clone().ok_or_else(|| AppError::internal("an evaluation answer without its item"))?;
+        let item_id = turn.state.item_behind(&shown_id).to_string();
         let item = bank::resolve(app.library(), &config, &item_id)?;
         let Scored { correct, credit, expected, detail } = bank::score(app, &item, &answered.response).await?;
         turn.state.evaluation.get_or_insert_default().results.push(ItemResult {
@@ -71,19 +72,20 @@ pub(crate) async fn consume<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResul
         });
         turn.backend_call(
             "record_evaluation_response",
-            json!({ "item_id": item_id, "response": answered.response }),
+            json!({ "item_id": shown_id, "response": answered.response }),
             &json!({ "recorded": true }),
         );
         turn.event(
             SessionEventKind::ItemEvaluated,
-            json!({ "item_id": item_id, "correct": correct, "credit": credit, "expected": expected, "detail": detail }),
+            json!({ "item_id": shown_id, "correct": correct, "credit": credit, "expected": expected, "detail": detail }),
         );
     }
     Ok(())
 }
 
 fn present(turn: &mut Turn, item: &bank::BankItem, done: u32) -> AppResult<()> {
-    let presented = bank::presented(item);
+    let shown_id = turn.show_item(&item.id);
+    let presented = bank::presented(item, &shown_id);
     let number = done + 1;
     let total = turn.state.max_items;
     let remaining = turn.state.seconds_left(turn.now);
@@ -98,7 +100,7 @@ fn present(turn: &mut Turn, item: &bank::BankItem, done: u32) -> AppResult<()> {
     );
     turn.state.items_presented += 1;
     let action = bank::action(item)?;
-    turn.ask(action, Some(bank::item_id(item)), None)
+    turn.ask(action, Some(shown_id), None)
 }
 
 /// The scored evaluation: every item with the learner's answer, the key and the credit.
@@ -111,7 +113,7 @@ pub(crate) fn report(lib: &Library, turn: &Turn) -> AppResult<Value> {
     for result in &evaluation.results {
         let item = bank::resolve(lib, config, &result.item_id)?;
         items.push(json!({
-            "item_id": result.item_id,
+            "item_id": turn.state.shown_id(&result.item_id),
             "stem": bank::stem(&item),
             "answer": result.answer,
             "expected": result.expected,

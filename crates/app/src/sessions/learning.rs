@@ -10,10 +10,10 @@ use super::state::{LearningResult, SessionState};
 use super::turn::Turn;
 use crate::mastery::RecordResponse;
 use crate::{App, AppError, AppResult, Store};
-use pathwise_domain::model::{Node, QuizResponse};
+use pathwise_domain::model::Node;
 use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_domain::session::SessionEventKind;
-use pathwise_domain::{LearnerId, MasteryStatus, NodeId, ResponseType, SessionEndReason};
+use pathwise_domain::{LearnerId, MasteryStatus, ResponseType, SessionEndReason};
 use pathwise_llm::{prompts, Message, Request};
 use serde_json::{json, Value};
 
@@ -100,7 +100,8 @@ pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<(
     let seen = learning.presented_keys.clone();
     let salt = turn.state.items_presented as u64;
     let item = bank::generate_unique(app.library(), skill, turn.state.seed, salt, difficulty, &seen)?;
-    let presented = bank::presented(&item);
+    let shown_id = turn.show_item(&item.id);
+    let presented = bank::presented(&item, &shown_id);
     turn.backend_call("get_next_item", json!({ "concept": node.label }), &json!({ "item": presented }));
     turn.event(
         SessionEventKind::ItemPresented,
@@ -108,11 +109,10 @@ pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<(
                 "item_number": learning.results.len() + 1, "total_items": turn.state.max_items }),
     );
     turn.state.items_presented += 1;
-    let id = bank::item_id(&item);
     let state = turn.state.learning.get_or_insert_default();
     state.presented_keys.push(bank::content_key(&item));
-    state.current = Some((node.id, id.clone()));
-    turn.ask(bank::action(&item)?, Some(id), None)
+    state.current = Some((node.id, item.id.clone()));
+    turn.ask(bank::action(&item)?, Some(shown_id), None)
 }
 
 /// Act on the answer respond recorded, if the agent has not yet.
@@ -157,47 +157,36 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
     );
     input.session_id = Some(turn.record.id.0);
     // A step that fails after the response is recorded (the model's feedback, a crash)
-    // stores nothing and runs again: the response it recorded then is this answer's.
-    let node = match recorded_before(app, learner, turn, node_id, &input.question_text).await? {
+    // stores nothing and runs again: the key finds the response it recorded then.
+    let key = format!("session:{}:{call}", turn.record.id.0);
+    let node = match app.store().response_by_key(learner, &key).await? {
         Some(_) => node,
-        None => app.record_response(learner, input).await?.node,
+        None => {
+            input.idempotency_key = Some(key);
+            app.record_response(learner, input).await?.node
+        }
     };
+    let shown_id = turn.state.shown_id(&item_id).to_string();
     let outcome = json!({
         "correct": scored.correct, "credit": scored.credit, "expected": scored.expected, "quality": quality,
         "mastery_score": node.mastery_score, "mastery_status": node.mastery_status,
     });
-    turn.backend_call("evaluate_response", json!({ "item_id": item_id, "response": answered.response }), &outcome);
+    turn.backend_call("evaluate_response", json!({ "item_id": shown_id, "response": answered.response }), &outcome);
     let feedback = feedback(app, learner, turn, &node, &item, &answered.response, &scored).await?;
     turn.event(
         SessionEventKind::ItemEvaluated,
-        json!({ "item_id": item_id, "node_id": node_id, "correct": scored.correct, "credit": scored.credit,
+        json!({ "item_id": shown_id, "node_id": node_id, "correct": scored.correct, "credit": scored.credit,
                 "expected": scored.expected, "feedback": feedback, "detail": scored.detail,
                 "mastery_score": node.mastery_score, "mastery_status": node.mastery_status }),
     );
     turn.say(&feedback);
     turn.state.learning.get_or_insert_default().results.push(LearningResult {
         node_id,
-        item_id,
+        item_id: shown_id,
         correct: scored.correct,
         quality,
     });
     Ok(())
-}
-
-/// How far back a step that runs again looks for the response it recorded the first time.
-const RERUN_LOOKBACK: i64 = 20;
-
-/// The response this session already recorded for this item, if an earlier run of the
-/// step got that far. Items are unique within a session, so its question identifies it.
-async fn recorded_before<S: Store>(
-    app: &App<S>,
-    learner: LearnerId,
-    turn: &Turn,
-    node: NodeId,
-    question: &str,
-) -> AppResult<Option<QuizResponse>> {
-    let history = app.store().node_history(learner, node, Some(RERUN_LOOKBACK)).await?.unwrap_or_default();
-    Ok(history.into_iter().find(|r| r.session_id == Some(turn.record.id.0) && r.question_text == question))
 }
 
 /// SM-2 quality from the score: 5 for a right answer, partial credit scaled below 3.

@@ -34,6 +34,11 @@ pub struct SessionState {
     pub survey: Option<SurveyState>,
     pub learning: Option<LearningState>,
     pub thought: Option<ThoughtState>,
+    /// Every item shown, by the opaque id the learner saw and its own id. An item's own id
+    /// holds the seed it is generated from, which would tell its answer, so it never leaves
+    /// the session's state.
+    #[serde(default)]
+    pub shown: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -115,6 +120,17 @@ pub struct ThoughtState {
 impl SessionState {
     pub fn new(seed: u64) -> Self {
         SessionState { next_event: 1, next_message: 1, seed, ..SessionState::default() }
+    }
+
+    /// The item behind an id the learner saw (sessions stored before items had opaque ids
+    /// showed the item's own id).
+    pub fn item_behind<'a>(&'a self, shown: &'a str) -> &'a str {
+        self.shown.iter().find(|(public, _)| public == shown).map_or(shown, |(_, item)| item.as_str())
+    }
+
+    /// The id the learner saw for an item.
+    pub fn shown_id<'a>(&'a self, item: &'a str) -> &'a str {
+        self.shown.iter().find(|(_, own)| own == item).map_or(item, |(public, _)| public.as_str())
     }
 
     pub fn answered(&self, tool_call_id: &str) -> Option<&AnsweredCall> {

@@ -79,6 +79,14 @@ impl Turn {
         format!("call_{}", self.state.next_message)
     }
 
+    /// An opaque id for showing `item` to the learner, recorded in the session's state so
+    /// that an answer to it finds the item again.
+    pub fn show_item(&mut self, item: &str) -> String {
+        let shown = format!("itm_{}", uuid::Uuid::new_v4().simple());
+        self.state.shown.push((shown.clone(), item.to_string()));
+        shown
+    }
+
     /// The assistant's text to the learner.
     pub fn say(&mut self, text: &str) {
         let seq = self.message("assistant", text.to_string(), json!([]), None);

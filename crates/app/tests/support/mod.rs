@@ -54,7 +54,7 @@ pub async fn sqlite() -> TestApp {
 }
 
 pub fn postgres_url() -> Option<String> {
-    std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty())
+    pathwise_store::testing::test_database_url()
 }
 
 /// A PostgreSQL-backed app in a fresh schema, or `None` when no test database is configured.

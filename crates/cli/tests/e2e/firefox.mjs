@@ -5,6 +5,8 @@
 import puppeteer from 'puppeteer-core';
 
 const base = process.env.BASE_URL;
+// The one-time link `pathwise serve` printed: the first page signs in with it.
+const signin = process.env.SIGNIN_URL;
 const artifacts = process.env.ARTIFACTS;
 const timeout = 20000;
 
@@ -27,7 +29,7 @@ try {
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   report.user_agent = await browser.userAgent();
 
-  await page.goto(`${base}/`);
+  await page.goto(signin);
   await page.locator(text('+ New session')).click();
   step('signed in');
   await page.locator(text('Arithmetic to linear equations')).click();

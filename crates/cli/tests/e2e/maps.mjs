@@ -10,6 +10,8 @@
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
+// The one-time link `pathwise serve` printed: the first page signs in with it.
+const signin = process.env.SIGNIN_URL;
 const artifacts = process.env.ARTIFACTS;
 const mapId = process.env.MAP_ID;
 const reviewLabel = process.env.REVIEW_LABEL;
@@ -56,7 +58,7 @@ await finish(report, browser);
 // diagnostic question answered, diagnostic finished early, map planned, concept taught,
 // quiz answered, nothing due yet; a reload finds the topic where it was.
 async function learningLoop(page) {
-  await page.goto(`${base}/#/maps`);
+  await page.goto(`${signin}#/maps`);
   await page.getByLabel('Topic', { exact: true }).fill('Graphs');
   await page.getByLabel(/^Goal/).fill('shortest paths');
   await page.getByRole('button', { name: 'Start', exact: true }).click();

@@ -10,6 +10,8 @@
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
+// The one-time link `pathwise serve` printed: the first page signs in with it.
+const signin = process.env.SIGNIN_URL;
 const artifacts = process.env.ARTIFACTS;
 const mapId = process.env.MAP_ID;
 const freshId = process.env.FRESH_MAP_ID;
@@ -25,7 +27,7 @@ function same(actual, expected, what) {
 }
 
 // The API as the page sees it, with the local learner's token.
-const session = await (await fetch(`${base}/api/workspace/session`)).json();
+const session = { token: process.env.LOCAL_TOKEN };
 async function apiGet(path) {
   const res = await fetch(`${base}/api${path}`, { headers: { Authorization: `Bearer ${session.token}` } });
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
@@ -65,7 +67,7 @@ try {
 
   // The portfolio.
   const started = Date.now();
-  await page.goto(`${base}/#/progress`);
+  await page.goto(`${signin}#/progress`);
   await page.locator('.pg-maps').waitFor();
   report.portfolio_ms = Date.now() - started;
   same(await page.locator('[data-stat="pf-mastered"] .pg-value').textContent(), `${portfolio.mastered_nodes} of ${portfolio.total_nodes}`, 'concepts mastered across maps');

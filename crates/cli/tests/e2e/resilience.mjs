@@ -7,6 +7,8 @@
 import { launchChromium, failed, finish } from './harness.mjs';
 
 const base = process.env.BASE_URL;
+// The one-time link `pathwise serve` printed: the first page signs in with it.
+const signin = process.env.SIGNIN_URL;
 const artifacts = process.env.ARTIFACTS;
 const transcript = process.env.TRANSCRIPT;
 const timeout = 15000;
@@ -31,7 +33,7 @@ try {
   // ---- first load: every file of the page, as sent and as unpacked
   const loaded = [];
   page.on('response', (r) => { if (new URL(r.url()).pathname.match(/^\/($|assets\/)/)) loaded.push(r); });
-  await page.goto(`${base}/`);
+  await page.goto(signin);
   await page.getByRole('button', { name: /New session/ }).waitFor();
   await page.waitForLoadState('networkidle');
   let sent = 0, unpacked = 0;
@@ -86,7 +88,8 @@ try {
   await page.evaluate(() => localStorage.setItem('pw.token', 'pw_expired'));
   await send();
   await page.getByText(/no longer valid/).waitFor();
-  await page.getByRole('button', { name: /Use this computer/ }).click();
+  await page.getByLabel('Learner token').fill(process.env.LOCAL_TOKEN);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await composer().waitFor();
   if ((await composer().inputValue()) !== typed) throw new Error('the typed message was lost when signing in again');
   const before = await messages().count();

@@ -11,6 +11,8 @@
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
+// The one-time link `pathwise serve` printed: the first page signs in with it.
+const signin = process.env.SIGNIN_URL;
 const artifacts = process.env.ARTIFACTS;
 const timeout = 15000;
 const WRONG_ON_PURPOSE = new Set([2, 5]);
@@ -49,7 +51,7 @@ try {
 
   // ---- (1) an evaluation to its score
   const started = Date.now();
-  await page.goto(`${base}/#/sessions`);
+  await page.goto(`${signin}#/sessions`);
   await page.getByRole('tab', { name: 'Evaluation' }).waitFor();
   await page.getByRole('radio', { name: /Arithmetic quiz: addition and subtraction/ }).check();
   report.first_load_ms = Date.now() - started;

@@ -6,6 +6,8 @@
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const base = process.env.BASE_URL;
+// The one-time link `pathwise serve` printed: the first page signs in with it.
+const signin = process.env.SIGNIN_URL;
 const artifacts = process.env.ARTIFACTS;
 const keys = JSON.parse(process.env.EXAM_KEYS || '{}');
 const timeout = 15000;
@@ -22,10 +24,19 @@ try {
   page.on('pageerror', (e) => pageErrors.push(String(e)));
 
   const started = Date.now();
-  await page.goto(`${base}/`);
+  await page.goto(signin);
   await page.getByRole('button', { name: /New session/ }).click();
+  if (new URL(page.url()).search !== '') throw new Error(`the sign-in code stays in the address bar: ${page.url()}`);
   report.first_load_ms = Date.now() - started;
   step('signed in');
+  // The link signs in once: another browser that opens it again gets the sign-in form, saying why.
+  const elsewhere = await browser.newContext();
+  const again = await elsewhere.newPage();
+  await again.goto(signin);
+  await again.getByText(/used already/).waitFor();
+  await again.getByLabel('Learner token').waitFor();
+  await elsewhere.close();
+  step('the sign-in link signs in once');
   await page.getByRole('button', { name: /Arithmetic to linear equations/ }).click();
   step('session started');
 

@@ -78,16 +78,7 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
     // No model configured (an empty base URL): the flow steps that need one answer 503.
     let served = serve_with("", &[]);
     let client = reqwest::Client::new();
-    let session: Value = client
-        .get(format!("{}/api/workspace/session", served.base))
-        .header("Host", "127.0.0.1")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = session["token"].as_str().expect("a local session").to_string();
+    let token = served.token.clone();
     let get = |path: &str| call(&client, reqwest::Method::GET, format!("{}/api{path}", served.base), &token, None);
     let me = get("/me").await;
     let learner: LearnerId = serde_json::from_value(me["id"].clone()).unwrap();
@@ -163,7 +154,7 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
     );
 
     let env = [("MAP_ID", map_id.to_string()), ("REVIEW_LABEL", "Numbers".to_string())];
-    let report = run_script("maps.mjs", &served.base, env).await;
+    let report = run_script("maps.mjs", &served, env).await;
     assert_eq!(report["nodes_drawn"], 30, "{report}");
 
     // What the page recorded is what the server holds: the review left the list, the node moved on.
@@ -217,6 +208,6 @@ async fn a_topic_goes_round_the_learning_loop_in_the_browser() {
     ]);
     let served = serve(fake.base_url());
     let env = [("SCENARIO", "loop".to_string())];
-    run_script("maps.mjs", &served.base, env).await;
+    run_script("maps.mjs", &served, env).await;
     assert_eq!(fake.unused(), 0, "every scripted model reply was asked for");
 }

@@ -145,7 +145,7 @@ async fn progress_charts_match_the_api() {
         ("FRESH_MAP_ID", seeded.fresh_map.to_string()),
         ("SNAPSHOT_DAYS", seeded.snapshot_days.to_string()),
     ];
-    let report = run_script("progress.mjs", &served.base, env).await;
+    let report = run_script("progress.mjs", &served, env).await;
     // The script compared what it saw with the API; these say it saw enough to compare.
     assert_eq!(report["trend_points"], seeded.snapshot_days, "{report}");
     assert_eq!(report["month_points"], seeded.snapshot_days + 1, "the day three weeks ago: {report}");

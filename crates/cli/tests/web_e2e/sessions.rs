@@ -13,7 +13,7 @@ async fn an_evaluation_session_to_its_score_and_a_reload_that_resumes_a_session(
     }
     let fake = FakeLlm::start().await;
     let served = serve(fake.base_url());
-    let report = run_script("sessions.mjs", &served.base, []).await;
+    let report = run_script("sessions.mjs", &served, []).await;
 
     // The score the page showed is the one the server computed, with the wrong answers
     // the script gave on purpose counted as wrong.

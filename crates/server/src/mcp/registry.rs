@@ -5,6 +5,7 @@
 //! for what no call could fix.
 
 use super::args;
+use pathwise_app::idempotency::fingerprint;
 use pathwise_app::{App, AppError};
 use pathwise_domain::LearnerId;
 use rmcp::handler::server::common::{schema_for_input, schema_for_output};
@@ -26,7 +27,22 @@ type Handler = Arc<dyn Fn(App, LearnerId, Option<JsonObject>) -> Result<Outcome,
 pub struct ToolSpec {
     pub tool: Tool,
     handler: Handler,
+    keys: KeyHandling,
 }
+
+/// How a tool takes an `idempotency_key` argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyHandling {
+    /// A read: nothing to repeat.
+    None,
+    /// The registry keeps the first reply under the key and answers retries with it.
+    Registry,
+    /// The tool's own input has the key (a response keeps it in its own row).
+    Tool,
+}
+
+/// The argument every tool that writes takes.
+const KEY_ARGUMENT: &str = "idempotency_key";
 
 /// Whether a tool changes anything: assistants may call read-only tools without asking.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -43,8 +59,28 @@ where
     F: Fn(App, LearnerId, I) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<O, AppError>> + Send + 'static,
 {
-    let input_schema =
+    let mut input_schema =
         schema_for_input::<I>().unwrap_or_else(|e| panic!("the arguments of {name} are not an object: {e}"));
+    let keys = match effect {
+        Effect::Reads => KeyHandling::None,
+        _ if input_schema.get("properties").and_then(|p| p.get(KEY_ARGUMENT)).is_some() => KeyHandling::Tool,
+        Effect::Writes => {
+            let schema = Arc::make_mut(&mut input_schema);
+            let properties = schema.entry("properties").or_insert_with(|| serde_json::json!({}));
+            if let Some(properties) = properties.as_object_mut() {
+                properties.insert(
+                    KEY_ARGUMENT.into(),
+                    serde_json::json!({
+                        "type": "string",
+                        "description": "A key of yours for this call (1-255 printable characters, a UUID say): \
+                            calling again with the same key and arguments answers the first result and changes \
+                            nothing; the same key with other arguments is refused."
+                    }),
+                );
+            }
+            KeyHandling::Registry
+        }
+    };
     let mut tool = Tool::new(name, description, input_schema);
     tool.output_schema = Some(schema_for_output::<O>());
     tool.annotations = Some(ToolAnnotations::new().read_only(effect == Effect::Reads).open_world(false));
@@ -57,13 +93,13 @@ where
             serde_json::to_value(output).map_err(|e| AppError::internal(e.to_string()))
         }))
     });
-    ToolSpec { tool, handler }
+    ToolSpec { tool, handler, keys }
 }
 
 /// Every tool, by name.
 pub struct Registry {
     tools: Vec<Tool>,
-    by_name: HashMap<String, Handler>,
+    by_name: HashMap<String, (Handler, KeyHandling)>,
 }
 
 impl Registry {
@@ -71,7 +107,7 @@ impl Registry {
         let mut by_name = HashMap::new();
         let mut tools = Vec::with_capacity(specs.len());
         for spec in specs {
-            let previous = by_name.insert(spec.tool.name.to_string(), spec.handler);
+            let previous = by_name.insert(spec.tool.name.to_string(), (spec.handler, spec.keys));
             assert!(previous.is_none(), "two tools named {}", spec.tool.name);
             tools.push(spec.tool);
         }
@@ -94,7 +130,7 @@ impl Registry {
         name: &str,
         arguments: Option<JsonObject>,
     ) -> CallToolResult {
-        let Some(handler) = self.by_name.get(name) else {
+        let Some((handler, keys)) = self.by_name.get(name) else {
             let known: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
             return failure(format!("unknown tool '{name}'; the tools are: {}", known.join(", ")));
         };
@@ -104,14 +140,45 @@ impl Registry {
                 "arguments: {size} bytes; a call's arguments may be at most {MAX_ARGUMENT_BYTES} bytes"
             ));
         }
-        let outcome = match handler(app, learner, arguments) {
+        let mut arguments = arguments;
+        let kept = match (keys, arguments.as_mut()) {
+            (KeyHandling::Registry, Some(args)) => match args.remove(KEY_ARGUMENT) {
+                Some(serde_json::Value::String(key)) => {
+                    // The arguments without the key, keys in order: what was asked.
+                    let asked = serde_json::to_vec(&args).unwrap_or_default();
+                    Some((key, fingerprint(&[b"mcp", name.as_bytes(), &asked])))
+                }
+                Some(_) => return failure(format!("{name}: bad arguments: {KEY_ARGUMENT}: must be a string")),
+                None => None,
+            },
+            _ => None,
+        };
+        if let Some((key, asked)) = &kept {
+            match app.kept_reply(learner, key, asked).await {
+                Ok(Some(reply)) => {
+                    return serde_json::from_str(&reply.body)
+                        .map(CallToolResult::structured)
+                        .unwrap_or_else(|_| failure("internal error; the server log has the details".into()));
+                }
+                Ok(None) => {}
+                Err(error) => return failure(describe(&error)),
+            }
+        }
+        let outcome = match handler(app.clone(), learner, arguments) {
             Ok(outcome) => outcome,
             Err(problem) => {
                 return failure(format!("{name}: bad arguments: {problem}; see the tool's inputSchema"));
             }
         };
         match outcome.await {
-            Ok(value) => CallToolResult::structured(value),
+            Ok(value) => {
+                if let Some((key, asked)) = &kept {
+                    if let Err(error) = app.keep_reply(learner, key, asked, 200, value.to_string()).await {
+                        tracing::warn!(%error, tool = name, "a result could not be kept under its idempotency key");
+                    }
+                }
+                CallToolResult::structured(value)
+            }
             Err(error) => failure(describe(&error)),
         }
     }

@@ -88,6 +88,10 @@ pub struct ReviewAnswer {
     pub user_answer: Option<String>,
     /// SM-2 quality: 0 (blackout) to 5 (perfect recall); 3 or more is a successful recall.
     pub quality: i64,
+    /// A key of yours for this answer (1-255 printable characters): recording it again with
+    /// the same key stores nothing twice.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -300,14 +304,17 @@ fn learning() -> Vec<ToolSpec> {
              learner chose it) schedules the next review.",
             Writes,
             |app, l, a: ReviewAnswer| async move {
-                let response = RecordResponse::new(
-                    a.node_id,
-                    a.mind_map_id,
-                    a.question_text,
-                    a.user_answer.as_deref(),
-                    a.quality,
-                    Some(ResponseType::Review),
-                );
+                let response = RecordResponse {
+                    idempotency_key: a.idempotency_key,
+                    ..RecordResponse::new(
+                        a.node_id,
+                        a.mind_map_id,
+                        a.question_text,
+                        a.user_answer.as_deref(),
+                        a.quality,
+                        Some(ResponseType::Review),
+                    )
+                };
                 app.record_response(l, response).await
             },
         ),

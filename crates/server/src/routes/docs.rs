@@ -29,7 +29,7 @@ use super::{analytics, courses, curriculum, flows, learners, library, maps, mast
         library::assessments, library::skills,
         tutor::create_thread, tutor::list_threads, tutor::get_thread, tutor::messages, tutor::turns, tutor::turn,
         tutor::grade_drill, tutor::mcq_submit, tutor::support_viewed, tutor::snapshot,
-        crate::web::local_session, crate::web::config, crate::web::transcribe, super::math::render,
+        crate::web::sign_in, crate::web::config, crate::web::transcribe, super::math::render,
     ),
     modifiers(&BearerAuth)
 )]

@@ -4,10 +4,12 @@ use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Auth, JsonBody, PathIds, QueryParams};
 use crate::AppState;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use axum::Json;
 use pathwise_app::mastery::{RecordResponse, RecordedResponse};
 use pathwise_app::paging::Paged;
+use pathwise_app::AppError;
 use pathwise_domain::mastery::{MapSummary, Struggle};
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::{MindMapId, NodeId, ResponseType};
@@ -39,9 +41,22 @@ pub struct ResponsesQuery {
 pub async fn record(
     State(s): State<AppState>,
     Auth(l): Auth,
-    JsonBody(input): JsonBody<RecordResponse>,
-) -> ApiResult<(StatusCode, Json<RecordedResponse>)> {
-    Ok((StatusCode::CREATED, Json(s.app.record_response(l.id, input).await?)))
+    headers: HeaderMap,
+    JsonBody(mut input): JsonBody<RecordResponse>,
+) -> ApiResult<impl IntoResponse> {
+    if let Some(key) = crate::idempotency::key_of(&headers)? {
+        if input.idempotency_key.as_ref().is_some_and(|k| *k != key) {
+            return Err(AppError::invalid(
+                "idempotency_key",
+                "differs from the Idempotency-Key header; send the key once, in either",
+            )
+            .into());
+        }
+        input.idempotency_key = Some(key);
+    }
+    let recorded = s.app.record_response_once(l.id, input).await?;
+    let replayed = if recorded.replayed { "true" } else { "false" };
+    Ok((StatusCode::CREATED, [(crate::idempotency::REPLAYED, replayed)], Json(recorded.recorded)))
 }
 
 /// Responses, newest first, filtered and paged.

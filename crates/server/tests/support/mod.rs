@@ -115,7 +115,7 @@ pub async fn spawn_app_on_postgres() -> Option<TestApp> {
 pub async fn postgres_store() -> Option<(AnyStore, StoreGuard)> {
     use sqlx::postgres::PgConnectOptions;
     use sqlx::Connection;
-    let url = std::env::var("PATHWISE_TEST_DATABASE_URL").ok().filter(|u| !u.trim().is_empty())?;
+    let url = pathwise_store::testing::test_database_url()?;
     let schema = format!("pwt_{}", uuid::Uuid::new_v4().simple());
     let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to PATHWISE_TEST_DATABASE_URL");
     sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.expect("create schema");

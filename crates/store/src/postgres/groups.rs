@@ -23,7 +23,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-pub(crate) type Decide = Box<dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync>;
+pub(crate) type Decide = Box<crate::Decide>;
 type Reply = StoreResult<(QuizResponse, Node)>;
 
 /// At most this many responses share a statement.
@@ -83,10 +83,10 @@ const WRITE_SQL: &str = "WITH input AS ( \
        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::float8[], $4::text[], $5::float8[], $6::int4[], \
          $7::float8[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], \
          $13::uuid[], $14::uuid[], $15::text[], $16::text[], $17::int4[], $18::text[], $19::uuid[], \
-         $20::timestamptz[]) \
+         $20::timestamptz[], $21::text[]) \
        AS i(node_id, version, score, status, ease, repetitions, interval_days, next_review_at, \
          last_reviewed_at, updated_at, recent, recent_reviews, response_id, mind_map_id, question_text, \
-         user_answer, quality, response_type, session_id, responded_at)), \
+         user_answer, quality, response_type, session_id, responded_at, idempotency_key)), \
      updated AS ( \
        UPDATE mind_map_nodes n SET mastery_score = i.score, mastery_status = i.status, ease_factor = i.ease, \
          repetitions = i.repetitions, interval_days = i.interval_days, next_review_at = i.next_review_at, \
@@ -95,9 +95,9 @@ const WRITE_SQL: &str = "WITH input AS ( \
          recent_review_qualities = string_to_array(i.recent_reviews, ',')::smallint[], version = n.version + 1 \
        FROM input i WHERE n.id = i.node_id AND n.version = i.version RETURNING n.id) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
-       session_id, responded_at) \
+       session_id, responded_at, idempotency_key) \
      SELECT i.response_id, i.node_id, i.mind_map_id, i.question_text, i.user_answer, i.quality, i.response_type, \
-       i.session_id, i.responded_at FROM input i JOIN updated u ON u.id = i.node_id \
+       i.session_id, i.responded_at, i.idempotency_key FROM input i JOIN updated u ON u.id = i.node_id \
      RETURNING node_id";
 
 impl ResponseGroups {
@@ -192,7 +192,7 @@ async fn write_group(pool: &PgPool, group: Vec<Pending>) -> Vec<Pending> {
             let mut retry = Vec::new();
             for (mut item, decision, _) in decided {
                 if written.contains(&item.new.node_id.0) {
-                    let _ = item.reply.send(Ok((item.new.clone(), decision.node)));
+                    let _ = item.reply.send(Ok((item.new.response.clone(), decision.node)));
                 } else if item.attempts + 1 >= MAX_ATTEMPTS {
                     let _ = item.reply.send(Err(too_many_attempts()));
                 } else {
@@ -276,6 +276,7 @@ async fn write_decided(pool: &PgPool, decided: &[(Pending, ResponseDecision, i64
         .bind(column(decided, |p, _, _| p.new.response_type.as_str()))
         .bind(column(decided, |p, _, _| p.new.session_id))
         .bind(column(decided, |p, _, _| p.new.responded_at))
+        .bind(column(decided, |p, _, _| p.new.stored_key(p.learner)))
         .fetch_all(pool)
         .await?;
     Ok(written.into_iter().collect())

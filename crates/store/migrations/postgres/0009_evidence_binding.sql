@@ -1,0 +1,42 @@
+-- Evidence is accepted only where it was offered, once, and a retried request stores
+-- nothing twice.
+
+-- Every drill a tutor thread offered, by an opaque id that says nothing of its answer:
+-- grading takes only a drill offered in that thread to that learner, and counts it once
+-- (the first grading is kept, and a replay is answered with it).
+CREATE TABLE drill_offers (
+    id            TEXT PRIMARY KEY,
+    learner_id    UUID NOT NULL REFERENCES learners(id) ON DELETE CASCADE,
+    thread_id     UUID NOT NULL REFERENCES tutor_threads(id) ON DELETE CASCADE,
+    unit_id       TEXT NOT NULL,
+    -- A blueprint drill's item (regenerated from it to grade exactly); none for a drill
+    -- the model wrote, which is graded from the text kept here.
+    item_ref      TEXT,
+    prompt        TEXT NOT NULL,
+    question_latex TEXT NOT NULL,
+    options       JSONB NOT NULL,
+    offered_at    TIMESTAMPTZ NOT NULL,
+    graded_at     TIMESTAMPTZ,
+    grade         JSONB
+);
+CREATE INDEX idx_drill_offers_thread ON drill_offers (thread_id, offered_at);
+
+-- A response's idempotency key, as '<learner id>:<key>': a retry with the same key finds
+-- the response it stored instead of storing another.
+ALTER TABLE quiz_responses ADD COLUMN idempotency_key TEXT;
+CREATE UNIQUE INDEX idx_qr_idempotency ON quiz_responses (idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+-- What other evidence-recording requests answered, per learner and Idempotency-Key, so
+-- that a retry gets the first answer; kept at least a day.
+CREATE TABLE idempotency_keys (
+    learner_id   UUID NOT NULL REFERENCES learners(id) ON DELETE CASCADE,
+    key          TEXT NOT NULL,
+    -- SHA-256 of what was asked (the route and its body): the same key for another
+    -- request is refused.
+    fingerprint  TEXT NOT NULL,
+    status       INTEGER NOT NULL,
+    body         TEXT NOT NULL,
+    created_at   TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (learner_id, key)
+);
+CREATE INDEX idx_idempotency_keys_created ON idempotency_keys (created_at);
