@@ -65,9 +65,13 @@ async def exercise(client):
     expect(node["label"] == "Sets", f"taught {node['label']} first")
     expect("Sets" in step["context"], "the context block does not name the concept")
     question = {"concept": "Sets", "text": "Which is a set?", "kind": "choice", "choices": ["{1, 2}", "1 + 2"], "correct": 0}
-    await ok(client, "teaching_flow_advance", {"flow_id": flow_id, "step": "quiz", "question": question})
-    # A choice is answered by its index, counted from 0 (or by its text).
-    step = await ok(client, "teaching_flow_advance", {"flow_id": flow_id, "step": "answer", "answer": "0"})
+    asked = await ok(client, "teaching_flow_advance", {"flow_id": flow_id, "step": "quiz", "question": question})
+    # A choice is answered by its index, counted from 0 (or by its text), naming its question.
+    step = await ok(
+        client,
+        "teaching_flow_advance",
+        {"flow_id": flow_id, "step": "answer", "answer": "0", "question_id": asked["question_id"]},
+    )
     seen["graded"] = step["grade"]
     expect(step["grade"]["correct"], f"the right choice was graded wrong: {step['grade']}")
     reviewed = await ok(client, "mind_map_node_get", {"node_id": node["id"]})

@@ -442,8 +442,8 @@ async fn stdio_runs_a_topic_from_start_to_a_scheduled_review() {
     assert!(quizzed["question"].get("correct").is_none(), "the key is shown before the answer: {quizzed}");
 
     // Answer: graded exactly against the key, recorded, a review scheduled.
-    let answered =
-        mcp.ok("teaching_flow_advance", json!({ "flow_id": flow_id, "step": "answer", "answer": "0" })).await;
+    let answer = json!({ "flow_id": flow_id, "step": "answer", "answer": "0", "question_id": quizzed["question_id"] });
+    let answered = mcp.ok("teaching_flow_advance", answer).await;
     let grade = &answered["grade"];
     assert_eq!((grade["correct"].as_bool(), grade["graded_by"].as_str()), (Some(true), Some("exact")), "{answered}");
     let node = mcp.ok("mind_map_node_get", json!({ "node_id": node["id"] })).await;

@@ -84,14 +84,21 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     assert!(step["question"].get("correct").is_none(), "the key stays on the server: {step}");
 
     // A bad answer is refused with what is allowed; the flow does not move.
-    let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "9" })).await;
+    let probe = step["question_id"].clone();
+    assert!(probe.as_str().is_some_and(|p| p.starts_with("q_")), "{step}");
+    let (status, error) =
+        s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "9", "question_id": probe })).await;
     assert_eq!(status, 422, "{error}");
     assert!(error["error"]["message"].as_str().unwrap().contains("index from 0 to 2"), "{error}");
     let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "reply": "0" })).await;
     assert_eq!(status, 400, "{error}");
 
     s.fake.script([question("Trees")]);
-    let (status, step) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right" })).await;
+    // The answer names its probe: without it, or with another, it is refused.
+    let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right" })).await;
+    assert_eq!((status, error["error"]["details"]["field"].as_str()), (422, Some("question_id")), "{error}");
+    let (status, step) =
+        s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right", "question_id": probe })).await;
     assert_eq!(status, 200, "{step}");
     assert_eq!(step["grade"]["correct"], true);
     let (status, done) = s.post(&format!("/api/flows/{id}/diagnostic/complete"), json!({})).await;
@@ -127,8 +134,18 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     s.fake.script([question("Vertices")]);
     let (status, quiz) = s.post(&format!("/api/flows/{id}/quiz"), json!({})).await;
     assert_eq!((status, quiz["flow"]["status"].as_str()), (200, Some("quizzing")), "{quiz}");
-    let (status, answered) = s.post(&format!("/api/flows/{id}/answer"), json!({ "answer": "0" })).await;
+    let answer = json!({ "answer": "0", "question_id": quiz["question_id"] });
+    let (status, answered) = s.post(&format!("/api/flows/{id}/answer"), answer.clone()).await;
     assert_eq!(status, 200, "{answered}");
+    // Sent again (a lost reply, a retry): the first grade, nothing recorded twice.
+    let before = pathwise_app::Store::table_counts(s.app.store()).await.unwrap();
+    let (status, again) = s.post(&format!("/api/flows/{id}/answer"), answer).await;
+    assert_eq!(
+        (status, again["replayed"].as_bool(), &again["grade"]),
+        (200, Some(true), &answered["grade"]),
+        "{again}"
+    );
+    assert_eq!(pathwise_app::Store::table_counts(s.app.store()).await.unwrap(), before);
     assert_eq!(answered["grade"]["quality"], 4);
     assert_eq!(answered["flow"]["status"], "reviewing");
 
@@ -208,9 +225,11 @@ async fn a_caller_drives_a_flow_over_http_with_its_own_content_and_no_model_call
     let (status, asked) = advance(json!({ "step": "quiz", "question": caller_choice("Vertices") })).await;
     assert_eq!((status, asked["flow"]["status"].as_str()), (200, Some("quizzing")), "{asked}");
     assert!(asked["question"].get("correct").is_none(), "the key stays on the server: {asked}");
-    let (status, error) = advance(json!({ "step": "answer", "answer": "0", "quality": 5 })).await;
+    let asked_id = asked["question_id"].clone();
+    let (status, error) =
+        advance(json!({ "step": "answer", "answer": "0", "question_id": asked_id, "quality": 5 })).await;
     assert_eq!(status, 422, "{error}");
-    let (status, answered) = advance(json!({ "step": "answer", "answer": "0" })).await;
+    let (status, answered) = advance(json!({ "step": "answer", "answer": "0", "question_id": asked_id })).await;
     assert_eq!((status, answered["grade"]["quality"].as_i64()), (200, Some(4)), "{answered}");
     assert!(s.fake.requests().is_empty(), "the model was never asked");
 

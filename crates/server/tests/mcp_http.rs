@@ -141,9 +141,10 @@ async fn runs_a_topic_to_a_scheduled_review(t: &TestApp) {
     let node_id = step["node"]["id"].as_str().unwrap().to_string();
     let question = json!({ "concept": "Sets", "text": "Which is a set?", "kind": "choice",
                            "choices": ["{1, 2}", "1 + 2"], "correct": 0 });
-    ok(&client, "teaching_flow_advance", json!({ "flow_id": flow_id, "step": "quiz", "question": question })).await;
-    let step =
-        ok(&client, "teaching_flow_advance", json!({ "flow_id": flow_id, "step": "answer", "answer": "0" })).await;
+    let asked =
+        ok(&client, "teaching_flow_advance", json!({ "flow_id": flow_id, "step": "quiz", "question": question })).await;
+    let answer = json!({ "flow_id": flow_id, "step": "answer", "answer": "0", "question_id": asked["question_id"] });
+    let step = ok(&client, "teaching_flow_advance", answer).await;
     assert_eq!(step["grade"]["correct"], true, "{step}");
     let node = ok(&client, "mind_map_node_get", json!({ "node_id": node_id })).await;
     assert!(node["next_review_at"].is_string(), "no review scheduled: {node}");

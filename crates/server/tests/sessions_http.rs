@@ -79,6 +79,25 @@ fn action(events: &[Event]) -> (String, String, Value) {
     (text(&action["tool_call_id"]), text(&action["tool"]), action["arguments"].clone())
 }
 
+/// The test's oracle: the item behind the opaque id a session showed, regenerated from the
+/// item's own id, which only the session's stored state holds.
+async fn item_behind(t: &TestApp, session: &str, presented: &Value) -> pathwise_items::Item {
+    use pathwise_store::SessionStore;
+    let shown = text(&presented["item"]["item_id"]);
+    assert!(shown.starts_with("itm_") && !shown.contains("~s="), "the shown id tells nothing: {shown}");
+    let learner = t.app.authenticate(&t.a).await.unwrap().id;
+    let id = pathwise_domain::SessionId(session.parse().unwrap());
+    let record = t.app.store().get_session(learner, id).await.unwrap().expect("the session");
+    let own = record.state["shown"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|pair| pair[0] == shown.as_str())
+        .map(|pair| text(&pair[1]))
+        .expect("the shown id is recorded with the session");
+    pathwise_items::Library::builtin().regenerate(&own).expect("reproducible from its own id")
+}
+
 async fn create(t: &TestApp, body: Value) -> String {
     let session = t.post(&t.a, "/api/session/", body).await.expect(201);
     assert_eq!(session["status"], "created");
@@ -195,7 +214,6 @@ async fn a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_cor
     t: &TestApp,
     _: &Arc<ManualClock>,
 ) {
-    let library = pathwise_items::Library::builtin();
     let id =
         create(t, json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } })).await;
     let mut stems = std::collections::HashSet::new();
@@ -207,8 +225,7 @@ async fn a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_cor
         assert_eq!(tool, "present_choices");
         let prompt = text(&arguments["prompt"]);
         assert!(stems.insert(prompt.clone()), "item {number} repeats '{prompt}'");
-        // The test's oracle: the item regenerated from its id by the library.
-        let item = library.regenerate(&text(&presented["item"]["item_id"])).expect("reproducible from its id");
+        let item = item_behind(t, &id, &presented).await;
         assert_eq!(item.stem, prompt, "the presentation is verbatim");
         let options = arguments["options"].as_array().unwrap();
         let right = (0..options.len())
@@ -424,7 +441,6 @@ async fn the_learner_can_end_a_session(t: &TestApp, _: &Arc<ManualClock>) {
 }
 
 async fn a_learning_session_picks_the_concept_and_records_every_answer_as_mastery(t: &TestApp, _: &Arc<ManualClock>) {
-    let library = pathwise_items::Library::builtin();
     let plan = t
         .generate(
             &t.a,
@@ -448,7 +464,7 @@ async fn a_learning_session_picks_the_concept_and_records_every_answer_as_master
         let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
         assert_eq!(presented["concept"], "Adding");
         let (call, _, arguments) = action(&events);
-        let item = library.regenerate(&text(&presented["item"]["item_id"])).unwrap();
+        let item = item_behind(t, &id, &presented).await;
         let options = arguments["options"].as_array().unwrap();
         let right =
             (0..options.len()).find(|&o| item.check(&pathwise_items::Answer::Choice(o)).unwrap().correct).unwrap();
@@ -493,17 +509,13 @@ fn solution(task: &str, function: &str) -> String {
 }
 
 async fn a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit(t: &TestApp, _: &Arc<ManualClock>) {
-    let library = pathwise_items::Library::builtin();
     let id =
         create(t, json!({ "session_type": "evaluation", "config": { "blueprint_id": "PROG-PYTHON-BASICS" } })).await;
-    let item_of = |events: &[Event]| {
-        let presented = named(events, "item_presented").pop().expect("an item").data["data"].clone();
-        library.regenerate(&text(&presented["item"]["item_id"])).expect("reproducible from its id")
-    };
 
     // 1: a correct solution passes every generated test.
     let events = stream(t, &id).await;
-    let item = item_of(&events);
+    let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
+    let item = item_behind(t, &id, &presented).await;
     let task = item.code.clone().expect("a code task");
     let (call, tool, arguments) = action(&events);
     assert_eq!((tool.as_str(), arguments["language"].as_str()), ("present_code_editor", Some("python")));
@@ -514,7 +526,8 @@ async fn a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit
     // 2: code over 64 KiB is refused with nothing changed; code that only knows the
     // visible example earns partial credit: the share of tests with that input.
     let events = stream(t, &id).await;
-    let item = item_of(&events);
+    let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
+    let item = item_behind(t, &id, &presented).await;
     let task = item.code.clone().expect("a code task");
     let (call, _, _) = action(&events);
     let before = t.get(&t.a, &format!("/api/session/{id}")).await.expect(200);
@@ -544,7 +557,8 @@ async fn a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit
 
     // 3: an endless loop is stopped by a limit and scores nothing.
     let events = stream(t, &id).await;
-    let item = item_of(&events);
+    let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
+    let item = item_behind(t, &id, &presented).await;
     let function = item.code.expect("a code task").function_name;
     let (call, _, _) = action(&events);
     respond(t, &id, &call, json!({ "code": format!("def {function}(*args):\n    while True:\n        pass\n") })).await;

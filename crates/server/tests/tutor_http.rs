@@ -79,8 +79,7 @@ async fn a_course_is_taught_over_http(t: &TestApp, _: &FakeLlm) {
         .expect(200);
     let card = turn["messages"][0]["card"].clone();
     assert_eq!(card["type"], "DRILL");
-    let item =
-        t.app.course("TEST-ALG").await.unwrap().course.library().regenerate(card["drillId"].as_str().unwrap()).unwrap();
+    let item = offered_item(t, &thread, &card).await;
     let graded = t
         .post(
             &t.a,
@@ -240,7 +239,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing(t: &TestApp, fake: &Fa
         Some(&t.a),
         json_body(json!({ "unitId": "ALG-01", "drill": drill, "studentAnswer": "5" })),
         (422, "invalid"),
-        &["not a drill of unit 'ALG-01'"],
+        &["not a drill offered in this thread"],
     )
     .await;
     let forged = json!({ "prompt": "?", "drill_id": "MATH.ARITH.ADD.1DIGIT~garbage" });
@@ -250,7 +249,16 @@ async fn bad_tutor_requests_are_refused_and_store_nothing(t: &TestApp, fake: &Fa
         Some(&t.a),
         json_body(json!({ "unitId": "ENTRY-00", "drill": forged, "studentAnswer": "5" })),
         (422, "invalid"),
-        &["not a drill"],
+        &["not a drill offered in this thread"],
+    )
+    .await;
+    t.refused(
+        Method::POST,
+        &grade,
+        Some(&t.a),
+        json_body(json!({ "unitId": "ENTRY-00", "drill": { "prompt": "What is 2 + 3?" }, "studentAnswer": "5" })),
+        (422, "invalid"),
+        &["drill.drillId: is missing"],
     )
     .await;
     t.refused(

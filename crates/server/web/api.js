@@ -19,12 +19,30 @@ export const token = {
   clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
+// A random key for a request that records something: sent as Idempotency-Key, so that the
+// same action sent again (a retry after a lost connection, a double click) is answered with
+// the first reply instead of being recorded twice. (crypto.randomUUID needs a secure context,
+// which a server reached over plain HTTP on the network is not.)
+export function newKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// One key per action of the page's lifetime (the same drill with the same answer, say).
+const actionKeys = new Map();
+export function keyFor(action) {
+  if (!actionKeys.has(action)) actionKeys.set(action, newKey());
+  return actionKeys.get(action);
+}
+
 // api('GET', '/courses') / api('POST', '/tutor/threads', {...}); opts.auth=false skips the token;
-// a Blob body (a recording) is sent as it is, with its own content type.
+// opts.idempotencyKey is sent as Idempotency-Key; a Blob body (a recording) is sent as it is,
+// with its own content type.
 export async function api(method, path, body, opts = {}) {
   const headers = { Accept: 'application/json' };
   const t = opts.token ?? token.get();
   if (opts.auth !== false && t) headers.Authorization = `Bearer ${t}`;
+  if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
   const raw = body instanceof Blob;
   if (body !== undefined) headers['Content-Type'] = raw ? (body.type || 'application/octet-stream') : 'application/json';
   let res;

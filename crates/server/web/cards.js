@@ -2,7 +2,7 @@
 // timeline. Cards call back into tutor.js through `ctx` (turn, grade, exam calls).
 import { el, fill, withBusy, countdown, isFuture, tierBadge, tierLabel, showBanner } from './ui.js';
 import { renderMath, renderText } from './math.js';
-import { ApiError } from './api.js';
+import { ApiError, newKey } from './api.js';
 
 export function renderCard(card, msg, ctx) {
   switch (card?.type) {
@@ -106,6 +106,9 @@ function examCard(card, msg, ctx) {
   const fieldset = el('fieldset', { class: 'options' }, el('legend', { class: 'sr-only' }, 'Options'), opts);
   const status = el('div', { class: 'exam-status', 'aria-live': 'polite' });
   const support = el('div', { class: 'support' });
+  // This card's answers carry keys of their own (a retry is answered as the first time); a
+  // question open again after its lockout is a new attempt, with a new key.
+  let cardKey = newKey();
   const submit = btn('Submit', 'primary', () => doSubmit());
   const memoBtn = card.hasMemo ? btn('View Memo', 'secondary', () => viewSupport('memo')) : null;
   const videoBtn = card.video ? btn('Watch Video', 'secondary', () => viewSupport('video')) : null;
@@ -118,6 +121,7 @@ function examCard(card, msg, ctx) {
     status.replaceChildren(el('span', { class: 'pill incorrect' }, note ?? 'Locked'), ' ', until ? countdown(until, unlock) : '');
   }
   function unlock() {
+    cardKey = newKey();
     delete submit.dataset.keepDisabled; submit.disabled = false; fieldset.disabled = false;
     status.replaceChildren(el('span', { class: 'muted' }, 'You can try this question again.'));
   }
@@ -131,7 +135,7 @@ function examCard(card, msg, ctx) {
     if (!picked) { showBanner('Pick an option first.', 'info'); return; }
     await withBusy(async () => {
       try {
-        const r = await ctx.examSubmit(card.unitId, card.questionId, Number(picked.value));
+        const r = await ctx.examSubmit(card.unitId, card.questionId, Number(picked.value), cardKey);
         if (r.isCorrect) {
           fieldset.disabled = true;
           status.replaceChildren(el('span', { class: 'pill correct' }, 'Passed'),
@@ -152,7 +156,7 @@ function examCard(card, msg, ctx) {
     const what = type === 'memo' ? 'memo' : 'video';
     if (!confirm(`Viewing the ${what} locks this question for 24 hours. View it now?`)) return;
     await withBusy(async () => {
-      const r = await ctx.supportViewed(card.unitId, card.questionId, type);
+      const r = await ctx.supportViewed(card.unitId, card.questionId, type, cardKey);
       (type === 'memo' ? memoBtn : videoBtn)?.remove(); // shown below now; no second view needed
       if (r.memo) support.append(el('div', { class: 'memo' }, el('h4', {}, 'Memo'), el('p', {}, renderText(r.memo))));
       if (r.video) {

@@ -3,7 +3,7 @@
 // remain. The flow lives on the server, so a reload finds it where it was (its status, the
 // question waiting for an answer); only a step's one-off output (an explanation, a grade)
 // is not kept, and the page offers the step again instead.
-import { api, ApiError, NetworkError } from './api.js';
+import { api, ApiError, NetworkError, keyFor } from './api.js';
 import { el, fill, withBusy, reportError, fmtTime, hideBanner } from './ui.js';
 import { renderText } from './math.js';
 
@@ -85,7 +85,11 @@ export function mountFlow(root, flowId) {
     return withBusy(async () => {
       fill(problem);
       try {
-        const r = await api('POST', `/flows/${flowId}/${path}`, payload ?? {});
+        // An answer names its question; a step sent again with the same payload (after a lost
+        // reply) carries the same key and is answered as the first time.
+        const body = payload ?? {};
+        const r = await api('POST', `/flows/${flowId}/${path}`, body,
+          { idempotencyKey: keyFor(`flow\n${flowId}\n${path}\n${flow?.version}\n${JSON.stringify(body)}`) });
         hideBanner();
         flow = r.flow ?? r;
         await after?.(r);
@@ -140,7 +144,7 @@ export function mountFlow(root, flowId) {
         const answered = flow.state?.diagnostic?.probes?.length ?? r.probes_answered ?? 0;
         fill(body, el('h2', {}, 'Diagnostic'), grade,
           el('p', { class: 'muted small' }, `${answered} question${answered === 1 ? '' : 's'} answered.`),
-          q ? questionForm(q, (answer) => step('diagnostic/answer', { answer }))
+          q ? questionForm(q, (answer) => step('diagnostic/answer', { answer, question_id: q.id }))
             : el('p', {}, 'That is enough to see where you stand.'),
           el('div', { class: 'card-actions' },
             q ? button('Finish the diagnostic now', () => step('diagnostic/complete'), false) : null,
@@ -163,12 +167,12 @@ export function mountFlow(root, flowId) {
           el('div', { class: 'card-actions' }, r.explanation ? null : button('Explain it again', () => step('teach'), false), button('Quiz me', () => step('quiz'))));
         break;
       case 'quizzing':
-        fill(body, el('h2', {}, 'Quiz'), q ? questionForm(q, (answer) => step('answer', { answer }))
+        fill(body, el('h2', {}, 'Quiz'), q ? questionForm(q, (answer) => step('answer', { answer, question_id: q.id }))
           : [el('p', {}, 'No question is waiting.'), el('div', { class: 'card-actions' }, button('Ask me a question', () => step('quiz')))]);
         break;
       case 'reviewing':
         if (q) {
-          fill(body, el('h2', {}, 'Review'), questionForm(q, (answer) => step('answer', { answer })));
+          fill(body, el('h2', {}, 'Review'), questionForm(q, (answer) => step('answer', { answer, question_id: q.id })));
         } else {
           fill(body, el('h2', {}, grade ? 'Answer checked' : 'Review or go on'), grade,
             r.next_review_at ? el('p', {}, `Nothing to review now; the next review is due ${fmtTime(r.next_review_at)}.`) : null,

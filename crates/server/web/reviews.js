@@ -1,7 +1,7 @@
 // reviews.js: spaced-repetition reviews due now, answered in place. Each item asks the
 // learner to recall a concept, lets them check against its description, and records their
 // self-grade (Again/Hard/Good/Easy as SM-2 qualities) with POST /api/responses.
-import { api } from './api.js';
+import { api, keyFor } from './api.js';
 import { el, fill, reportError, fmtTime, hideBanner } from './ui.js';
 
 // SM-2 qualities: below 3 is a failed recall (the interval starts again).
@@ -67,11 +67,13 @@ export function mountReviews(container, opts = {}) {
       err.textContent = '';
       try {
         const text = answer.value.trim();
+        // One review of this node, as it fell due, with this grade and answer: sent again after
+        // a lost reply, it is found rather than recorded twice.
         const r = await api('POST', '/responses', {
           node_id: node.id, mind_map_id: node.mind_map_id, response_type: 'review', quality: g.quality,
           question_text: `Recall ${node.label}: what is it, and how is it used?`,
           user_answer: text || null,
-        });
+        }, { idempotencyKey: keyFor(`review\n${node.id}\n${node.next_review_at}\n${g.quality}\n${text}`) });
         localStorage.removeItem(DRAFT_KEY(node.id));
         hideBanner(); // an earlier failure's message is out of date now
         items = items.filter((n) => n.id !== node.id);

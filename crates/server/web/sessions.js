@@ -4,7 +4,7 @@
 // the server's events over SSE (sse.js) turn into text, widgets (widgets.js), a timer and
 // the results. #/sessions/<id> resumes a session after a reload; the list on the side
 // (open sessions first) leads back to any of them.
-import { api, ApiError, NetworkError } from './api.js';
+import { api, ApiError, NetworkError, keyFor } from './api.js';
 import { el, fill, reportError, fmtTime } from './ui.js';
 import { renderText } from './math.js';
 import { readStream } from './sse.js';
@@ -483,7 +483,8 @@ function showSession(pane, id, signal, refreshList) {
     if (!action) return 'This question was already answered.';
     s.widget.setDisabled(true);
     try {
-      await api('POST', `/session/${id}/respond`, { tool_call_id: action.tool_call_id, response });
+      await api('POST', `/session/${id}/respond`, { tool_call_id: action.tool_call_id, response },
+        { idempotencyKey: keyFor(`respond\n${id}\n${action.tool_call_id}\n${JSON.stringify(response)}`) });
     } catch (e) {
       if (!s.timeUp) s.widget.setDisabled(false);
       if (e instanceof NetworkError) return "Not sent: can't reach the server. Your answer is kept here; send it again when the server is back.";

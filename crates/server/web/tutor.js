@@ -1,6 +1,6 @@
 // tutor.js: the Tutor view: thread list (left), chat timeline + composer
 // (center), SnapshotLite panel and debug drawer (right).
-import { api } from './api.js';
+import { api, keyFor } from './api.js';
 import { el, fill, withBusy, reportError, hideBanner, countdown, isFuture, tierBadge, fmtTime, showBanner } from './ui.js';
 import { renderText, renderMath } from './math.js';
 import { renderCard } from './cards.js';
@@ -11,6 +11,7 @@ const COMPOSER_KEY = 'pw.composer';
 
 export function mountTutor(root, config) {
   const s = { threads: [], thread: null, snapshot: null, debug: null };
+  let sent = 0; // messages sent from this page: a new message with the same text is a new request
 
   // ---- layout
   const threadList = el('ul', { class: 'threads' });
@@ -39,13 +40,16 @@ export function mountTutor(root, config) {
   // ---- callbacks the cards use
   const ctx = {
     turn: (clientEvent) => withBusy(() => doTurn({ clientEvent })),
-    grade: (drill, studentAnswer) => post('drill/grade', { unitId: drill.unitId, drill, studentAnswer }),
-    examSubmit: (unitId, questionId, selectedIndex) => post('exam/mcq-submit', { unitId, questionId, selectedIndex }),
-    supportViewed: (unitId, questionId, supportType) => post('exam/support-viewed', { unitId, questionId, supportType }),
+    grade: (drill, studentAnswer) => post('drill/grade', { unitId: drill.unitId, drill, studentAnswer },
+      keyFor(`drill\n${drill.drillId}\n${studentAnswer}`)),
+    examSubmit: (unitId, questionId, selectedIndex, cardKey) => post('exam/mcq-submit', { unitId, questionId, selectedIndex },
+      keyFor(`exam\n${cardKey}\n${selectedIndex}`)),
+    supportViewed: (unitId, questionId, supportType, cardKey) => post('exam/support-viewed', { unitId, questionId, supportType },
+      keyFor(`support\n${cardKey}\n${supportType}`)),
     focusComposer: () => textarea.focus(),
   };
-  async function post(path, body) {
-    const r = await api('POST', `/tutor/threads/${s.thread.id}/${path}`, body);
+  async function post(path, body, idempotencyKey) {
+    const r = await api('POST', `/tutor/threads/${s.thread.id}/${path}`, body, { idempotencyKey });
     touchThread(r.messages);
     if (r.snapshotLite) renderSnapshot(r.snapshotLite);
     // Plain feedback messages are shown inside the card; new cards go to the timeline.
@@ -53,9 +57,9 @@ export function mountTutor(root, config) {
     return r;
   }
 
-  async function doTurn(body) {
+  async function doTurn(body, idempotencyKey) {
     if (!s.thread) return false;
-    const r = await api('POST', `/tutor/threads/${s.thread.id}/turn`, { clientEvent: { type: 'NONE' }, ...body });
+    const r = await api('POST', `/tutor/threads/${s.thread.id}/turn`, { clientEvent: { type: 'NONE' }, ...body }, { idempotencyKey });
     hideBanner();
     touchThread(r.messages);
     appendMessages(r.messages ?? []);
@@ -67,8 +71,11 @@ export function mountTutor(root, config) {
   async function send() {
     const text = textarea.value.trim();
     if (!text || !s.thread) { if (!s.thread) showBanner('Start a session first: press "New session".', 'info'); return; }
-    const ok = await withBusy(() => doTurn({ messageText: text }));
-    if (ok) { textarea.value = ''; localStorage.removeItem(COMPOSER_KEY); textarea.focus(); }
+    // The same message sent again after a failure keeps its key: if the first one did reach
+    // the server, the retry is answered with its reply rather than asked twice.
+    const key = keyFor(`message\n${s.thread.id}\n${sent}\n${text}`);
+    const ok = await withBusy(() => doTurn({ messageText: text }, key));
+    if (ok) { textarea.value = ''; localStorage.removeItem(COMPOSER_KEY); textarea.focus(); sent += 1; }
   }
 
   // Keep the sidebar's count and time current without refetching the list.

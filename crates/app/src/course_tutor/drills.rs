@@ -116,6 +116,12 @@ impl<S: Store> App<S> {
         check_course(&thread, request.course_id.as_deref())?;
         let loaded = self.course(&thread.course_id).await?;
         let course = &loaded.course;
+        if !course.has_unit(&request.unit_id) {
+            return Err(AppError::invalid(
+                "unitId",
+                format!("unit '{}' is not in course '{}'", request.unit_id, course.id()),
+            ));
+        }
         let offer = self.store.drill_offer(learner, thread_id, drill_id).await?.ok_or_else(|| {
             AppError::invalid(
                 "drill.drillId",

@@ -105,7 +105,7 @@ async function learningLoop(page) {
 
 async function mapView(page, pageErrors) {
   // ---- the map, from a fresh navigation
-  await page.goto(`${base}/#/maps/${mapId}`);
+  await page.goto(`${signin}#/maps/${mapId}`);
   const nodes = page.locator('svg.dag g.node');
   await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length >= 30);
   report.nodes_drawn = await nodes.count();

@@ -186,8 +186,23 @@ impl Reply {
 
 impl TestApp {
     pub async fn call(&self, method: Method, path: &str, token: Option<&str>, body: Body) -> Reply {
+        self.send(method, path, token, body, &[]).await
+    }
+
+    /// A request with extra headers (an `Idempotency-Key`, say).
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Body,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let what = format!("{method} {path}");
         let mut request = self.client.request(method, format!("{}{path}", self.base));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -254,6 +269,17 @@ impl TestApp {
         let agg = self.get(token, &format!("/api/mind-maps/{map}")).await.expect(200);
         agg["nodes"].as_array().unwrap().iter().map(|n| (text(&n["label"]), text(&n["id"]))).collect()
     }
+}
+
+/// The blueprint item behind a drill card a thread offered (the card carries only an opaque
+/// id): the test's oracle for the right answer.
+pub async fn offered_item(t: &TestApp, thread: &str, card: &Value) -> pathwise_items::Item {
+    use pathwise_store::TutorStore;
+    let learner = t.app.authenticate(&t.a).await.unwrap().id;
+    let thread = pathwise_domain::ThreadId(thread.parse().unwrap());
+    let offer = t.app.store().drill_offer(learner, thread, card["drillId"].as_str().unwrap()).await.unwrap();
+    let item = offer.expect("an offered drill").item_ref.expect("a blueprint drill");
+    t.app.course("TEST-ALG").await.unwrap().course.library().regenerate(&item).unwrap()
 }
 
 /// Run a scenario on SQLite, and on PostgreSQL when a test database is configured.
