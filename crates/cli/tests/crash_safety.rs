@@ -1,0 +1,234 @@
+//! A server killed with SIGKILL while learners' answers pour in loses none that it
+//! acknowledged, and the answers whose acknowledgement was lost, retried with their
+//! idempotency keys, are stored once: the real binary, on SQLite and on PostgreSQL.
+
+mod common;
+
+use common::{drain, lines, ChildGuard};
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
+const CLIENTS: usize = 16;
+/// Answers acknowledged before the server is killed, at least.
+const ACKNOWLEDGED_BEFORE_KILL: usize = 1000;
+
+/// Where a server answers, and the local learner's token.
+#[derive(Clone)]
+struct Endpoint {
+    base: String,
+    token: String,
+}
+
+/// `pathwise serve` on a free port.
+struct Server {
+    child: ChildGuard,
+    at: Endpoint,
+}
+
+fn serve(dir: &Path, database_url: Option<&str>) -> Server {
+    let mut command = Command::new(BIN);
+    command.args(["serve", "--port", "0", "--data-dir"]).arg(dir.join("data")).current_dir(dir);
+    if let Some(url) = database_url {
+        command.args(["--database-url", url]);
+    }
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env("PATHWISE_LOG", "warn")
+        .env("PATHWISE_SCHEDULER_ENABLED", "false")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = ChildGuard(command.spawn().expect("start pathwise serve"));
+    let _ = drain(child.0.stderr.take().unwrap());
+    let banner = lines(&mut child.0);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (mut base, mut token) = (None, None);
+    while base.is_none() || token.is_none() {
+        let line = banner.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("the banner");
+        if let Some((_, url)) = line.split_once("is listening on ") {
+            base = url.split_whitespace().next().map(str::to_string);
+        }
+        if let Some(t) = line.strip_prefix("Local learner token: ") {
+            token = Some(t.trim().to_string());
+        }
+    }
+    Server { child, at: Endpoint { base: base.unwrap(), token: token.unwrap() } }
+}
+
+/// One answer, as a client sends it and may send it again.
+#[derive(Clone)]
+struct Answer {
+    key: String,
+    body: Value,
+}
+
+/// What the clients saw before the server died: every answer sent, and those acknowledged.
+#[derive(Default)]
+struct Sent {
+    sent: Vec<Answer>,
+    acknowledged: HashSet<String>,
+}
+
+async fn post(client: &reqwest::Client, server: &Endpoint, answer: &Answer) -> Result<(u16, Value), reqwest::Error> {
+    let reply = client
+        .post(format!("{}/api/responses", server.base))
+        .bearer_auth(&server.token)
+        .header("Idempotency-Key", &answer.key)
+        .json(&answer.body)
+        .send()
+        .await?;
+    let status = reply.status().as_u16();
+    let replayed = reply.headers().get("idempotent-replayed").map(|v| v.to_str().unwrap_or("").to_string());
+    let mut body: Value = reply.json().await?;
+    body["replayed_header"] = json!(replayed);
+    Ok((status, body))
+}
+
+/// Every stored response's question, by the map's responses over the API.
+async fn stored_questions(client: &reqwest::Client, server: &Endpoint, map: &str) -> Vec<String> {
+    let mut questions = Vec::new();
+    loop {
+        let url = format!("{}/api/quiz-responses?mind_map_id={map}&offset={}&limit=500", server.base, questions.len());
+        let page: Value = client.get(url).bearer_auth(&server.token).send().await.unwrap().json().await.unwrap();
+        let items = page["items"].as_array().expect("a page of responses");
+        questions.extend(items.iter().map(|r| r["question_text"].as_str().unwrap().to_string()));
+        if items.is_empty() || questions.len() as u64 >= page["total"].as_u64().unwrap() {
+            return questions;
+        }
+    }
+}
+
+async fn killed_under_load_loses_nothing_acknowledged(database_url: Option<&str>) {
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    let mut server = serve(dir.path(), database_url);
+    let at = server.at.clone();
+
+    // A map of 30 concepts, so that the answers spread over many nodes.
+    let mut nodes = vec![json!({ "label": "Topic", "effort_minutes": 10 })];
+    let mut edges = Vec::new();
+    for i in 1..30 {
+        nodes.push(json!({ "label": format!("Concept {i}"), "effort_minutes": 10 }));
+        edges.push(json!({ "parent": "Topic", "child": format!("Concept {i}") }));
+    }
+    let plan: Value = client
+        .post(format!("{}/api/curriculum/generate", at.base))
+        .bearer_auth(&at.token)
+        .json(&json!({ "topic": "Crash", "decomposition": { "root": "Topic", "nodes": nodes, "edges": edges } }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let map = plan["mind_map_id"].as_str().expect("a map").to_string();
+    let aggregate: Value = client
+        .get(format!("{}/api/mind-maps/{map}", at.base))
+        .bearer_auth(&at.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let node_ids: Vec<String> =
+        aggregate["nodes"].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_string()).collect();
+
+    // Clients answer as fast as the server takes it, until it dies under them.
+    let sent = Arc::new(Mutex::new(Sent::default()));
+    let mut clients = Vec::new();
+    for c in 0..CLIENTS {
+        let (client, sent, server, nodes, map) =
+            (client.clone(), sent.clone(), at.clone(), node_ids.clone(), map.clone());
+        clients.push(tokio::spawn(async move {
+            for n in 0.. {
+                let key = format!("crash-{c}-{n}");
+                let body = json!({ "node_id": nodes[(c * 7 + n) % nodes.len()], "mind_map_id": map,
+                    "question_text": key, "quality": 3, "response_type": "teach" });
+                let answer = Answer { key: key.clone(), body };
+                sent.lock().unwrap().sent.push(answer.clone());
+                match post(&client, &server, &answer).await {
+                    Ok((201, _)) => {
+                        sent.lock().unwrap().acknowledged.insert(key);
+                    }
+                    Ok((status, body)) => panic!("{key}: answered {status}: {body}"),
+                    Err(_) => return,
+                }
+            }
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while sent.lock().unwrap().acknowledged.len() < ACKNOWLEDGED_BEFORE_KILL {
+        assert!(Instant::now() < deadline, "the server acknowledged too few answers");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    server.child.0.kill().expect("SIGKILL the server");
+    server.child.0.wait().unwrap();
+    for client in clients {
+        client.await.unwrap();
+    }
+    let Sent { sent, acknowledged } = std::mem::take(&mut *sent.lock().unwrap());
+
+    // After a restart every acknowledged answer is there, each once.
+    let server = serve(dir.path(), database_url);
+    let stored = stored_questions(&client, &server.at, &map).await;
+    let counted: HashMap<&str, usize> = stored.iter().fold(HashMap::new(), |mut m, q| {
+        *m.entry(q.as_str()).or_default() += 1;
+        m
+    });
+    let lost: Vec<&String> = acknowledged.iter().filter(|k| !counted.contains_key(k.as_str())).collect();
+    assert!(lost.is_empty(), "acknowledged answers lost in the crash: {lost:?}");
+    assert!(counted.values().all(|&n| n == 1), "an answer stored twice");
+    let unacknowledged: Vec<&Answer> = sent.iter().filter(|a| !acknowledged.contains(&a.key)).collect();
+    let committed_unacknowledged = unacknowledged.iter().filter(|a| counted.contains_key(a.key.as_str())).count();
+
+    // Every answer retried with its key: those stored are found, the others stored now, once.
+    let mut replayed = 0;
+    for answer in &sent {
+        let (status, body) = post(&client, &server.at, answer).await.expect("the restarted server answers");
+        assert_eq!(status, 201, "{}: {body}", answer.key);
+        replayed += usize::from(body["replayed_header"] == "true");
+    }
+    let after = stored_questions(&client, &server.at, &map).await;
+    let unique: HashSet<&String> = after.iter().collect();
+    assert_eq!(unique.len(), after.len(), "no answer is stored twice");
+    assert_eq!(after.len(), sent.len(), "every answer sent is stored, once");
+    assert_eq!(replayed, stored.len(), "exactly the answers stored before the retry were found by their keys");
+    println!(
+        "{}: {} answers sent, {} acknowledged before SIGKILL, {} not acknowledged ({} of them committed, found by \
+         their keys on retry), {} stored in all",
+        if database_url.is_some() { "postgres" } else { "sqlite" },
+        sent.len(),
+        acknowledged.len(),
+        unacknowledged.len(),
+        committed_unacknowledged,
+        after.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sqlite_killed_under_load_loses_nothing_acknowledged_and_stores_retries_once() {
+    killed_under_load_loses_nothing_acknowledged(None).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn postgres_killed_under_load_loses_nothing_acknowledged_and_stores_retries_once() {
+    use sqlx::Connection;
+    let Some(admin_url) = pathwise_store::testing::test_database_url() else { return };
+    let database = format!("pw_crash_{}", uuid::Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("connect");
+    sqlx::query(&format!("CREATE DATABASE {database}")).execute(&mut admin).await.expect("create database");
+    let url = format!("{}/{database}", admin_url.rsplit_once('/').expect("a URL with a database").0);
+    killed_under_load_loses_nothing_acknowledged(Some(&url)).await;
+    // Connections the killed server held are gone with it; the restarted one's with the test.
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)")).execute(&mut admin).await.ok();
+}
