@@ -84,15 +84,20 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         frontier(&app, 500, 2000 / scale).await?;
     }
     if wanted("record_response") {
-        // SQLite writes responses in groups, so more callers at once make larger groups.
-        for learners in [16, 64].into_iter().filter(|_| sqlite) {
-            let app = sqlite_app(dir.path(), &format!("record-{learners}")).await?;
-            record_responses(&app, learners, 64_000 / scale).await?;
-        }
-        if let Some(url) = postgres_url {
-            let (app, schema) = postgres_app(url).await?;
-            record_responses(&app, 16, 40_000 / scale).await?;
-            schema.drop(app).await?;
+        // Without and with an idempotency key on every response (what the workspace, the
+        // CLI and well-behaved clients send): the key is one more column and unique index
+        // entry in the response's own transaction.
+        for keyed in [false, true] {
+            // SQLite writes responses in groups, so more callers at once make larger groups.
+            for learners in [16, 64].into_iter().filter(|_| sqlite) {
+                let app = sqlite_app(dir.path(), &format!("record-{learners}-{keyed}")).await?;
+                record_responses(&app, learners, 64_000 / scale, keyed).await?;
+            }
+            if let Some(url) = postgres_url {
+                let (app, schema) = postgres_app(url).await?;
+                record_responses(&app, 16, 40_000 / scale, keyed).await?;
+                schema.drop(app).await?;
+            }
         }
     }
     if wanted("history") {
@@ -125,9 +130,18 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         let store = SqliteStore::open(&dir.path().join("teaching.db")).await?;
         crate::bench_loop::teaching_step_tokens(AnyStore::Sqlite(store)).await?;
     }
-    if wanted("http") && sqlite {
-        let app = sqlite_app(dir.path(), "http").await?;
-        http_record(app, 32, 40_000 / scale).await?;
+    if wanted("http") {
+        for keyed in [false, true] {
+            if sqlite {
+                let app = sqlite_app(dir.path(), &format!("http-{keyed}")).await?;
+                http_record(app, 32, 40_000 / scale, keyed).await?;
+            }
+            if let Some(url) = postgres_url {
+                let (app, schema) = postgres_app(url).await?;
+                http_record(app.clone(), 32, 20_000 / scale, keyed).await?;
+                schema.drop(app).await?;
+            }
+        }
     }
     if wanted("mcp_record_response") {
         use crate::bench_mcp::{record_responses as mcp_record, Connections};
@@ -223,7 +237,12 @@ pub(crate) fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse
     RecordResponse::new(node, map, "What does this concept mean?", Some("an answer"), quality, Some(kind))
 }
 
-async fn record_responses(app: &App, learners: usize, total: usize) -> Result<()> {
+/// The `i`th response of a benchmark task, with an idempotency key of its own when `keyed`.
+fn keyed_response(map: MindMapId, node: NodeId, task: usize, i: usize, keyed: bool) -> RecordResponse {
+    RecordResponse { idempotency_key: keyed.then(|| format!("bench-{task}-{i}")), ..response(map, node, i) }
+}
+
+async fn record_responses(app: &App, learners: usize, total: usize, keyed: bool) -> Result<()> {
     let mut tasks = Vec::new();
     let per_task = total / learners;
     let mut setups = Vec::new();
@@ -231,13 +250,13 @@ async fn record_responses(app: &App, learners: usize, total: usize) -> Result<()
         setups.push(learner_with_map(app).await?);
     }
     let start = Instant::now();
-    for (learner, map, nodes, _) in setups {
+    for (task, (learner, map, nodes, _)) in setups.into_iter().enumerate() {
         let app = app.clone();
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::with_capacity(per_task);
             for i in 0..per_task {
                 let t = Instant::now();
-                app.record_response(learner, response(map, nodes[i % nodes.len()], i)).await?;
+                app.record_response(learner, keyed_response(map, nodes[i % nodes.len()], task, i, keyed)).await?;
                 latencies.push(t.elapsed());
             }
             anyhow::Ok(latencies)
@@ -248,7 +267,7 @@ async fn record_responses(app: &App, learners: usize, total: usize) -> Result<()
         latencies.extend(task.await??);
     }
     let stats = Stats { ops: latencies.len(), concurrency: learners, elapsed: start.elapsed(), latencies };
-    stats.print("record_response", app.store().engine(), json!({ "learners": learners }));
+    stats.print("record_response", app.store().engine(), json!({ "learners": learners, "idempotency_keys": keyed }));
     Ok(())
 }
 
@@ -276,7 +295,7 @@ async fn history_cost(app: &App, prior: usize, measured: usize) -> Result<()> {
     Ok(())
 }
 
-async fn http_record(app: App, clients: usize, total: usize) -> Result<()> {
+async fn http_record(app: App, clients: usize, total: usize, keyed: bool) -> Result<()> {
     let mut setups = Vec::new();
     for _ in 0..clients {
         setups.push(learner_with_map(&app).await?);
@@ -292,18 +311,23 @@ async fn http_record(app: App, clients: usize, total: usize) -> Result<()> {
     let per_client = total / clients;
     let start = Instant::now();
     let mut tasks = Vec::new();
-    for (_, map, nodes, token) in setups {
+    for (task, (_, map, nodes, token)) in setups.into_iter().enumerate() {
         let (client, url) = (client.clone(), format!("{base}/api/responses"));
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::with_capacity(per_client);
             for i in 0..per_client {
-                let body = response(map, nodes[i % nodes.len()], i);
+                let body = keyed_response(map, nodes[i % nodes.len()], task, i, keyed);
+                let key = body.idempotency_key.clone();
                 let body = json!({
                     "node_id": body.node_id, "mind_map_id": body.mind_map_id, "question_text": body.question_text,
                     "user_answer": body.user_answer, "quality": body.quality, "response_type": body.response_type,
                 });
                 let t = Instant::now();
-                let reply = client.post(&url).bearer_auth(&token).json(&body).send().await?;
+                let mut request = client.post(&url).bearer_auth(&token).json(&body);
+                if let Some(key) = key {
+                    request = request.header("Idempotency-Key", key);
+                }
+                let reply = request.send().await?;
                 anyhow::ensure!(reply.status() == 201, "unexpected status {}", reply.status());
                 reply.bytes().await?;
                 latencies.push(t.elapsed());
@@ -319,7 +343,7 @@ async fn http_record(app: App, clients: usize, total: usize) -> Result<()> {
     stop.send(()).ok();
     server.await??;
     let stats = Stats { ops: latencies.len(), concurrency: clients, elapsed, latencies };
-    stats.print("http_record_response", engine, json!({ "clients": clients }));
+    stats.print("http_record_response", engine, json!({ "clients": clients, "idempotency_keys": keyed }));
     Ok(())
 }
 
