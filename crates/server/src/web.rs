@@ -4,7 +4,7 @@
 //! start: the local learner's sign-in on loopback and what this server offers.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::Auth;
+use crate::extract::{Auth, RawBody};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -106,8 +106,10 @@ pub struct LocalSession {
 
 /// On a loopback server, the local learner's token, to a page loaded from a loopback name
 /// (a page of another site, reaching this server through DNS rebinding, is refused).
-#[utoipa::path(get, path = "/api/workspace/session", tag = "workspace",
-    responses((status = 200, body = LocalSession), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, operation_id = "workspace_local_session", path = "/api/workspace/session", tag = "workspace",
+    responses((status = 200, body = LocalSession),
+        (status = 404, description = "This server signs no one in automatically, or the page is not on a loopback name \
+            (`no_local_session`).", body = ErrorBody)))]
 pub async fn local_session(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<Json<LocalSession>> {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     let from_loopback = is_loopback_host(host);
@@ -146,7 +148,7 @@ pub struct WorkspaceConfig {
     pub debug: bool,
 }
 
-#[utoipa::path(get, path = "/api/workspace/config", tag = "workspace",
+#[utoipa::path(get, operation_id = "workspace_config", path = "/api/workspace/config", tag = "workspace",
     responses((status = 200, body = WorkspaceConfig)), security(("bearer" = [])))]
 pub async fn config(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<WorkspaceConfig>> {
     Ok(Json(WorkspaceConfig {
@@ -188,14 +190,16 @@ pub struct Transcript {
 
 /// Transcribe a recording (the body, with its audio content type) for the learner to
 /// confirm; 503 when no transcription model is configured.
-#[utoipa::path(post, path = "/api/transcribe", tag = "workspace", request_body(content = Vec<u8>, content_type = "audio/webm"),
-    responses((status = 200, body = Transcript), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)),
+#[utoipa::path(post, operation_id = "workspace_transcribe", path = "/api/transcribe", tag = "workspace", request_body(description = "The recording, with its audio content type.",
+        content((Vec<u8> = "audio/webm"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/mpeg"))),
+    responses((status = 200, body = Transcript), (status = 502, body = ErrorBody),
+        (status = 503, description = "No transcription model is configured (`voice_not_configured`).", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn transcribe(
     State(s): State<AppState>,
     _learner: Auth,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<Transcript>> {
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     Ok(Json(Transcript { text: s.app.transcribe(body.to_vec(), content_type).await? }))
