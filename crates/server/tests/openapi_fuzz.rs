@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 use support::*;
 
 /// Test cases generated per operation and phase. With the coverage phase's own cases this
-/// keeps a run to a few minutes on a 2-core machine (BENCHMARKS.md has the figures).
-const MAX_EXAMPLES: &str = "200";
+/// keeps a run to about four minutes on a 2-core machine (BENCHMARKS.md has the figures).
+/// `PATHWISE_FUZZ_EXAMPLES` and `PATHWISE_FUZZ_SEED` change them, to explore further.
+const MAX_EXAMPLES: &str = "500";
 /// What every reply is checked for: not a 5xx (but see schemathesis.toml for 503), a status
 /// the document lists for the operation, its content type and its schema.
 const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance";
@@ -111,6 +112,11 @@ fn with_examples(mut document: Value, ids: &Seeded) -> Value {
 /// second run calls them with the operator token.
 const OPERATOR_OPERATIONS: [&str; 2] = ["learners_create", "courses_import"];
 
+/// The environment's value for `name`, else `default`.
+fn setting(name: &str, default: &str) -> String {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| default.to_string())
+}
+
 /// What one schemathesis run did.
 struct Run {
     /// Requests sent, from the run's report.
@@ -132,7 +138,8 @@ async fn schemathesis(python: &Path, schema: &Path, base: &str, token: &str, onl
         .args(["--url", base])
         .args(["--header", &format!("Authorization: Bearer {token}")])
         .args(["--checks", CHECKS])
-        .args(["--max-examples", MAX_EXAMPLES, "--seed", SEED])
+        .args(["--max-examples", &setting("PATHWISE_FUZZ_EXAMPLES", MAX_EXAMPLES)])
+        .args(["--seed", &setting("PATHWISE_FUZZ_SEED", SEED)])
         .args(["--workers", "2", "--request-timeout", "20", "--no-color"])
         .args(["--generation-database", "none", "--report", "ndjson", "--report-ndjson-path"])
         .arg(report)
@@ -221,10 +228,12 @@ async fn the_server_keeps_to_its_openapi_document_under_fuzzing() {
     assert!(untested.is_empty(), "the fuzzer sent no request to {untested:?}");
     assert_eq!(operator.operations.len(), OPERATOR_OPERATIONS.len(), "the operator's run: {:?}", operator.operations);
     println!(
-        "schemathesis: {} requests over {} operations in {:.0} s (max {MAX_EXAMPLES} examples per operation and \
-         phase, seed {SEED}), no reply contradicting the document",
+        "schemathesis: {} requests over {} operations in {:.0} s (max {} examples per operation and phase, seed \
+         {}), no reply contradicting the document",
         learner.requests + operator.requests,
         every_operation.len(),
-        elapsed.as_secs_f64()
+        elapsed.as_secs_f64(),
+        setting("PATHWISE_FUZZ_EXAMPLES", MAX_EXAMPLES),
+        setting("PATHWISE_FUZZ_SEED", SEED),
     );
 }
