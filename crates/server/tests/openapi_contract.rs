@@ -173,7 +173,7 @@ async fn every_documented_operation_is_routed() {
     let document = served_document(&t).await;
     for (method, path, operation) in operations(&document) {
         let concrete = template_names(&path).iter().fold(path.clone(), |p, name| {
-            p.replace(&format!("{{{name}}}"), if name == "course_id" { "NO-SUCH-COURSE" } else { &NOWHERE })
+            p.replace(&format!("{{{name}}}"), if name == "course_id" { "NO-SUCH-COURSE" } else { NOWHERE })
         });
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         let secured = operation.get("security").and_then(Value::as_array).is_some_and(|s| !s.is_empty());

@@ -49,6 +49,11 @@ struct Seeded {
     map: String,
     node: String,
     child: String,
+    /// A second map, with its root and leaf, for the operations that delete: the examples
+    /// phase would otherwise delete the map the other examples need.
+    doomed_map: String,
+    doomed_root: String,
+    doomed_leaf: String,
     flow: String,
     session: String,
     thread: String,
@@ -63,9 +68,11 @@ async fn seed(t: &TestApp) -> Seeded {
         "nodes": [{ "label": "Sets", "effort_minutes": 10 }, { "label": "Relations", "effort_minutes": 10 }],
         "edges": [{ "parent": "Sets", "child": "Relations" }],
     });
-    let plan = t.generate(a, "Sets", decomposition).await;
+    let plan = t.generate(a, "Sets", decomposition.clone()).await;
     let map = text(&plan["mind_map_id"]);
     let ids = t.ids(a, &map).await;
+    let doomed_map = text(&t.generate(a, "Doomed", decomposition).await["mind_map_id"]);
+    let doomed = t.ids(a, &doomed_map).await;
     let flow = text(&t.post(a, "/api/flows", json!({ "topic": "Graphs" })).await.expect(201)["id"]);
     let session = text(
         &t.post(
@@ -78,19 +85,66 @@ async fn seed(t: &TestApp) -> Seeded {
     );
     let course = "NET-IPV4".to_string();
     let thread = text(&t.post(a, "/api/tutor/threads", json!({ "courseId": course })).await.expect(201)["id"]);
-    Seeded { map, node: ids["Sets"].clone(), child: ids["Relations"].clone(), flow, session, thread, course }
+    Seeded {
+        map,
+        node: ids["Sets"].clone(),
+        child: ids["Relations"].clone(),
+        doomed_map,
+        doomed_root: doomed["Sets"].clone(),
+        doomed_leaf: doomed["Relations"].clone(),
+        flow,
+        session,
+        thread,
+        course,
+    }
 }
 
-/// The served document with A's ids as the examples of the path parameters that take them.
+/// Valid bodies for operations whose random bodies rarely pass validation, so that the
+/// examples phase also checks their successful replies (turn cards, teaching steps, recorded
+/// responses) against the document, by operationId.
+fn example_body(operation_id: &str, ids: &Seeded) -> Option<Value> {
+    let decomposition = json!({
+        "root": "Graphs", "nodes": [{ "label": "Graphs", "effort_minutes": 10 }, { "label": "Trees", "effort_minutes": 5 }],
+        "edges": [{ "parent": "Graphs", "child": "Trees" }] });
+    Some(match operation_id {
+        "tutor_turn" => json!({ "clientEvent": { "type": "REQUEST_DRILL", "unitId": "NET-BIN" } }),
+        "flows_advance" => json!({ "step": "plan", "decomposition": decomposition }),
+        "curriculum_generate" => json!({ "topic": "Graphs", "decomposition": decomposition }),
+        "mastery_record_response" => json!({
+            "node_id": ids.node, "mind_map_id": ids.map, "question_text": "What is a set?", "quality": 4 }),
+        "maps_create_node" => json!({ "label": "Functions", "prerequisite_ids": [ids.child] }),
+        "curriculum_replan" => json!({}),
+        "nodes_update" => json!({ "description": "Collections of distinct objects." }),
+        "workspace_render_math" => json!({ "latex": ["x^2", "\\frac{1}{2}", "\\unknowncommand{"] }),
+        "learners_update_preferences" => json!({ "daily_review_cap": 10, "srs_scheduler": "fsrs" }),
+        "sessions_create" => {
+            json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } })
+        }
+        _ => return None,
+    })
+}
+
+/// The served document with A's ids as the examples of the path parameters that take them,
+/// and valid example bodies where `example_body` has one.
 fn with_examples(mut document: Value, ids: &Seeded) -> Value {
     let Some(paths) = document["paths"].as_object_mut() else { panic!("the document has no paths") };
     for (path, item) in paths.iter_mut() {
         let Some(operations) = item.as_object_mut() else { continue };
-        for operation in operations.values_mut() {
+        for (method, operation) in operations.iter_mut() {
+            let deletes = method == "delete";
+            let example = example_body(operation["operationId"].as_str().unwrap_or(""), ids);
+            let json_body = operation.get_mut("requestBody").and_then(|b| b.pointer_mut("/content/application~1json"));
+            if let (Some(example), Some(json_body)) = (example, json_body) {
+                json_body["example"] = example;
+            }
             // `get_mut`, not indexing: indexing a JSON object mutably adds the key as null.
             let Some(parameters) = operation.get_mut("parameters").and_then(Value::as_array_mut) else { continue };
             for parameter in parameters.iter_mut().filter(|p| p["in"] == "path") {
                 let example = match parameter["name"].as_str().unwrap_or("") {
+                    "id" if deletes && path.starts_with("/api/mind-maps/") => &ids.doomed_map,
+                    "id" if deletes && path.starts_with("/api/nodes/") => &ids.doomed_leaf,
+                    "parent_id" if deletes => &ids.doomed_root,
+                    "child_id" if deletes => &ids.doomed_leaf,
                     "id" if path.starts_with("/api/mind-maps/") => &ids.map,
                     "id" if path.starts_with("/api/nodes/") => &ids.node,
                     "id" if path.starts_with("/api/flows/") => &ids.flow,

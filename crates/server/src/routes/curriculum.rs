@@ -22,7 +22,11 @@ pub struct NextNode {
 /// given or, without one, from the configured language model's (503 when none is
 /// configured, 502 when the model fails or its graph is rejected after one correction).
 #[utoipa::path(post, operation_id = "curriculum_generate", path = "/api/curriculum/generate", tag = "curriculum", request_body = GenerateInput,
-    responses((status = 201, body = PlanSummary), (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
+    responses((status = 201, body = PlanSummary),
+        (status = 409, description = "The decomposition breaks a rule of the graph's structure (`unreachable`: a \
+            concept no prerequisite path leads to from the root; `duplicate_label`, `duplicate_edge`).",
+            body = ErrorBody),
+        (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn generate(
     State(s): State<AppState>,
