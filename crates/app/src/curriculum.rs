@@ -256,12 +256,19 @@ impl<S: Store> App<S> {
     }
 }
 
-/// Parse a decomposition file or body, naming the path of whatever is wrong in it.
+/// Parse a decomposition file or body, naming the path of whatever is wrong in it. A
+/// field the input does not take is a 422 `unknown_field` listing those it does; anything
+/// else wrong (syntax, types, missing fields) is a 400 `malformed_json`.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
+        if inner.is_data() {
+            if let Some(unknown) = crate::error::UnknownField::from_serde(&path, &inner.to_string()) {
+                return AppError::unknown_field(&unknown);
+            }
+        }
         let field = if path == "." { "body".to_string() } else { path };
         AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
             .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() }))

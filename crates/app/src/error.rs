@@ -42,8 +42,22 @@ pub struct AppError {
 pub type AppResult<T> = Result<T, AppError>;
 
 impl AppError {
+    /// An error with no structured facts: its details are an empty object, so that a
+    /// client reading `details.field` never has to check for null first.
     pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
-        AppError { kind, code, message: message.into(), details: Value::Null }
+        AppError { kind, code, message: message.into(), details: Value::Object(Default::default()) }
+    }
+
+    /// A well-formed body with a field the operation does not take: a rule broken (422),
+    /// not malformed input, and the message lists what is accepted so the caller can fix it.
+    pub fn unknown_field(unknown: &UnknownField) -> Self {
+        let allowed = if unknown.allowed.is_empty() { "none".to_string() } else { unknown.allowed.join(", ") };
+        AppError::new(
+            ErrorKind::Invalid,
+            "unknown_field",
+            format!("{}: unknown field; allowed: {allowed}", unknown.field),
+        )
+        .with_details(serde_json::json!({ "field": unknown.field, "allowed": unknown.allowed }))
     }
 
     pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
@@ -69,6 +83,34 @@ impl AppError {
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = details;
         self
+    }
+}
+
+/// A field serde's `deny_unknown_fields` refused, read back from its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownField {
+    /// The field's path (`isCorrect`, `exam.isCorrect`).
+    pub field: String,
+    /// The fields accepted where it was found, in declaration order.
+    pub allowed: Vec<String>,
+}
+
+impl UnknownField {
+    /// Recognize serde's "unknown field `x`, expected one of `a`, `b`" (or "expected `a`",
+    /// "expected `a` or `b`", "there are no fields"), with `parent` the path of the object
+    /// it was found in ("." at the top). serde gives no structured form of this error, so
+    /// its message, stable since serde 1.0, is parsed.
+    pub fn from_serde(parent: &str, message: &str) -> Option<UnknownField> {
+        let rest = &message[message.find("unknown field `")? + "unknown field `".len()..];
+        let (name, rest) = rest.split_once('`')?;
+        // serde_json appends " at line L column C", which holds no backticks.
+        let allowed = rest.split('`').skip(1).step_by(2).map(str::to_string).collect();
+        let field = match parent {
+            "." | "" => name.to_string(),
+            parent if parent.ends_with(&format!(".{name}")) || parent == name => parent.to_string(),
+            parent => format!("{parent}.{name}"),
+        };
+        Some(UnknownField { field, allowed })
     }
 }
 
@@ -114,5 +156,45 @@ impl From<LlmError> for AppError {
             LlmError::Malformed(_) => (ErrorKind::Upstream, "llm_malformed"),
         };
         AppError::new(kind, code, error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_unknown_field_messages_are_read_with_what_is_allowed() {
+        let many = "unknown field `isCorrect`, expected one of `courseId`, `unitId`, `questionId` at line 1 column 12";
+        assert_eq!(
+            UnknownField::from_serde(".", many),
+            Some(UnknownField {
+                field: "isCorrect".into(),
+                allowed: vec!["courseId".into(), "unitId".into(), "questionId".into()]
+            })
+        );
+        let two = UnknownField::from_serde("exam", "unknown field `x`, expected `a` or `b`").unwrap();
+        assert_eq!((two.field.as_str(), two.allowed), ("exam.x", vec!["a".to_string(), "b".to_string()]));
+        let one = UnknownField::from_serde(".", "unknown field `x`, expected `a`").unwrap();
+        assert_eq!(one.allowed, vec!["a".to_string()]);
+        let none = UnknownField::from_serde(".", "unknown field `x`, there are no fields").unwrap();
+        assert!(none.allowed.is_empty());
+        assert_eq!(UnknownField::from_serde(".", "missing field `label`"), None);
+    }
+
+    #[test]
+    fn an_unknown_field_is_a_422_naming_it_and_what_is_allowed() {
+        let error = AppError::unknown_field(&UnknownField {
+            field: "isCorrect".into(),
+            allowed: vec!["courseId".into(), "unitId".into()],
+        });
+        assert_eq!((error.kind, error.code), (ErrorKind::Invalid, "unknown_field"));
+        assert_eq!(error.message, "isCorrect: unknown field; allowed: courseId, unitId");
+        assert_eq!(error.details, serde_json::json!({ "field": "isCorrect", "allowed": ["courseId", "unitId"] }));
+    }
+
+    #[test]
+    fn an_error_without_facts_has_empty_details_not_null() {
+        assert_eq!(AppError::new(ErrorKind::BadRequest, "x", "y").details, serde_json::json!({}));
     }
 }

@@ -143,7 +143,8 @@ impl DomainError {
             DomainError::MapNotOpen { status, .. } => {
                 json!({ "field": "status", "status": status.as_str() })
             }
-            DomainError::Conflict { .. } | DomainError::NotFound { .. } => Value::Null,
+            // An empty object rather than null: clients read `details.field` without a check.
+            DomainError::Conflict { .. } | DomainError::NotFound { .. } => json!({}),
         }
     }
 }

@@ -24,7 +24,7 @@ pub struct ErrorDetail {
     pub code: String,
     /// What was wrong and what is allowed.
     pub message: String,
-    /// Structured facts: the field at fault, the cycle's path, limits.
+    /// Structured facts: the field at fault, the cycle's path, limits; `{}` when there are none.
     #[schema(value_type = Object)]
     pub details: Value,
 }
@@ -51,6 +51,8 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
 }
 
 pub fn error_response(status: StatusCode, code: &str, message: &str, details: Value) -> Response {
+    // The document promises an object; an error made with nothing to add says so with `{}`.
+    let details = if details.is_null() { json!({}) } else { details };
     let body = json!({ "error": { "code": code, "message": message, "details": details } });
     let mut response = (status, Json(body)).into_response();
     if status == StatusCode::UNAUTHORIZED {

@@ -82,15 +82,20 @@ pub fn too_large() -> ApiError {
     .into()
 }
 
-async fn body_text(request: Request, state: &AppState) -> Result<String, ApiError> {
-    let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+async fn body_bytes(request: Request, state: &AppState) -> Result<Bytes, ApiError> {
+    Bytes::from_request(request, state).await.map_err(|rejection| {
         let status = rejection.status();
         if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             too_large().0
         } else {
             AppError::new(ErrorKind::BadRequest, "bad_body", format!("body: {}", rejection.body_text()))
         }
-    })?;
+        .into()
+    })
+}
+
+async fn body_text(request: Request, state: &AppState) -> Result<String, ApiError> {
+    let bytes = body_bytes(request, state).await?;
     String::from_utf8(bytes.to_vec())
         .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text").into())
 }
@@ -133,6 +138,18 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathIds
         axum::extract::Path::<T>::from_request_parts(parts, state).await.map(|p| PathIds(p.0)).map_err(|e| {
             AppError::new(ErrorKind::BadRequest, "bad_path", format!("path: {}; ids are UUIDs", e.body_text())).into()
         })
+    }
+}
+
+/// A body taken as it is (a recording), with the JSON error of every other body when it is
+/// over the size limit rather than axum's plain-text one.
+pub struct RawBody(pub Bytes);
+
+impl FromRequest<AppState> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        body_bytes(request, state).await.map(RawBody)
     }
 }
 

@@ -183,7 +183,7 @@ fn internal_error() -> Response {
         StatusCode::INTERNAL_SERVER_ERROR,
         "internal",
         "internal error; the server log has the details",
-        json!(null),
+        json!({}),
     )
     .into_response()
 }

@@ -4,7 +4,7 @@
 //! start: the local learner's sign-in on loopback and what this server offers.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::Auth;
+use crate::extract::{Auth, RawBody};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -172,8 +172,13 @@ pub struct LocalSession {
 /// loopback server, to a page loaded from a loopback name (a page of another site reaching
 /// this server through DNS rebinding names its own host and is refused); each link signs in
 /// once, and the server then prints the next.
-#[utoipa::path(post, path = "/api/workspace/signin", tag = "workspace", request_body = SignInRequest,
-    responses((status = 200, body = LocalSession), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[utoipa::path(post, operation_id = "workspace_sign_in", path = "/api/workspace/signin", tag = "workspace",
+    request_body = SignInRequest,
+    responses((status = 200, body = LocalSession),
+        (status = 401, description = "The link was used already, or is not this server's (`signin_link_used`).",
+            body = ErrorBody),
+        (status = 404, description = "This server signs no one in by link, or the page is not on a loopback name \
+            (`no_local_session`).", body = ErrorBody)))]
 pub async fn sign_in(
     State(s): State<AppState>,
     headers: HeaderMap,
@@ -224,7 +229,7 @@ pub struct WorkspaceConfig {
     pub debug: bool,
 }
 
-#[utoipa::path(get, path = "/api/workspace/config", tag = "workspace",
+#[utoipa::path(get, operation_id = "workspace_config", path = "/api/workspace/config", tag = "workspace",
     responses((status = 200, body = WorkspaceConfig)), security(("bearer" = [])))]
 pub async fn config(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<WorkspaceConfig>> {
     Ok(Json(WorkspaceConfig {
@@ -266,14 +271,16 @@ pub struct Transcript {
 
 /// Transcribe a recording (the body, with its audio content type) for the learner to
 /// confirm; 503 when no transcription model is configured.
-#[utoipa::path(post, path = "/api/transcribe", tag = "workspace", request_body(content = Vec<u8>, content_type = "audio/webm"),
-    responses((status = 200, body = Transcript), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)),
+#[utoipa::path(post, operation_id = "workspace_transcribe", path = "/api/transcribe", tag = "workspace", request_body(description = "The recording, with its audio content type.",
+        content((Vec<u8> = "audio/webm"), (Vec<u8> = "audio/ogg"), (Vec<u8> = "audio/wav"), (Vec<u8> = "audio/mpeg"))),
+    responses((status = 200, body = Transcript), (status = 502, body = ErrorBody),
+        (status = 503, description = "No transcription model is configured (`voice_not_configured`).", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn transcribe(
     State(s): State<AppState>,
     _learner: Auth,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<Transcript>> {
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     Ok(Json(Transcript { text: s.app.transcribe(body.to_vec(), content_type).await? }))

@@ -91,7 +91,8 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     assert_eq!(status, 422, "{error}");
     assert!(error["error"]["message"].as_str().unwrap().contains("index from 0 to 2"), "{error}");
     let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "reply": "0" })).await;
-    assert_eq!(status, 400, "{error}");
+    assert_eq!((status, &error["error"]["code"]), (422, &json!("unknown_field")), "{error}");
+    assert_eq!(error["error"]["details"]["field"], "reply", "{error}");
 
     s.fake.script([question("Trees")]);
     // The answer names its probe: without it, or with another, it is refused.

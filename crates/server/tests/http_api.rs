@@ -637,10 +637,21 @@ async fn bad_input_is_refused_with_the_field_named(t: &TestApp) {
         )
         .await;
     assert_eq!(error["details"]["field"], "response_type");
-    // An unknown field.
+    // An unknown field: well-formed JSON that breaks the operation's shape, named with what is allowed.
     let mut extra = response_body(&root, &map, 3, "teach");
     extra["score"] = json!(1);
-    t.refused(Method::POST, "/api/responses", Some(a), Body::Json(extra), (400, "malformed_json"), &["score"]).await;
+    let error = t
+        .refused(
+            Method::POST,
+            "/api/responses",
+            Some(a),
+            Body::Json(extra),
+            (422, "unknown_field"),
+            &["score: unknown field; allowed: node_id, mind_map_id, question_text"],
+        )
+        .await;
+    assert_eq!(error["details"]["field"], "score");
+    assert_eq!(error["details"]["allowed"][0], "node_id");
     // A node of another map, a node of another learner, a node that does not exist.
     t.refused(
         Method::POST,
@@ -1122,8 +1133,8 @@ async fn the_operator_creates_learners() {
         "/api/learners",
         Some(OPERATOR_TOKEN),
         Body::Json(json!({ "nom": "Grace" })),
-        (400, "malformed_json"),
-        &["nom"],
+        (422, "unknown_field"),
+        &["nom: unknown field; allowed: name"],
     )
     .await;
 

@@ -210,7 +210,23 @@ async fn bad_calls_are_tool_errors_that_write_nothing(t: &TestApp) {
         &["quality"],
     )
     .await;
-    refused(t, &client, "mind_map_create", json!({ "title": "x", "colour": "red" }), &["colour"]).await;
+    // An argument the tool does not take is named, with those it does, in the HTTP API's words.
+    refused(
+        t,
+        &client,
+        "mind_map_create",
+        json!({ "title": "x", "colour": "red" }),
+        &["colour: unknown field; allowed: title, metadata"],
+    )
+    .await;
+    refused(
+        t,
+        &client,
+        "mind_map_node_update",
+        json!({ "node_id": a, "lable": "A2" }),
+        &["lable: unknown field; allowed: node_id, label, description, effort_minutes, metadata"],
+    )
+    .await;
     refused(t, &client, "mind_map_fly", json!({}), &["unknown tool", "mind_map_create"]).await;
     refused(t, &client, "mind_map_get", json!({ "mind_map_id": "not-a-uuid" }), &["mind_map_id"]).await;
     let huge = "x".repeat(300 * 1024);

@@ -216,8 +216,8 @@ async fn bad_tutor_requests_are_refused_and_store_nothing(t: &TestApp, fake: &Fa
         &turn,
         Some(&t.a),
         json_body(json!({ "messageText": "hi", "mood": "happy" })),
-        (400, "malformed_json"),
-        &["mood"],
+        (422, "unknown_field"),
+        &["mood: unknown field; allowed: courseId, messageText"],
     )
     .await;
     // Drills for a unit outside the course, or not of the unit.
@@ -288,8 +288,8 @@ async fn bad_tutor_requests_are_refused_and_store_nothing(t: &TestApp, fake: &Fa
         &submit,
         Some(&t.a),
         json_body(json!({ "unitId": "ALG-01", "questionId": "EX-ALG-01-B1", "selectedIndex": 0, "isCorrect": true })),
-        (400, "malformed_json"),
-        &["isCorrect"],
+        (422, "unknown_field"),
+        &["isCorrect: unknown field; allowed: courseId, unitId, questionId, difficultyTier, selectedIndex"],
     )
     .await;
     offer_exam(t, fake, &thread).await;

@@ -104,6 +104,8 @@ impl<S: Store> App<S> {
         if answer.chars().count() > MAX_ANSWER_CHARS {
             return Err(AppError::invalid("studentAnswer", format!("must be at most {MAX_ANSWER_CHARS} characters")));
         }
+        // Someone else's thread is simply not found, whatever the body says.
+        let thread = self.thread_record(learner, thread_id).await?;
         let drill_id =
             request.drill.drill_id.as_deref().map(str::trim).filter(|id| !id.is_empty()).ok_or_else(|| {
                 AppError::invalid(
@@ -112,7 +114,6 @@ impl<S: Store> App<S> {
                  in this thread are graded",
             )
             })?;
-        let thread = self.thread_record(learner, thread_id).await?;
         check_course(&thread, request.course_id.as_deref())?;
         let loaded = self.course(&thread.course_id).await?;
         let course = &loaded.course;

@@ -3,6 +3,7 @@
 //! id beside its fields (`{"mind_map_id": ..., "label": ...}`), so that each input keeps
 //! one definition and one JSON Schema.
 
+use pathwise_app::error::UnknownField;
 use pathwise_domain::{FlowId, MindMapId, NodeId};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{DeserializeOwned, Error as _};
@@ -53,11 +54,15 @@ impl<'de, K: IdArgument, I: DeserializeOwned> Deserialize<'de> for With<K, I> {
         let id = serde_json::from_value(id).map_err(|e| D::Error::custom(format!("{}: {e}", K::NAME)))?;
         let input = serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
             let path = e.path().to_string();
-            D::Error::custom(if path == "." {
-                e.into_inner().to_string()
-            } else {
-                format!("{path}: {}", e.into_inner())
-            })
+            let inner = e.into_inner().to_string();
+            if let Some(mut unknown) = UnknownField::from_serde(&path, &inner) {
+                // At the top level the id is taken too, beside the input's own fields.
+                if !unknown.field.contains(['.', '[']) {
+                    unknown.allowed.insert(0, K::NAME.to_string());
+                }
+                return D::Error::custom(describe_unknown(&unknown));
+            }
+            D::Error::custom(if path == "." { inner } else { format!("{path}: {inner}") })
         })?;
         Ok(With { id, input, key: PhantomData })
     }
@@ -94,12 +99,21 @@ impl<K: IdArgument, I: JsonSchema> JsonSchema for With<K, I> {
 #[serde(deny_unknown_fields)]
 pub struct Nothing {}
 
+/// The tool-error text for an argument the tool does not take: the same words as the HTTP
+/// API's `unknown_field` error.
+fn describe_unknown(unknown: &UnknownField) -> String {
+    pathwise_app::AppError::unknown_field(unknown).message
+}
+
 /// Parse a call's arguments; the message names the field at fault and what the tool takes.
 pub fn parse<T: DeserializeOwned>(arguments: Option<Map<String, Value>>) -> Result<T, String> {
     let value = Value::Object(arguments.unwrap_or_default());
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
+        if let Some(unknown) = UnknownField::from_serde(&path, &inner) {
+            return describe_unknown(&unknown);
+        }
         if path == "." || inner.starts_with(&path) {
             inner
         } else {
@@ -143,7 +157,9 @@ mod tests {
         ))
         .err()
         .expect("refused");
-        assert!(unknown.contains("lable"), "{unknown}");
+        assert_eq!(unknown, "lable: unknown field; allowed: mind_map_id, label");
+        let unknown = parse::<Label>(args(json!({ "label": "Sets", "lable": 1 }))).expect_err("refused");
+        assert_eq!(unknown, "lable: unknown field; allowed: label");
         let mistyped = parse::<Label>(args(json!({ "label": 3 }))).expect_err("refused");
         assert!(mistyped.contains("label") && mistyped.contains("string"), "{mistyped}");
     }

@@ -193,6 +193,7 @@ fn describe(error: &AppError) -> String {
     }
     match &error.details {
         serde_json::Value::Null => error.message.clone(),
+        serde_json::Value::Object(facts) if facts.is_empty() => error.message.clone(),
         details => format!("{} ({}: {details})", error.message, error.code),
     }
 }

@@ -13,17 +13,19 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct AnalyticsQuery {
     /// The window in days, 1 to 366 (default 7: the last week).
+    #[param(minimum = 1, maximum = 366)]
     days: Option<u32>,
 }
 
 /// A map's latest nightly snapshot, those of the window (the last week unless `days` says
 /// otherwise), and their trend.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/analytics", tag = "analytics",
+#[utoipa::path(get, operation_id = "analytics_map", path = "/api/mind-maps/{id}/analytics", tag = "analytics",
     params(("id" = MindMapId, Path), AnalyticsQuery),
-    responses((status = 200, body = MapAnalytics), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, body = MapAnalytics), (status = 422, description = "`days` out of range.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn map_analytics(
     State(s): State<AppState>,
@@ -36,8 +38,8 @@ pub async fn map_analytics(
 }
 
 /// Take today's snapshot of a map now, without waiting for the night.
-#[utoipa::path(post, path = "/api/mind-maps/{id}/analytics/snapshot", tag = "analytics", params(("id" = MindMapId, Path)),
-    responses((status = 200, body = MapMetrics), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "analytics_snapshot", path = "/api/mind-maps/{id}/analytics/snapshot", tag = "analytics", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = MapMetrics)), security(("bearer" = [])))]
 pub async fn snapshot(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -47,7 +49,7 @@ pub async fn snapshot(
 }
 
 /// Every map of the caller with its latest snapshot, summed up.
-#[utoipa::path(get, path = "/api/me/portfolio", tag = "analytics",
+#[utoipa::path(get, operation_id = "analytics_portfolio", path = "/api/me/portfolio", tag = "analytics",
     responses((status = 200, body = Portfolio)), security(("bearer" = [])))]
 pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Portfolio>> {
     Ok(Json(s.app.portfolio(l.id).await?))
@@ -55,13 +57,14 @@ pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Js
 
 /// This week's digest, as it would be delivered (written by the model when one is
 /// configured, from the template otherwise); nothing is sent.
-#[utoipa::path(get, path = "/api/me/digest", tag = "analytics",
+#[utoipa::path(get, operation_id = "analytics_digest", path = "/api/me/digest", tag = "analytics",
     responses((status = 200, body = Digest)), security(("bearer" = [])))]
 pub async fn digest(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Digest>> {
     Ok(Json(s.app.digest(l.id).await?))
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct JobsQuery {
     /// Only this map's jobs.
@@ -69,7 +72,7 @@ pub struct JobsQuery {
 }
 
 /// The caller's pending jobs (reviews), soonest first.
-#[utoipa::path(get, path = "/api/jobs", tag = "jobs", params(JobsQuery),
+#[utoipa::path(get, operation_id = "jobs_list", path = "/api/jobs", tag = "jobs", params(JobsQuery),
     responses((status = 200, body = Vec<Job>)), security(("bearer" = [])))]
 pub async fn jobs(
     State(s): State<AppState>,
@@ -80,7 +83,7 @@ pub async fn jobs(
 }
 
 /// The caller's latest job firings, newest first.
-#[utoipa::path(get, path = "/api/jobs/runs", tag = "jobs",
+#[utoipa::path(get, operation_id = "jobs_runs", path = "/api/jobs/runs", tag = "jobs",
     responses((status = 200, body = Vec<JobRun>)), security(("bearer" = [])))]
 pub async fn runs(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Vec<JobRun>>> {
     Ok(Json(s.app.job_runs(l.id).await?))

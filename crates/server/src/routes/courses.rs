@@ -15,6 +15,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ImportQuery {
     /// `toml` or `json`; by default from the Content-Type (`application/json` is JSON,
@@ -23,7 +24,7 @@ pub struct ImportQuery {
 }
 
 /// Every course.
-#[utoipa::path(get, path = "/api/courses", tag = "courses",
+#[utoipa::path(get, operation_id = "courses_list", path = "/api/courses", tag = "courses",
     responses((status = 200, body = Vec<CourseSummary>)), security(("bearer" = [])))]
 pub async fn list(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<Vec<CourseSummary>>> {
     Ok(Json(s.app.list_courses().await?))
@@ -31,8 +32,8 @@ pub async fn list(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<V
 
 /// A course's units in learning order, with their prerequisites and how many exam
 /// questions each tier has.
-#[utoipa::path(get, path = "/api/courses/{course_id}", tag = "courses", params(("course_id" = String, Path)),
-    responses((status = 200, body = CourseOutline), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "courses_get", path = "/api/courses/{course_id}", tag = "courses", params(("course_id" = String, Path)),
+    responses((status = 200, body = CourseOutline)), security(("bearer" = [])))]
 pub async fn get(
     State(s): State<AppState>,
     _learner: Auth,
@@ -45,10 +46,22 @@ pub async fn get(
 /// checked whole (references resolve, prerequisites acyclic, tiers valid); every problem is
 /// reported with its field and line, and nothing is stored unless there are none. 201 when
 /// the course is new or changed, 200 when it was already this content.
-#[utoipa::path(post, path = "/api/courses", tag = "courses", params(ImportQuery), request_body(content = String,
-    content_type = "application/toml"),
-    responses((status = 201, body = ImportedCourse), (status = 200, body = ImportedCourse),
-        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "courses_import", path = "/api/courses", tag = "courses", params(ImportQuery),
+    request_body(description = "The course pack, as TOML text or as a JSON object (by `format`, else by Content-Type).",
+        content(
+            (String = "application/toml"),
+            (Object = "application/json"),
+            (String = "text/plain"),
+        )),
+    responses((status = 201, body = ImportedCourse, description = "The course is new or changed, and stored."),
+        (status = 200, body = ImportedCourse, description = "The course was already stored with this content."),
+        (status = 400, description = "A malformed request: `bad_query`; `malformed_json` (a body that is not UTF-8 text).",
+            body = ErrorBody),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 422, description = "The pack does not parse or breaks a rule (`invalid_course`, with every problem, its \
+            field and line, in `details`), or `format` is neither `toml` nor `json`.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn import(
     State(s): State<AppState>,
     _: Operator,

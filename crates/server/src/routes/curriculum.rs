@@ -1,7 +1,7 @@
 //! Planning: a decomposition into a map, re-planning, and the next concept.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{Auth, JsonBody, PathIds};
+use crate::extract::{Auth, JsonBody, OptionalJsonBody, PathIds};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -21,9 +21,13 @@ pub struct NextNode {
 /// `curriculum_generate`: a new active map for the topic, planned from the decomposition
 /// given or, without one, from the configured language model's (503 when none is
 /// configured, 502 when the model fails or its graph is rejected after one correction).
-#[utoipa::path(post, path = "/api/curriculum/generate", tag = "curriculum", request_body = GenerateInput,
-    responses((status = 201, body = PlanSummary), (status = 422, body = ErrorBody), (status = 502, body = ErrorBody),
-        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "curriculum_generate", path = "/api/curriculum/generate", tag = "curriculum", request_body = GenerateInput,
+    responses((status = 201, body = PlanSummary),
+        (status = 409, description = "The decomposition breaks a rule of the graph's structure (`unreachable`: a \
+            concept no prerequisite path leads to from the root; `duplicate_label`, `duplicate_edge`).",
+            body = ErrorBody),
+        (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn generate(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -33,8 +37,8 @@ pub async fn generate(
 }
 
 /// Plan an empty draft map from a decomposition, all or nothing.
-#[utoipa::path(post, path = "/api/mind-maps/{id}/plan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = PlanInput,
-    responses((status = 200, body = PlanSummary), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "curriculum_plan", path = "/api/mind-maps/{id}/plan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = PlanInput,
+    responses((status = 200, body = PlanSummary), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn plan(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -47,25 +51,23 @@ pub async fn plan(
 /// `curriculum_replan`: mark mastered nodes skippable, add concepts (the caller's, or with a
 /// `reason` and a configured model, the missing prerequisites it proposes), recompute the
 /// sequence.
-#[utoipa::path(post, path = "/api/mind-maps/{id}/replan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = ReplanInput,
-    responses((status = 200, body = ReplanResult), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody)),
+#[utoipa::path(post, operation_id = "curriculum_replan", path = "/api/mind-maps/{id}/replan", tag = "curriculum", params(("id" = MindMapId, Path)), request_body = Option<ReplanInput>,
+    responses((status = 200, body = ReplanResult), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn replan(
     State(s): State<AppState>,
     Auth(l): Auth,
     PathIds(id): PathIds<MindMapId>,
-    body: axum::body::Bytes,
-) -> ApiResult<Json<ReplanResult>> {
     // The body is optional: an empty one re-plans with no reason and no added concepts.
-    let text = String::from_utf8_lossy(&body);
-    let input =
-        if text.trim().is_empty() { ReplanInput::default() } else { pathwise_app::curriculum::parse_json(&text)? };
+    OptionalJsonBody(input): OptionalJsonBody<ReplanInput>,
+) -> ApiResult<Json<ReplanResult>> {
     Ok(Json(s.app.replan(l.id, id, input).await?))
 }
 
 /// `curriculum_next_node`.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/next-node", tag = "curriculum", params(("id" = MindMapId, Path)),
-    responses((status = 200, body = NextNode), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "curriculum_next_node", path = "/api/mind-maps/{id}/next-node", tag = "curriculum", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = NextNode)), security(("bearer" = [])))]
 pub async fn next_node(
     State(s): State<AppState>,
     Auth(l): Auth,

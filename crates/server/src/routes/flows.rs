@@ -19,19 +19,22 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListFlowsQuery {
     /// Only flows in this status.
     status: Option<FlowStatus>,
     /// How many to skip (default 0).
+    #[param(minimum = 0)]
     offset: Option<i64>,
     /// How many to return, 1-500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
 /// Start learning a topic: a pending flow.
-#[utoipa::path(post, path = "/api/flows", tag = "flows", request_body = StartFlow,
-    responses((status = 201, body = Flow), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "flows_start", path = "/api/flows", tag = "flows", request_body = StartFlow,
+    responses((status = 201, body = Flow)), security(("bearer" = [])))]
 pub async fn start(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -41,8 +44,9 @@ pub async fn start(
 }
 
 /// The learner's flows, newest first.
-#[utoipa::path(get, path = "/api/flows", tag = "flows", params(ListFlowsQuery),
-    responses((status = 200, body = Paged<Flow>), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "flows_list", path = "/api/flows", tag = "flows", params(ListFlowsQuery),
+    responses((status = 200, body = Paged<Flow>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn list(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -52,26 +56,26 @@ pub async fn list(
 }
 
 /// One flow, with the question waiting for an answer (without its key).
-#[utoipa::path(get, path = "/api/flows/{id}", tag = "flows", params(("id" = FlowId, Path)),
-    responses((status = 200, body = Flow), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "flows_get", path = "/api/flows/{id}", tag = "flows", params(("id" = FlowId, Path)),
+    responses((status = 200, body = Flow)), security(("bearer" = [])))]
 pub async fn get(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<FlowId>) -> ApiResult<Json<Flow>> {
     Ok(Json(s.app.flow_get(l.id, id).await?))
 }
 
 /// Abandon a flow; its active map is abandoned too, and its pending reviews removed.
-#[utoipa::path(post, path = "/api/flows/{id}/abandon", tag = "flows", params(("id" = FlowId, Path)),
-    responses((status = 200, body = Flow), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+#[utoipa::path(post, operation_id = "flows_abandon", path = "/api/flows/{id}/abandon", tag = "flows", params(("id" = FlowId, Path)),
+    responses((status = 200, body = Flow), (status = 409, body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn abandon(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<FlowId>) -> ApiResult<Json<Flow>> {
     Ok(Json(s.app.flow_abandon(l.id, id).await?))
 }
 
 macro_rules! diagnostic_step {
-    ($(#[$doc:meta])* $name:ident, $path:literal, $method:ident) => {
+    ($(#[$doc:meta])* $name:ident, $operation_id:literal, $path:literal, $method:ident) => {
         $(#[$doc])*
-        #[utoipa::path(post, path = $path, tag = "diagnostic", params(("id" = FlowId, Path)),
-            responses((status = 200, body = DiagnosticStep), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-                (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+        #[utoipa::path(post, operation_id = $operation_id, path = $path, tag = "diagnostic", params(("id" = FlowId, Path)),
+            responses((status = 200, body = DiagnosticStep), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+                (status = 503, body = ErrorBody)), security(("bearer" = [])))]
         pub async fn $name(
             State(s): State<AppState>,
             Auth(l): Auth,
@@ -84,16 +88,16 @@ macro_rules! diagnostic_step {
 
 diagnostic_step!(
     /// End the diagnostic (early, too); its findings are kept for planning.
-    diagnostic_complete, "/api/flows/{id}/diagnostic/complete", diagnostic_complete
+    diagnostic_complete, "flows_diagnostic_complete", "/api/flows/{id}/diagnostic/complete", diagnostic_complete
 );
 
 /// Start the diagnostic of a pending flow. With no body (or no `inventory`), the model lists
 /// the topic's concepts, easiest first, and asks about the median one; with the caller's
 /// `inventory`, no model is asked and the caller writes the probes about `next_concept`.
-#[utoipa::path(post, path = "/api/flows/{id}/diagnostic/start", tag = "diagnostic", params(("id" = FlowId, Path)),
+#[utoipa::path(post, operation_id = "flows_diagnostic_start", path = "/api/flows/{id}/diagnostic/start", tag = "diagnostic", params(("id" = FlowId, Path)),
     request_body = Option<StartDiagnostic>,
-    responses((status = 200, body = DiagnosticStep), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody), (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
+    responses((status = 200, body = DiagnosticStep), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn diagnostic_start(
     State(s): State<AppState>,
@@ -107,10 +111,10 @@ pub async fn diagnostic_start(
 /// Answer a probe: the waiting one, or (when the caller wrote the inventory) the caller's
 /// own `question` about `next_concept`. Graded exactly for a choice, by the caller's
 /// `quality` or the model for free text; then the next probe, if any.
-#[utoipa::path(post, path = "/api/flows/{id}/diagnostic/answer", tag = "diagnostic", params(("id" = FlowId, Path)),
+#[utoipa::path(post, operation_id = "flows_diagnostic_answer", path = "/api/flows/{id}/diagnostic/answer", tag = "diagnostic", params(("id" = FlowId, Path)),
     request_body = RecordProbe,
-    responses((status = 200, body = DiagnosticStep), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody),
-        (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = DiagnosticStep), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn diagnostic_answer(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -121,11 +125,11 @@ pub async fn diagnostic_answer(
 }
 
 macro_rules! teaching_step {
-    ($(#[$doc:meta])* $name:ident, $path:literal, $method:ident) => {
+    ($(#[$doc:meta])* $name:ident, $operation_id:literal, $path:literal, $method:ident) => {
         $(#[$doc])*
-        #[utoipa::path(post, path = $path, tag = "teaching", params(("id" = FlowId, Path)),
-            responses((status = 200, body = TeachingStep), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-                (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+        #[utoipa::path(post, operation_id = $operation_id, path = $path, tag = "teaching", params(("id" = FlowId, Path)),
+            responses((status = 200, body = TeachingStep), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+                (status = 503, body = ErrorBody)), security(("bearer" = [])))]
         pub async fn $name(
             State(s): State<AppState>,
             Auth(l): Auth,
@@ -139,27 +143,27 @@ macro_rules! teaching_step {
 teaching_step!(
     /// Plan the flow's map with the model (after the diagnostic, or straight from a pending
     /// flow); the map and the flow are stored together or not at all.
-    plan, "/api/flows/{id}/plan", flow_plan
+    plan, "flows_plan", "/api/flows/{id}/plan", flow_plan
 );
 teaching_step!(
     /// Explain the next concept of the learning order; completes the flow when every
     /// concept is mastered.
-    teach, "/api/flows/{id}/teach", flow_teach
+    teach, "flows_teach", "/api/flows/{id}/teach", flow_teach
 );
 teaching_step!(
     /// Ask a question on the concept just taught.
-    quiz, "/api/flows/{id}/quiz", flow_quiz
+    quiz, "flows_quiz", "/api/flows/{id}/quiz", flow_quiz
 );
 teaching_step!(
     /// Ask the most overdue review of the flow's map, or say when the next one falls due.
-    review, "/api/flows/{id}/review", flow_review
+    review, "flows_review", "/api/flows/{id}/review", flow_review
 );
 
 /// Answer the waiting quiz or review question: graded and recorded as a response.
-#[utoipa::path(post, path = "/api/flows/{id}/answer", tag = "teaching", params(("id" = FlowId, Path)),
+#[utoipa::path(post, operation_id = "flows_answer", path = "/api/flows/{id}/answer", tag = "teaching", params(("id" = FlowId, Path)),
     request_body = AnswerInput,
-    responses((status = 200, body = TeachingStep), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody),
-        (status = 502, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = TeachingStep), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn answer(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -173,10 +177,10 @@ pub async fn answer(
 /// caller wrote for it: a decomposition, its own explanation (`caller_explains` returns the
 /// context), a question, a grade of a free-text answer. Whatever the caller leaves out,
 /// the model writes. Each step takes only its own fields; others are refused (422).
-#[utoipa::path(post, path = "/api/flows/{id}/advance", tag = "teaching", params(("id" = FlowId, Path)),
+#[utoipa::path(post, operation_id = "flows_advance", path = "/api/flows/{id}/advance", tag = "teaching", params(("id" = FlowId, Path)),
     request_body = AdvanceFlow,
-    responses((status = 200, body = TeachingStep), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody), (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
+    responses((status = 200, body = TeachingStep), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn advance(
     State(s): State<AppState>,

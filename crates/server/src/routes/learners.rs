@@ -65,8 +65,10 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
 }
 
 /// Create a learner (operator only); the response carries their token.
-#[utoipa::path(post, path = "/api/learners", tag = "learners", request_body = CreateLearner,
-    responses((status = 201, body = CreatedLearner), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
+#[utoipa::path(post, operation_id = "learners_create", path = "/api/learners", tag = "learners", request_body = CreateLearner,
+    responses((status = 201, body = CreatedLearner),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn create(
     State(s): State<AppState>,
@@ -81,21 +83,23 @@ pub async fn create(
 }
 
 /// The learner the token belongs to.
-#[utoipa::path(get, path = "/api/me", tag = "learners", responses((status = 200, body = Me), (status = 401, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "learners_me", path = "/api/me", tag = "learners", responses((status = 200, body = Me)), security(("bearer" = [])))]
 pub async fn me(Auth(l): Auth) -> ApiResult<Json<Me>> {
     Ok(Json(Me { id: l.id, name: l.name, is_local: l.is_local }))
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct UsageQuery {
-    /// Only the last this many days (default: all).
+    /// Only the last this many days, at most 36,500 (default: all).
+    #[param(maximum = 36_500)]
     since_days: Option<u32>,
 }
 
 /// The caller's calls to the language model and the tokens they used, per operation.
-#[utoipa::path(get, path = "/api/me/llm-usage", tag = "learners", params(UsageQuery),
-    responses((status = 200, body = LlmUsage), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+#[utoipa::path(get, operation_id = "learners_llm_usage", path = "/api/me/llm-usage", tag = "learners", params(UsageQuery),
+    responses((status = 200, body = LlmUsage), (status = 422, description = "`since_days` out of range.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn llm_usage(
     State(s): State<AppState>,
@@ -106,16 +110,16 @@ pub async fn llm_usage(
 }
 
 /// The caller's preferences (the daily review cap).
-#[utoipa::path(get, path = "/api/me/preferences", tag = "learners",
+#[utoipa::path(get, operation_id = "learners_get_preferences", path = "/api/me/preferences", tag = "learners",
     responses((status = 200, body = pathwise_store::Preferences)), security(("bearer" = [])))]
 pub async fn preferences(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<pathwise_store::Preferences>> {
     Ok(Json(s.app.preferences(l.id).await?))
 }
 
 /// Change the caller's preferences; a field left out keeps its value, `null` clears it.
-#[utoipa::path(patch, path = "/api/me/preferences", tag = "learners",
+#[utoipa::path(patch, operation_id = "learners_update_preferences", path = "/api/me/preferences", tag = "learners",
     request_body = pathwise_app::preferences::UpdatePreferences,
-    responses((status = 200, body = pathwise_store::Preferences), (status = 422, body = ErrorBody)),
+    responses((status = 200, body = pathwise_store::Preferences)),
     security(("bearer" = [])))]
 pub async fn update_preferences(
     State(s): State<AppState>,
@@ -127,8 +131,10 @@ pub async fn update_preferences(
 
 /// The caller's history as a review log (CSV `item_id,timestamp,grade`, oldest first), the
 /// format `pathwise srs-eval` compares SM-2 and FSRS on.
-#[utoipa::path(get, path = "/api/me/review-log.csv", tag = "learners",
-    responses((status = 200, content_type = "text/csv", body = String)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "learners_review_log", path = "/api/me/review-log.csv", tag = "learners",
+    responses((status = 200, content_type = "text/csv", body = String,
+        description = "The review log: a header line `item_id,timestamp,grade`, then one line per response.")),
+    security(("bearer" = [])))]
 pub async fn review_log(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<axum::response::Response> {
     use axum::response::IntoResponse;
     let csv = s.app.review_log(l.id).await?;

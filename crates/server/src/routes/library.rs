@@ -65,7 +65,7 @@ fn name_of(value: impl Serialize) -> String {
 }
 
 /// The assessments an evaluation can take, by id.
-#[utoipa::path(get, path = "/api/library/assessments", tag = "library",
+#[utoipa::path(get, operation_id = "library_assessments", path = "/api/library/assessments", tag = "library",
     responses((status = 200, body = Vec<AssessmentSummary>)), security(("bearer" = [])))]
 pub async fn assessments(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<Vec<AssessmentSummary>>> {
     let library = s.app.library();
@@ -108,7 +108,7 @@ pub async fn assessments(State(s): State<AppState>, _learner: Auth) -> ApiResult
 }
 
 /// The skill blueprints a learning session can practise, by id.
-#[utoipa::path(get, path = "/api/library/skills", tag = "library",
+#[utoipa::path(get, operation_id = "library_skills", path = "/api/library/skills", tag = "library",
     responses((status = 200, body = Vec<SkillSummary>)), security(("bearer" = [])))]
 pub async fn skills(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<Vec<SkillSummary>>> {
     let summaries = s

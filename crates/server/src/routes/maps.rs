@@ -14,13 +14,16 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListMapsQuery {
     /// Only maps in this status.
     status: Option<MapStatus>,
     /// How many to skip (default 0).
+    #[param(minimum = 0)]
     offset: Option<i64>,
     /// How many to return, 1-500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
@@ -32,14 +35,15 @@ pub struct UpdateMap {
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListNodesQuery {
     mastery_status: Option<MasteryStatus>,
 }
 
 /// Create an empty map in `draft`.
-#[utoipa::path(post, path = "/api/mind-maps", tag = "mind maps", request_body = CreateMap,
-    responses((status = 201, body = MindMap), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "maps_create", path = "/api/mind-maps", tag = "mind maps", request_body = CreateMap,
+    responses((status = 201, body = MindMap)), security(("bearer" = [])))]
 pub async fn create_map(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -49,8 +53,9 @@ pub async fn create_map(
 }
 
 /// The learner's maps, newest first.
-#[utoipa::path(get, path = "/api/mind-maps", tag = "mind maps", params(ListMapsQuery),
-    responses((status = 200, body = Paged<MindMap>)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "maps_list", path = "/api/mind-maps", tag = "mind maps", params(ListMapsQuery),
+    responses((status = 200, body = Paged<MindMap>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn list_maps(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -60,8 +65,8 @@ pub async fn list_maps(
 }
 
 /// A map with its nodes (in learning order) and edges.
-#[utoipa::path(get, path = "/api/mind-maps/{id}", tag = "mind maps", params(("id" = MindMapId, Path)),
-    responses((status = 200, body = MapAggregate), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "maps_get", path = "/api/mind-maps/{id}", tag = "mind maps", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = MapAggregate)), security(("bearer" = [])))]
 pub async fn get_map(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -71,8 +76,9 @@ pub async fn get_map(
 }
 
 /// Change a map's status: draft -> active -> completed, or abandoned.
-#[utoipa::path(patch, path = "/api/mind-maps/{id}", tag = "mind maps", params(("id" = MindMapId, Path)), request_body = UpdateMap,
-    responses((status = 200, body = MindMap), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(patch, operation_id = "maps_update_status", path = "/api/mind-maps/{id}", tag = "mind maps", params(("id" = MindMapId, Path)), request_body = UpdateMap,
+    responses((status = 200, body = MindMap), (status = 409, description = "The lifecycle does not allow this move (`invalid_transition`, with `details.allowed`).", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn update_map(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -83,8 +89,8 @@ pub async fn update_map(
 }
 
 /// Delete a map with its nodes, edges and responses.
-#[utoipa::path(delete, path = "/api/mind-maps/{id}", tag = "mind maps", params(("id" = MindMapId, Path)),
-    responses((status = 204), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(delete, operation_id = "maps_delete", path = "/api/mind-maps/{id}", tag = "mind maps", params(("id" = MindMapId, Path)),
+    responses((status = 204, description = "Deleted.")), security(("bearer" = [])))]
 pub async fn delete_map(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -95,8 +101,8 @@ pub async fn delete_map(
 }
 
 /// Add a concept; the first becomes the root, later ones need prerequisites.
-#[utoipa::path(post, path = "/api/mind-maps/{id}/nodes", tag = "nodes", params(("id" = MindMapId, Path)), request_body = CreateNode,
-    responses((status = 201, body = Node), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "maps_create_node", path = "/api/mind-maps/{id}/nodes", tag = "nodes", params(("id" = MindMapId, Path)), request_body = CreateNode,
+    responses((status = 201, body = Node), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn create_node(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -107,7 +113,7 @@ pub async fn create_node(
 }
 
 /// A map's nodes in learning order.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/nodes", tag = "nodes", params(("id" = MindMapId, Path), ListNodesQuery),
+#[utoipa::path(get, operation_id = "maps_list_nodes", path = "/api/mind-maps/{id}/nodes", tag = "nodes", params(("id" = MindMapId, Path), ListNodesQuery),
     responses((status = 200, body = Vec<Node>)), security(("bearer" = [])))]
 pub async fn list_nodes(
     State(s): State<AppState>,
@@ -119,8 +125,8 @@ pub async fn list_nodes(
 }
 
 /// Add an edge `parent -> child` (the parent is a prerequisite of the child).
-#[utoipa::path(post, path = "/api/mind-maps/{id}/edges", tag = "edges", params(("id" = MindMapId, Path)), request_body = CreateEdge,
-    responses((status = 201, body = Edge), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "maps_create_edge", path = "/api/mind-maps/{id}/edges", tag = "edges", params(("id" = MindMapId, Path)), request_body = CreateEdge,
+    responses((status = 201, body = Edge), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn create_edge(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -131,9 +137,9 @@ pub async fn create_edge(
 }
 
 /// Remove an edge, unless a node would lose its path from the root.
-#[utoipa::path(delete, path = "/api/mind-maps/{id}/edges/{parent_id}/{child_id}", tag = "edges",
+#[utoipa::path(delete, operation_id = "maps_delete_edge", path = "/api/mind-maps/{id}/edges/{parent_id}/{child_id}", tag = "edges",
     params(("id" = MindMapId, Path), ("parent_id" = NodeId, Path), ("child_id" = NodeId, Path)),
-    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 204, description = "Removed."), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn delete_edge(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -144,7 +150,7 @@ pub async fn delete_edge(
 }
 
 /// Nodes ready to learn: every prerequisite mastered, the node itself not yet.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/frontier", tag = "mind maps", params(("id" = MindMapId, Path)),
+#[utoipa::path(get, operation_id = "maps_frontier", path = "/api/mind-maps/{id}/frontier", tag = "mind maps", params(("id" = MindMapId, Path)),
     responses((status = 200, body = Vec<Node>)), security(("bearer" = [])))]
 pub async fn frontier(
     State(s): State<AppState>,

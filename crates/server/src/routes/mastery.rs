@@ -18,25 +18,35 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewsQuery {
-    /// Also include reviews due within this many days (default 0: due now).
+    /// Also include reviews due within this many days, 0-365 (default 0: due now).
+    #[param(minimum = 0, maximum = 365)]
     horizon_days: Option<f64>,
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ResponsesQuery {
+    /// Only the responses of this map.
     mind_map_id: Option<MindMapId>,
+    /// Only the responses of this node.
     node_id: Option<NodeId>,
     response_type: Option<ResponseType>,
+    /// How many to skip (default 0).
+    #[param(minimum = 0)]
     offset: Option<i64>,
+    /// How many to return, 1-500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
 /// `mastery_record_response`: store a response and update its node in one transaction.
-#[utoipa::path(post, path = "/api/responses", tag = "mastery", request_body = RecordResponse,
-    responses((status = 201, body = RecordedResponse), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+#[utoipa::path(post, operation_id = "mastery_record_response", path = "/api/responses", tag = "mastery", request_body = RecordResponse,
+    responses((status = 201, body = RecordedResponse), (status = 404, description = "No such node or map of the caller's.", body = ErrorBody),
+        (status = 409, body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn record(
     State(s): State<AppState>,
@@ -60,8 +70,9 @@ pub async fn record(
 }
 
 /// Responses, newest first, filtered and paged.
-#[utoipa::path(get, path = "/api/quiz-responses", tag = "mastery", params(ResponsesQuery),
-    responses((status = 200, body = Paged<QuizResponse>)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "mastery_list_responses", path = "/api/quiz-responses", tag = "mastery", params(ResponsesQuery),
+    responses((status = 200, body = Paged<QuizResponse>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn list(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -72,8 +83,8 @@ pub async fn list(
 }
 
 /// `mastery_get_map_summary`.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/mastery-summary", tag = "mastery", params(("id" = MindMapId, Path)),
-    responses((status = 200, body = MapSummary), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "mastery_map_summary", path = "/api/mind-maps/{id}/mastery-summary", tag = "mastery", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = MapSummary)), security(("bearer" = [])))]
 pub async fn summary(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -83,8 +94,8 @@ pub async fn summary(
 }
 
 /// `mastery_detect_struggles`.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/struggles", tag = "mastery", params(("id" = MindMapId, Path)),
-    responses((status = 200, body = Vec<Struggle>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "mastery_struggles", path = "/api/mind-maps/{id}/struggles", tag = "mastery", params(("id" = MindMapId, Path)),
+    responses((status = 200, body = Vec<Struggle>)), security(("bearer" = [])))]
 pub async fn struggles(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -94,8 +105,9 @@ pub async fn struggles(
 }
 
 /// Nodes of this map due for review.
-#[utoipa::path(get, path = "/api/mind-maps/{id}/pending-reviews", tag = "reviews", params(("id" = MindMapId, Path), ReviewsQuery),
-    responses((status = 200, body = Vec<Node>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "reviews_pending_for_map", path = "/api/mind-maps/{id}/pending-reviews", tag = "reviews", params(("id" = MindMapId, Path), ReviewsQuery),
+    responses((status = 200, body = Vec<Node>), (status = 422, description = "`horizon_days` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn map_reviews(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -106,8 +118,9 @@ pub async fn map_reviews(
 }
 
 /// Nodes of all active maps due for review.
-#[utoipa::path(get, path = "/api/reviews/pending", tag = "reviews", params(ReviewsQuery),
-    responses((status = 200, body = Vec<Node>)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "reviews_pending", path = "/api/reviews/pending", tag = "reviews", params(ReviewsQuery),
+    responses((status = 200, body = Vec<Node>), (status = 422, description = "`horizon_days` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn all_reviews(
     State(s): State<AppState>,
     Auth(l): Auth,

@@ -1,7 +1,7 @@
 //! LaTeX as MathML, rendered on the server so that the workspace shows math without a
 //! script library (Chromium and Firefox render MathML themselves).
 
-use crate::error::{ApiResult, ErrorBody};
+use crate::error::ApiResult;
 use crate::extract::{Auth, JsonBody};
 use axum::Json;
 use pathwise_app::AppError;
@@ -35,8 +35,8 @@ pub struct Rendered {
 }
 
 /// Render LaTeX snippets as MathML (at most 200 of 4,000 characters each).
-#[utoipa::path(post, path = "/api/math", tag = "workspace", request_body = MathRequest,
-    responses((status = 200, body = MathReply), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "workspace_render_math", path = "/api/math", tag = "workspace", request_body = MathRequest,
+    responses((status = 200, body = MathReply)), security(("bearer" = [])))]
 pub async fn render(_learner: Auth, JsonBody(request): JsonBody<MathRequest>) -> ApiResult<Json<MathReply>> {
     if request.latex.len() > MAX_ITEMS {
         return Err(AppError::invalid("latex", format!("{} snippets; at most {MAX_ITEMS}", request.latex.len())).into());

@@ -13,21 +13,23 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
     /// At most this many, newest first; all when absent.
+    #[param(minimum = 1)]
     limit: Option<i64>,
 }
 
-#[utoipa::path(get, path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)),
-    responses((status = 200, body = Node), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "nodes_get", path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)),
+    responses((status = 200, body = Node)), security(("bearer" = [])))]
 pub async fn get_node(State(s): State<AppState>, Auth(l): Auth, PathIds(id): PathIds<NodeId>) -> ApiResult<Json<Node>> {
     Ok(Json(s.app.get_node(l.id, id).await?))
 }
 
 /// Update a node's fields; a status change must follow the mastery state machine.
-#[utoipa::path(patch, path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)), request_body = UpdateNode,
-    responses((status = 200, body = Node), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(patch, operation_id = "nodes_update", path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)), request_body = UpdateNode,
+    responses((status = 200, body = Node), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn update_node(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -38,8 +40,8 @@ pub async fn update_node(
 }
 
 /// Delete a node with its edges and responses, unless others would be stranded.
-#[utoipa::path(delete, path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)),
-    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(delete, operation_id = "nodes_delete", path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)),
+    responses((status = 204, description = "Deleted."), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn delete_node(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -50,8 +52,9 @@ pub async fn delete_node(
 }
 
 /// The node's responses, newest first.
-#[utoipa::path(get, path = "/api/nodes/{id}/history", tag = "mastery", params(("id" = NodeId, Path), HistoryQuery),
-    responses((status = 200, body = Vec<QuizResponse>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "nodes_history", path = "/api/nodes/{id}/history", tag = "mastery", params(("id" = NodeId, Path), HistoryQuery),
+    responses((status = 200, body = Vec<QuizResponse>), (status = 422, description = "`limit` below 1.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn history(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -62,8 +65,8 @@ pub async fn history(
 }
 
 /// The node and every node that depends on it.
-#[utoipa::path(get, path = "/api/nodes/{id}/subtree", tag = "nodes", params(("id" = NodeId, Path)),
-    responses((status = 200, body = Subtree), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "nodes_subtree", path = "/api/nodes/{id}/subtree", tag = "nodes", params(("id" = NodeId, Path)),
+    responses((status = 200, body = Subtree)), security(("bearer" = [])))]
 pub async fn subtree(
     State(s): State<AppState>,
     Auth(l): Auth,

@@ -19,29 +19,54 @@ use serde::Deserialize;
 use serde_json::json;
 use std::convert::Infallible;
 use std::time::Duration;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 /// How often an open stream sends a `heartbeat` event, unless configured otherwise.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListSessionsQuery {
+    /// How many to skip (default 0).
+    #[param(minimum = 0)]
     offset: Option<i64>,
+    /// How many to return, 1-500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct StreamQuery {
     /// Replay the events after this id, like the `Last-Event-ID` header (which wins).
+    #[param(minimum = 0)]
     last_event_id: Option<i64>,
 }
 
+/// One server-sent event of a session's stream, as an SSE parser reads it.
+#[derive(ToSchema)]
+#[allow(dead_code)] // Documents the `text/event-stream` lines the stream writes; never built.
+pub struct SessionStreamEvent {
+    /// `connected`, `heartbeat`, `error`, or an event kind of the session's log
+    /// (`session_created`, `text_delta`, `item_presented`, `client_action`, `run_suspended`, ...).
+    event: String,
+    /// A JSON object: `{"seq", "at", "data"}` for an event of the log, the connection's facts for
+    /// `connected`, `{}` for `heartbeat`, `{"error": {"code", "message", "details"}}` for `error`.
+    #[schema(content_media_type = "application/json")]
+    data: String,
+    /// The event's `seq` in the session's log, for `Last-Event-ID`; absent on `connected`,
+    /// `heartbeat` and `error`.
+    id: Option<String>,
+}
+
 /// Create a session: `thought`, `learning`, `evaluation` or `survey`, with its `config`.
-#[utoipa::path(post, path = "/api/session/", tag = "sessions", request_body = CreateSession,
-    responses((status = 201, body = SessionView), (status = 400, body = ErrorBody), (status = 422, body = ErrorBody),
-        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "sessions_create", path = "/api/session/", tag = "sessions", request_body = CreateSession,
+    responses((status = 201, body = SessionView),
+        (status = 503, description = "A thought or learning session needs a language model and none is configured \
+            (`llm_not_configured`), or a code assessment needs the sandbox and it is not available.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn create(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -51,8 +76,9 @@ pub async fn create(
 }
 
 /// The learner's sessions, newest first.
-#[utoipa::path(get, path = "/api/session/", tag = "sessions", params(ListSessionsQuery),
-    responses((status = 200, body = Paged<SessionView>)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "sessions_list", path = "/api/session/", tag = "sessions", params(ListSessionsQuery),
+    responses((status = 200, body = Paged<SessionView>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn list(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -62,8 +88,8 @@ pub async fn list(
 }
 
 /// A session: status, the widget waiting for an answer, its context, and its results once over.
-#[utoipa::path(get, path = "/api/session/{id}", tag = "sessions", params(("id" = SessionId, Path)),
-    responses((status = 200, body = SessionView), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "sessions_get", path = "/api/session/{id}", tag = "sessions", params(("id" = SessionId, Path)),
+    responses((status = 200, body = SessionView)), security(("bearer" = [])))]
 pub async fn get(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -73,8 +99,8 @@ pub async fn get(
 }
 
 /// The session's conversation: system, user, assistant and tool messages.
-#[utoipa::path(get, path = "/api/session/{id}/messages", tag = "sessions", params(("id" = SessionId, Path)),
-    responses((status = 200, body = Vec<MessageView>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "sessions_messages", path = "/api/session/{id}/messages", tag = "sessions", params(("id" = SessionId, Path)),
+    responses((status = 200, body = Vec<MessageView>)), security(("bearer" = [])))]
 pub async fn messages(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -87,11 +113,15 @@ pub async fn messages(
 /// those since the learner's last answer), then the agent's: `text_delta`, `item_presented`,
 /// `client_action`, `run_suspended` (after which the stream closes), `item_evaluated`,
 /// `session_completed`, `session_terminated`; `heartbeat` every 15 s; `error` on failure.
-#[utoipa::path(get, path = "/api/session/{id}/stream", tag = "sessions",
+#[utoipa::path(get, operation_id = "sessions_stream", path = "/api/session/{id}/stream", tag = "sessions",
     params(("id" = SessionId, Path), StreamQuery,
-        ("Last-Event-ID" = Option<i64>, Header, description = "Replay the events after this id")),
-    responses((status = 200, content_type = "text/event-stream", description = "The session's events"),
-        (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "Replay the events after this id")),
+    responses((status = 200, content_type = "text/event-stream", body = SessionStreamEvent,
+            description = "The session's events, as server-sent events; the schema is that of one event."),
+        (status = 400, description = "A malformed request: `bad_path` (an id that is not a UUID); `bad_query`; \
+            `bad_header` (a `Last-Event-ID` that is not a whole number).", body = ErrorBody),
+        (status = 422, description = "A negative `Last-Event-ID` or `last_event_id`.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn stream(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -129,10 +159,12 @@ fn sse_event(item: StreamItem) -> Event {
 }
 
 /// Answer the widget the session waits on; then open the stream again to continue.
-#[utoipa::path(post, path = "/api/session/{id}/respond", tag = "sessions", params(("id" = SessionId, Path)),
+#[utoipa::path(post, operation_id = "sessions_respond", path = "/api/session/{id}/respond", tag = "sessions", params(("id" = SessionId, Path)),
     request_body = Respond,
-    responses((status = 200, body = RespondOutcome), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = RespondOutcome), (status = 409, body = ErrorBody),
+        (status = 503, description = "A code answer needs the sandbox and it is not available (`sandbox_unavailable`).",
+            body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn respond(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -143,8 +175,8 @@ pub async fn respond(
 }
 
 /// End the session now (the learner's choice); its results so far are kept.
-#[utoipa::path(delete, path = "/api/session/{id}", tag = "sessions", params(("id" = SessionId, Path)),
-    responses((status = 200, body = SessionView), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(delete, operation_id = "sessions_terminate", path = "/api/session/{id}", tag = "sessions", params(("id" = SessionId, Path)),
+    responses((status = 200, body = SessionView), (status = 409, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn terminate(
     State(s): State<AppState>,
     Auth(l): Auth,

@@ -17,34 +17,46 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListThreadsQuery {
     /// Only the threads of this course.
     course_id: Option<String>,
+    /// How many to skip (default 0).
+    #[param(minimum = 0)]
     offset: Option<i64>,
+    /// How many to return, 1-500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct MessagesQuery {
     /// Only messages after this seq (0 for all).
     after: Option<i64>,
     /// At most this many (default and maximum 500).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
+    /// How many to skip (default 0).
+    #[param(minimum = 0)]
     offset: Option<i64>,
+    /// How many to return, 1-500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
 /// Start a thread on a course ("New session"); the learner's snapshot of the course (and
 /// their map of it) is made on first use.
-#[utoipa::path(post, path = "/api/tutor/threads", tag = "tutor", request_body = CreateThread,
-    responses((status = 201, body = Thread), (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, operation_id = "tutor_create_thread", path = "/api/tutor/threads", tag = "tutor", request_body = CreateThread,
+    responses((status = 201, body = Thread)), security(("bearer" = [])))]
 pub async fn create_thread(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -54,8 +66,9 @@ pub async fn create_thread(
 }
 
 /// The learner's threads, most recently active first.
-#[utoipa::path(get, path = "/api/tutor/threads", tag = "tutor", params(ListThreadsQuery),
-    responses((status = 200, body = Paged<Thread>)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "tutor_list_threads", path = "/api/tutor/threads", tag = "tutor", params(ListThreadsQuery),
+    responses((status = 200, body = Paged<Thread>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn list_threads(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -65,8 +78,8 @@ pub async fn list_threads(
     Ok(Json(s.app.list_threads(l.id, q.course_id.as_deref(), offset, limit).await?))
 }
 
-#[utoipa::path(get, path = "/api/tutor/threads/{thread_id}", tag = "tutor", params(("thread_id" = ThreadId, Path)),
-    responses((status = 200, body = Thread), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "tutor_get_thread", path = "/api/tutor/threads/{thread_id}", tag = "tutor", params(("thread_id" = ThreadId, Path)),
+    responses((status = 200, body = Thread)), security(("bearer" = [])))]
 pub async fn get_thread(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -76,9 +89,10 @@ pub async fn get_thread(
 }
 
 /// The thread's timeline, oldest first: messages with their cards.
-#[utoipa::path(get, path = "/api/tutor/threads/{thread_id}/messages", tag = "tutor",
+#[utoipa::path(get, operation_id = "tutor_thread_messages", path = "/api/tutor/threads/{thread_id}/messages", tag = "tutor",
     params(("thread_id" = ThreadId, Path), MessagesQuery),
-    responses((status = 200, body = Vec<TutorMessage>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = Vec<TutorMessage>), (status = 422, description = "`after` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn messages(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -92,9 +106,10 @@ pub async fn messages(
 /// The thread's turn log (PF-7.1): for every turn the mapped units, focus, blocker,
 /// allowed actions, desired tier, exam availability and next eligible time, the action
 /// chosen and whether the model's turn was valid or fell back.
-#[utoipa::path(get, path = "/api/tutor/threads/{thread_id}/turns", tag = "tutor",
+#[utoipa::path(get, operation_id = "tutor_thread_turns", path = "/api/tutor/threads/{thread_id}/turns", tag = "tutor",
     params(("thread_id" = ThreadId, Path), PageQuery),
-    responses((status = 200, body = Paged<TurnLog>), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = Paged<TurnLog>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn turns(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -107,9 +122,10 @@ pub async fn turns(
 
 /// One tutor turn: the learner's message and/or a button's `clientEvent` in; the tutor's
 /// reply (a Socratic question, a concept card, a drill or an exam block) and SnapshotLite out.
-#[utoipa::path(post, path = "/api/tutor/threads/{thread_id}/turn", tag = "tutor", params(("thread_id" = ThreadId, Path)),
+#[utoipa::path(post, operation_id = "tutor_turn", path = "/api/tutor/threads/{thread_id}/turn", tag = "tutor", params(("thread_id" = ThreadId, Path)),
     request_body = TurnRequest,
-    responses((status = 200, body = TurnReply), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, body = TurnReply), (status = 409, body = ErrorBody),
+        (status = 503, description = "The external exam service is not reachable (`exam_service_unavailable`).", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn turn(
     State(s): State<AppState>,
@@ -122,10 +138,12 @@ pub async fn turn(
 
 /// Grade a drill: the drill as shown and the learner's answer. Blueprint drills (with a
 /// `drill_id`) are graded exactly; others by the model (503 without one).
-#[utoipa::path(post, path = "/api/tutor/threads/{thread_id}/drill/grade", tag = "tutor",
+#[utoipa::path(post, operation_id = "tutor_grade_drill", path = "/api/tutor/threads/{thread_id}/drill/grade", tag = "tutor",
     params(("thread_id" = ThreadId, Path)), request_body = DrillGradeRequest,
-    responses((status = 200, body = DrillGradeReply), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody),
-        (status = 503, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = DrillGradeReply), (status = 409, body = ErrorBody), (status = 502, body = ErrorBody),
+        (status = 503, description = "A drill the model wrote is graded by the model, and none is configured \
+            (`llm_not_configured`).", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn grade_drill(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -137,10 +155,13 @@ pub async fn grade_drill(
 
 /// Answer an exam question the tutor offered in this thread. The exam service grades it; a
 /// locked question is refused (409) with its next eligible time.
-#[utoipa::path(post, path = "/api/tutor/threads/{thread_id}/exam/mcq-submit", tag = "tutor",
+#[utoipa::path(post, operation_id = "tutor_exam_mcq_submit", path = "/api/tutor/threads/{thread_id}/exam/mcq-submit", tag = "tutor",
     params(("thread_id" = ThreadId, Path)), request_body = McqSubmitRequest,
-    responses((status = 200, body = McqSubmitReply), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody)), security(("bearer" = [])))]
+    responses((status = 200, body = McqSubmitReply),
+        (status = 409, description = "The question is locked (`question_locked`, with its next eligible time) or \
+            already passed.", body = ErrorBody),
+        (status = 503, description = "The external exam service is not reachable (`exam_service_unavailable`).", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn mcq_submit(
     State(s): State<AppState>,
     Auth(l): Auth,
@@ -151,9 +172,10 @@ pub async fn mcq_submit(
 }
 
 /// Open an exam question's memo or video: it is returned, and the question locks.
-#[utoipa::path(post, path = "/api/tutor/threads/{thread_id}/exam/support-viewed", tag = "tutor",
+#[utoipa::path(post, operation_id = "tutor_exam_support_viewed", path = "/api/tutor/threads/{thread_id}/exam/support-viewed", tag = "tutor",
     params(("thread_id" = ThreadId, Path)), request_body = SupportViewedRequest,
-    responses((status = 200, body = SupportViewedReply), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, body = SupportViewedReply), (status = 409, body = ErrorBody),
+        (status = 503, description = "The external exam service is not reachable (`exam_service_unavailable`).", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn support_viewed(
     State(s): State<AppState>,
@@ -165,8 +187,8 @@ pub async fn support_viewed(
 }
 
 /// The learner's snapshot of a course (made on first use) with its SnapshotLite.
-#[utoipa::path(get, path = "/api/tutor/courses/{course_id}/snapshot", tag = "tutor", params(("course_id" = String, Path)),
-    responses((status = 200, body = SnapshotView), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, operation_id = "tutor_course_snapshot", path = "/api/tutor/courses/{course_id}/snapshot", tag = "tutor", params(("course_id" = String, Path)),
+    responses((status = 200, body = SnapshotView)), security(("bearer" = [])))]
 pub async fn snapshot(
     State(s): State<AppState>,
     Auth(l): Auth,
