@@ -161,10 +161,9 @@ impl<S: Store> App<S> {
         let key = input.idempotency_key.clone();
         if let Some(key) = &key {
             check_idempotency_key(key)?;
-            if let Some(found) = self.store.response_by_key(learner, key).await? {
-                return self.replayed(learner, &input, found).await;
-            }
         }
+        // No lookup first: the key is unique in the store, so a retry is refused by the
+        // write itself and then found; a first request (nearly all of them) pays nothing.
         let PreparedResponse { new, rules, fsrs } = self.prepare_response(learner, input.clone()).await?;
         let written = self.store.record_response(learner, new, move |ctx| rules.decide(ctx)).await;
         let written = match (written, key) {

@@ -84,13 +84,13 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         frontier(&app, 500, 2000 / scale).await?;
     }
     if wanted("record_response") {
-        // Without and with an idempotency key on every response (what the workspace, the
-        // CLI and well-behaved clients send): the key is one more column and unique index
-        // entry in the response's own transaction.
-        for keyed in [false, true] {
+        // Without and with an idempotency key on every response: time-ordered keys (UUIDv7,
+        // what the workspace sends) and random ones (UUIDv4). The key is one more column and
+        // unique index entry in the response's own transaction.
+        for keyed in [Keys::None, Keys::TimeOrdered, Keys::Random] {
             // SQLite writes responses in groups, so more callers at once make larger groups.
             for learners in [16, 64].into_iter().filter(|_| sqlite) {
-                let app = sqlite_app(dir.path(), &format!("record-{learners}-{keyed}")).await?;
+                let app = sqlite_app(dir.path(), &format!("record-{learners}-{keyed:?}")).await?;
                 record_responses(&app, learners, 64_000 / scale, keyed).await?;
             }
             if let Some(url) = postgres_url {
@@ -131,9 +131,9 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         crate::bench_loop::teaching_step_tokens(AnyStore::Sqlite(store)).await?;
     }
     if wanted("http") {
-        for keyed in [false, true] {
+        for keyed in [Keys::None, Keys::TimeOrdered, Keys::Random] {
             if sqlite {
-                let app = sqlite_app(dir.path(), &format!("http-{keyed}")).await?;
+                let app = sqlite_app(dir.path(), &format!("http-{keyed:?}")).await?;
                 http_record(app, 32, 40_000 / scale, keyed).await?;
             }
             if let Some(url) = postgres_url {
@@ -237,12 +237,33 @@ pub(crate) fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse
     RecordResponse::new(node, map, "What does this concept mean?", Some("an answer"), quality, Some(kind))
 }
 
-/// The `i`th response of a benchmark task, with an idempotency key of its own when `keyed`.
-fn keyed_response(map: MindMapId, node: NodeId, task: usize, i: usize, keyed: bool) -> RecordResponse {
-    RecordResponse { idempotency_key: keyed.then(|| format!("bench-{task}-{i}")), ..response(map, node, i) }
+/// Which idempotency keys a benchmark's responses carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Keys {
+    None,
+    /// UUIDv7: ordered by time, as the workspace makes them.
+    TimeOrdered,
+    /// UUIDv4.
+    Random,
 }
 
-async fn record_responses(app: &App, learners: usize, total: usize, keyed: bool) -> Result<()> {
+impl Keys {
+    fn key(self) -> Option<String> {
+        match self {
+            Keys::None => None,
+            Keys::TimeOrdered => Some(Uuid::now_v7().to_string()),
+            Keys::Random => Some(Uuid::new_v4().to_string()),
+        }
+    }
+}
+
+/// The `i`th response of a benchmark task, with an idempotency key of its own unless none.
+fn keyed_response(map: MindMapId, node: NodeId, i: usize, keys: Keys) -> RecordResponse {
+    RecordResponse { idempotency_key: keys.key(), ..response(map, node, i) }
+}
+
+async fn record_responses(app: &App, learners: usize, total: usize, keyed: Keys) -> Result<()> {
     let mut tasks = Vec::new();
     let per_task = total / learners;
     let mut setups = Vec::new();
@@ -250,13 +271,13 @@ async fn record_responses(app: &App, learners: usize, total: usize, keyed: bool)
         setups.push(learner_with_map(app).await?);
     }
     let start = Instant::now();
-    for (task, (learner, map, nodes, _)) in setups.into_iter().enumerate() {
+    for (learner, map, nodes, _) in setups {
         let app = app.clone();
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::with_capacity(per_task);
             for i in 0..per_task {
                 let t = Instant::now();
-                app.record_response(learner, keyed_response(map, nodes[i % nodes.len()], task, i, keyed)).await?;
+                app.record_response(learner, keyed_response(map, nodes[i % nodes.len()], i, keyed)).await?;
                 latencies.push(t.elapsed());
             }
             anyhow::Ok(latencies)
@@ -295,7 +316,7 @@ async fn history_cost(app: &App, prior: usize, measured: usize) -> Result<()> {
     Ok(())
 }
 
-async fn http_record(app: App, clients: usize, total: usize, keyed: bool) -> Result<()> {
+async fn http_record(app: App, clients: usize, total: usize, keyed: Keys) -> Result<()> {
     let mut setups = Vec::new();
     for _ in 0..clients {
         setups.push(learner_with_map(&app).await?);
@@ -311,12 +332,12 @@ async fn http_record(app: App, clients: usize, total: usize, keyed: bool) -> Res
     let per_client = total / clients;
     let start = Instant::now();
     let mut tasks = Vec::new();
-    for (task, (_, map, nodes, token)) in setups.into_iter().enumerate() {
+    for (_, map, nodes, token) in setups {
         let (client, url) = (client.clone(), format!("{base}/api/responses"));
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::with_capacity(per_client);
             for i in 0..per_client {
-                let body = keyed_response(map, nodes[i % nodes.len()], task, i, keyed);
+                let body = keyed_response(map, nodes[i % nodes.len()], i, keyed);
                 let key = body.idempotency_key.clone();
                 let body = json!({
                     "node_id": body.node_id, "mind_map_id": body.mind_map_id, "question_text": body.question_text,

@@ -10,24 +10,9 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use support::*;
 
-const COURSE: &str = include_str!("../../app/tests/fixtures/test-course.toml");
-
-async fn import(t: &TestApp) {
-    let reply = t
-        .client
-        .post(format!("{}/api/courses", t.base))
-        .bearer_auth(OPERATOR_TOKEN)
-        .header("content-type", "application/toml")
-        .body(COURSE)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 201, "{}", reply.text().await.unwrap());
-}
-
 /// A thread on the test course with a blueprint drill offered in it: (thread, the card).
 async fn offered_drill(t: &TestApp) -> (String, Value) {
-    import(t).await;
+    import_test_course(t).await;
     let thread = text(&t.post(&t.a, "/api/tutor/threads", json!({ "courseId": "TEST-ALG" })).await.expect(201)["id"]);
     let event = json!({ "clientEvent": { "type": "REQUEST_DRILL", "unitId": "ENTRY-00" } });
     let turn = t.post(&t.a, &format!("/api/tutor/threads/{thread}/turn"), event).await.expect(200);
@@ -148,6 +133,8 @@ async fn a_response_retried_with_its_key_is_stored_once(t: &TestApp) {
     assert_eq!(again.headers["idempotent-replayed"], "true");
     assert_eq!((&again_json["id"], &again_json["response"]), (&first_json["id"], &first_json["response"]));
     assert_eq!(t.counts().await, counts, "stored once");
+    let kept = counts.iter().find(|(table, _)| table == "idempotency_keys").unwrap().1;
+    assert_eq!(kept, 0, "a response's key lives in its own row, not in the kept replies");
     // The key in the body works the same; a key in both that differs is refused.
     let mut with_key = body.clone();
     with_key["idempotency_key"] = json!("r-1");

@@ -19,19 +19,6 @@ fn clock() -> Arc<ManualClock> {
     Arc::new(ManualClock::new("2026-03-02T09:00:00Z".parse().unwrap()))
 }
 
-async fn import(t: &TestApp) {
-    let reply = t
-        .client
-        .post(format!("{}/api/courses", t.base))
-        .bearer_auth(OPERATOR_TOKEN)
-        .header("content-type", "application/toml")
-        .body(COURSE)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 201, "{}", reply.text().await.unwrap());
-}
-
 async fn new_thread(t: &TestApp, token: &str) -> String {
     text(&t.post(token, "/api/tutor/threads", json!({ "courseId": "TEST-ALG" })).await.expect(201)["id"])
 }
@@ -49,7 +36,7 @@ fn model_turn(action: &str, target: &str, extra: Value) -> Script {
 }
 
 async fn a_course_is_taught_over_http(t: &TestApp, _: &FakeLlm) {
-    import(t).await;
+    import_test_course(t).await;
     let courses = t.get(&t.a, "/api/courses").await.expect(200);
     assert!(courses.as_array().unwrap().iter().any(|c| c["id"] == "TEST-ALG" && c["unitCount"] == 6));
     let outline = t.get(&t.a, "/api/courses/TEST-ALG").await.expect(200);
@@ -129,7 +116,7 @@ async fn a_course_is_taught_over_http(t: &TestApp, _: &FakeLlm) {
 }
 
 async fn bad_tutor_requests_are_refused_and_store_nothing(t: &TestApp, fake: &FakeLlm) {
-    import(t).await;
+    import_test_course(t).await;
     let thread = new_thread(t, &t.a).await;
     let turn = format!("/api/tutor/threads/{thread}/turn");
     let json_body = |v: Value| Body::Json(v);

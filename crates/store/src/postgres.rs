@@ -87,19 +87,8 @@ impl PgStore {
         new: &NewResponse,
         decide: &crate::Decide,
     ) -> StoreResult<(QuizResponse, Node)> {
-        let row = sqlx::query(&CONTEXT_SQL)
-            .bind(new.node_id.0)
-            .bind(learner.0)
-            .fetch_optional(&mut **tx)
-            .await?
-            .ok_or(StoreError::NotFound("node"))?;
-        let node = node_from_row(&row)?;
-        check_response_target(new, &node)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-        let version: i64 = row.try_get(18)?;
-        let history =
-            RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
-        let decision = decide(&ResponseContext { map_status, node, history })?;
+        let (context, version) = read_context(&mut **tx, learner, new).await?;
+        let decision = decide(&context)?;
         if decision.became_mastered {
             sqlx::query("SELECT 1 FROM mind_maps WHERE id = $1 FOR NO KEY UPDATE")
                 .bind(new.mind_map_id.0)
@@ -130,6 +119,27 @@ impl PgStore {
     }
 }
 
+/// What the mastery rules read before a response, and the node's version a write must find.
+async fn read_context<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    learner: LearnerId,
+    new: &NewResponse,
+) -> StoreResult<(ResponseContext, i64)> {
+    let row = sqlx::query(&CONTEXT_SQL)
+        .bind(new.node_id.0)
+        .bind(learner.0)
+        .fetch_optional(executor)
+        .await?
+        .ok_or(StoreError::NotFound("node"))?;
+    let node = node_from_row(&row)?;
+    check_response_target(new, &node)?;
+    let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
+    let version: i64 = row.try_get(18)?;
+    let history =
+        RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
+    Ok((ResponseContext { map_status, node, history }, version))
+}
+
 /// One response on its own: read, decide, write guarded by the node's version, and when
 /// the node becomes mastered, complete the map under the map's lock.
 async fn record_alone(
@@ -139,19 +149,8 @@ async fn record_alone(
     decide: &Decide,
 ) -> StoreResult<(QuizResponse, Node)> {
     for _ in 0..MAX_ATTEMPTS {
-        let row = sqlx::query(&CONTEXT_SQL)
-            .bind(new.node_id.0)
-            .bind(learner.0)
-            .fetch_optional(pool)
-            .await?
-            .ok_or(StoreError::NotFound("node"))?;
-        let node = node_from_row(&row)?;
-        check_response_target(new, &node)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-        let version: i64 = row.try_get(18)?;
-        let history =
-            RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
-        let decision = decide(&ResponseContext { map_status, node, history })?;
+        let (context, version) = read_context(pool, learner, new).await?;
+        let decision = decide(&context)?;
         let written = if decision.became_mastered {
             // Lock the map so that two nodes mastered at once still complete it.
             let mut tx = pool.begin().await?;

@@ -112,12 +112,30 @@ pub(crate) const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, no
      user_answer, quality, response_type, session_id, responded_at, idempotency_key) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 
-/// Whether a response with this (scoped) idempotency key is stored.
-pub(crate) const KEY_TAKEN_SQL: &str = "SELECT 1 FROM quiz_responses WHERE idempotency_key = ?1";
+/// A write of one response failed: its caller hears why. A key used before is a duplicate,
+/// which the caller answers with the first response; anything else is the database's fault.
+fn fail_alone(batch: Vec<Pending>, error: StoreError) {
+    let error = match error {
+        StoreError::Duplicate(_) => error,
+        other => StoreError::Config(format!("SQLite write failed: {other}")),
+    };
+    if let Some(item) = batch.into_iter().next() {
+        let _ = item.reply.send(Err(error));
+    }
+}
 
-fn fail_all(batch: Vec<Pending>, error: &dyn std::fmt::Display) {
-    for item in batch {
-        let _ = item.reply.send(Err(StoreError::Config(format!("SQLite write failed: {error}"))));
+/// The unique index on responses' keys refused the insert: the key stored a response before
+/// (in an earlier group, or earlier in this one). Checked by the index alone rather than by a
+/// query first, which every keyed response would pay for.
+fn insert_error(error: rusqlite::Error) -> StoreError {
+    match &error {
+        rusqlite::Error::SqliteFailure(failure, Some(message))
+            if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                && message.contains("quiz_responses.idempotency_key") =>
+        {
+            StoreError::Duplicate("a response with this idempotency key")
+        }
+        _ => sqlite_error(error),
     }
 }
 
@@ -131,7 +149,7 @@ fn write_batch(db: &rusqlite::Connection, batch: Vec<Pending>) {
         // A write statement failed and the group was rolled back: write each response on
         // its own, so that only the one at fault fails.
         Err(_) if batch.len() > 1 => batch.into_iter().for_each(|item| write_batch(db, vec![item])),
-        Err(error) => fail_all(batch, &error),
+        Err(error) => fail_alone(batch, error),
     }
 }
 
@@ -167,13 +185,6 @@ fn sqlite_error(error: rusqlite::Error) -> StoreError {
 /// Read the node and its history and let the mastery rules decide; writes nothing.
 fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<ResponseDecision> {
     let new = &item.new;
-    // A key used before (by an earlier group, or earlier in this one) stores nothing again.
-    if let Some(key) = new.stored_key(item.learner) {
-        let taken = db.prepare_cached(KEY_TAKEN_SQL).and_then(|mut s| s.exists(params![key])).map_err(sqlite_error)?;
-        if taken {
-            return Err(StoreError::Duplicate("a response with this idempotency key"));
-        }
-    }
     let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
     let row = read
         .query_row(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()], |row| {
@@ -226,7 +237,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
                 new.stored_key(item.learner),
             ])
         })
-        .map_err(sqlite_error)?;
+        .map_err(insert_error)?;
     if decision.became_mastered {
         db.prepare_cached(COMPLETE_MAP_SQL)
             // By name: SQLite numbers `$n` parameters in order of appearance, not by n.

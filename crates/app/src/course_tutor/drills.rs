@@ -187,18 +187,32 @@ impl<S: Store> App<S> {
             }
             Err(e) => return Err(e),
         };
-        let counters = snap.snapshot.progress(&unit_id).map(|p| p.drill).unwrap_or_default();
-        let snapshot_lite = self.current_lite(learner, &loaded, &snap).await?;
+        self.grade_reply(learner, &loaded, &snap, &unit_id, grade, messages, false).await
+    }
+
+    /// A grading as the learner gets it, with the unit's counters and the snapshot as they
+    /// stand.
+    #[allow(clippy::too_many_arguments)]
+    async fn grade_reply(
+        &self,
+        learner: LearnerId,
+        loaded: &super::catalog::LoadedCourse,
+        snap: &super::snapshots::Snapshot,
+        unit: &str,
+        grade: Grade,
+        messages: Vec<TutorMessage>,
+        replayed: bool,
+    ) -> AppResult<DrillGradeReply> {
         Ok(DrillGradeReply {
-            replayed: false,
+            replayed,
             is_correct: grade.correct,
             feedback_text: grade.feedback,
             common_mistake_tag: grade.tag,
             graded_by: grade.by,
             expected_answer: grade.expected,
-            drill: counters,
+            drill: snap.snapshot.progress(unit).map(|p| p.drill).unwrap_or_default(),
             messages,
-            snapshot_lite,
+            snapshot_lite: self.current_lite(learner, loaded, snap).await?,
         })
     }
 
@@ -213,19 +227,7 @@ impl<S: Store> App<S> {
         let grade: Grade = serde_json::from_value(first.clone())
             .map_err(|e| AppError::internal(format!("drill {}'s kept grading is unreadable: {e}", offer.id)))?;
         let snap = self.course_snapshot(learner, loaded).await?;
-        let counters = snap.snapshot.progress(&offer.unit_id).map(|p| p.drill).unwrap_or_default();
-        let snapshot_lite = self.current_lite(learner, loaded, &snap).await?;
-        Ok(DrillGradeReply {
-            replayed: true,
-            is_correct: grade.correct,
-            feedback_text: grade.feedback,
-            common_mistake_tag: grade.tag,
-            graded_by: grade.by,
-            expected_answer: grade.expected,
-            drill: counters,
-            messages: Vec::new(),
-            snapshot_lite,
-        })
+        self.grade_reply(learner, loaded, &snap, &offer.unit_id, grade, Vec::new(), true).await
     }
 
     /// Record the drill a card offers under a new opaque id, which the card then carries

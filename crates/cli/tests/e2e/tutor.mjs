@@ -35,6 +35,7 @@ try {
   await again.goto(signin);
   await again.getByText(/used already/).waitFor();
   await again.getByLabel('Learner token').waitFor();
+  await again.screenshot({ path: `${artifacts}/signin-link-used.png` });
   await elsewhere.close();
   step('the sign-in link signs in once');
   await page.getByRole('button', { name: /Arithmetic to linear equations/ }).click();

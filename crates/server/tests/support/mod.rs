@@ -271,6 +271,21 @@ impl TestApp {
     }
 }
 
+/// The test course of the app's tests (units, blueprints, an exam bank), imported by the
+/// operator.
+pub async fn import_test_course(t: &TestApp) {
+    let reply = t
+        .client
+        .post(format!("{}/api/courses", t.base))
+        .bearer_auth(OPERATOR_TOKEN)
+        .header("content-type", "application/toml")
+        .body(include_str!("../../../app/tests/fixtures/test-course.toml"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 201, "{}", reply.text().await.unwrap());
+}
+
 /// The blueprint item behind a drill card a thread offered (the card carries only an opaque
 /// id): the test's oracle for the right answer.
 pub async fn offered_item(t: &TestApp, thread: &str, card: &Value) -> pathwise_items::Item {

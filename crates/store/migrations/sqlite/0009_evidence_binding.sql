@@ -21,9 +21,9 @@ CREATE TABLE drill_offers (
 );
 CREATE INDEX idx_drill_offers_thread ON drill_offers (thread_id, offered_at);
 
--- A response's idempotency key, as '<learner id>:<key>': a retry with the same key finds
--- the response it stored instead of storing another.
-ALTER TABLE quiz_responses ADD COLUMN idempotency_key TEXT;
+-- A response's idempotency key, with the learner's id (see `pathwise_store::scoped_key`): a
+-- retry with the same key finds the response it stored instead of storing another.
+ALTER TABLE quiz_responses ADD COLUMN idempotency_key BLOB;
 CREATE UNIQUE INDEX idx_qr_idempotency ON quiz_responses (idempotency_key) WHERE idempotency_key IS NOT NULL;
 
 -- What other evidence-recording requests answered, per learner and Idempotency-Key, so

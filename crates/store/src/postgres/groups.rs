@@ -83,7 +83,7 @@ const WRITE_SQL: &str = "WITH input AS ( \
        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::float8[], $4::text[], $5::float8[], $6::int4[], \
          $7::float8[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], \
          $13::uuid[], $14::uuid[], $15::text[], $16::text[], $17::int4[], $18::text[], $19::uuid[], \
-         $20::timestamptz[], $21::text[]) \
+         $20::timestamptz[], $21::bytea[]) \
        AS i(node_id, version, score, status, ease, repetitions, interval_days, next_review_at, \
          last_reviewed_at, updated_at, recent, recent_reviews, response_id, mind_map_id, question_text, \
          user_answer, quality, response_type, session_id, responded_at, idempotency_key)), \
