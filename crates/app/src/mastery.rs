@@ -163,20 +163,23 @@ impl<S: Store> App<S> {
             check_idempotency_key(key)?;
         }
         // No lookup first: the key is unique in the store, so a retry is refused by the
-        // write itself and then found; a first request (nearly all of them) pays nothing.
-        let PreparedResponse { new, rules, fsrs } = self.prepare_response(learner, input.clone()).await?;
+        // write itself and then found; a first request (nearly all of them) pays nothing. The
+        // request is kept only where a duplicate is possible, to compare it with the first.
+        let asked = key.as_ref().map(|_| input.clone());
+        let node = input.node_id;
+        let PreparedResponse { new, rules, fsrs } = self.prepare_response(learner, input).await?;
         let written = self.store.record_response(learner, new, move |ctx| rules.decide(ctx)).await;
-        let written = match (written, key) {
+        let written = match (written, key, asked) {
             // Another request with the same key got there first.
-            (Err(StoreError::Duplicate(_)), Some(key)) => {
+            (Err(StoreError::Duplicate(_)), Some(key), Some(asked)) => {
                 let found =
                     self.store.response_by_key(learner, &key).await?.ok_or_else(|| {
                         AppError::internal("a response refused as a duplicate is not found by its key")
                     })?;
-                return self.replayed(learner, &input, found).await;
+                return self.replayed(learner, &asked, found).await;
             }
-            (Err(StoreError::NotFound(_)), _) => return Err(AppError::not_found("node", input.node_id)),
-            (other, _) => other?,
+            (Err(StoreError::NotFound(_)), _, _) => return Err(AppError::not_found("node", node)),
+            (other, _, _) => other?,
         };
         let recorded = self.finish_response(learner, fsrs, written).await?;
         Ok(Recorded { recorded, replayed: false })

@@ -40,9 +40,13 @@ pub fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 /// Answer a POST with a kept reply when its key has one, or run it and keep its reply.
 pub async fn idempotent_posts(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    // Most requests are not keyed POSTs: they pass untouched, before anything is copied.
+    if request.method() != Method::POST || !request.headers().contains_key(&IDEMPOTENCY_KEY) {
+        return next.run(request).await;
+    }
     // The whole URI, as the client sent it (a nested router sees its own part of the path).
     let uri = request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().clone(), |u| u.0.clone());
-    if request.method() != Method::POST || OWN_KEYS.contains(&uri.path()) {
+    if OWN_KEYS.contains(&uri.path()) {
         return next.run(request).await;
     }
     let key = match key_of(request.headers()) {
@@ -103,6 +107,18 @@ fn replay(status: u16, body: String) -> Response {
         body,
     )
         .into_response()
+}
+
+/// The request's `Idempotency-Key` header, for a handler that keeps the key itself (read from
+/// the request's parts, without copying its other headers).
+pub struct KeyHeader(pub Option<String>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for KeyHeader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
+        key_of(&parts.headers).map(KeyHeader)
+    }
 }
 
 /// The learner an earlier layer authenticated for this request, if one did.

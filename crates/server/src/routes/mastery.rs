@@ -4,7 +4,7 @@ use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Auth, JsonBody, PathIds, QueryParams};
 use crate::AppState;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use pathwise_app::mastery::{RecordResponse, RecordedResponse};
@@ -51,10 +51,10 @@ pub struct ResponsesQuery {
 pub async fn record(
     State(s): State<AppState>,
     Auth(l): Auth,
-    headers: HeaderMap,
+    crate::idempotency::KeyHeader(key): crate::idempotency::KeyHeader,
     JsonBody(mut input): JsonBody<RecordResponse>,
 ) -> ApiResult<impl IntoResponse> {
-    if let Some(key) = crate::idempotency::key_of(&headers)? {
+    if let Some(key) = key {
         if input.idempotency_key.as_ref().is_some_and(|k| *k != key) {
             return Err(AppError::invalid(
                 "idempotency_key",
