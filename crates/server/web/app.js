@@ -55,7 +55,12 @@ async function signInByLink() {
     token.set(local.token);
     return { me: { name: local.name } };
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 401 || e.status === 404)) return { problem: e.message };
+    if (e instanceof ApiError && e.status === 401) {
+      return { problem: 'This sign-in link was used already: each link signs in once. Open the newest link that pathwise serve printed, or paste your token.' };
+    }
+    if (e instanceof ApiError && e.status === 404) {
+      return { problem: 'This server signs no one in by link here. Paste your learner token.' };
+    }
     throw e;
   }
 }
