@@ -6,8 +6,7 @@
 //! stored; other operations are safe to run again by their own binding (a drill graded
 //! once, a question answered once), and their first reply is kept here.
 
-use crate::mastery::check_idempotency_key;
-use crate::{App, AppResult, Store};
+use crate::{App, AppError, AppResult, Store};
 use chrono::Duration;
 use pathwise_domain::LearnerId;
 use pathwise_store::StoredReply;
@@ -27,13 +26,42 @@ pub fn fingerprint(parts: &[&[u8]]) -> String {
     hex::encode(hash.finalize())
 }
 
+/// The longest idempotency key taken.
+pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
+
+/// An idempotency key as a client sends it: 1-255 printable ASCII characters.
+pub fn check_key(key: &str) -> AppResult<()> {
+    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_CHARS || !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(AppError::new(
+            crate::ErrorKind::BadRequest,
+            "bad_idempotency_key",
+            format!(
+                "Idempotency-Key: must be 1-{MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces \
+                 (a UUID is a good key)"
+            ),
+        )
+        .with_details(serde_json::json!({ "field": "Idempotency-Key", "max_chars": MAX_IDEMPOTENCY_KEY_CHARS })));
+    }
+    Ok(())
+}
+
+/// The same key sent with another request.
+pub fn reused_key_error() -> AppError {
+    AppError::new(
+        crate::ErrorKind::Invalid,
+        "idempotency_key_reused",
+        "Idempotency-Key: this key was used for another request (another body or route); use a new key for a new request",
+    )
+    .with_details(serde_json::json!({ "field": "Idempotency-Key" }))
+}
+
 impl<S: Store> App<S> {
     /// The reply kept under the learner's `key` for this request, if any; the same key kept
     /// for another request is refused.
     pub async fn kept_reply(&self, learner: LearnerId, key: &str, fingerprint: &str) -> AppResult<Option<StoredReply>> {
-        check_idempotency_key(key)?;
+        check_key(key)?;
         match self.store.stored_reply(learner, key).await? {
-            Some(reply) if reply.fingerprint != fingerprint => Err(crate::mastery::reused_key_error()),
+            Some(reply) if reply.fingerprint != fingerprint => Err(reused_key_error()),
             found => Ok(found),
         }
     }

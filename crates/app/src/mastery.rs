@@ -117,35 +117,6 @@ pub struct Recorded {
     pub replayed: bool,
 }
 
-/// The longest idempotency key taken.
-pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
-
-/// An idempotency key as a client sends it: 1-255 printable ASCII characters.
-pub fn check_idempotency_key(key: &str) -> AppResult<()> {
-    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_CHARS || !key.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(AppError::new(
-            crate::ErrorKind::BadRequest,
-            "bad_idempotency_key",
-            format!(
-                "Idempotency-Key: must be 1-{MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces \
-                 (a UUID is a good key)"
-            ),
-        )
-        .with_details(serde_json::json!({ "field": "Idempotency-Key", "max_chars": MAX_IDEMPOTENCY_KEY_CHARS })));
-    }
-    Ok(())
-}
-
-/// The same key sent with another request.
-pub fn reused_key_error() -> AppError {
-    AppError::new(
-        crate::ErrorKind::Invalid,
-        "idempotency_key_reused",
-        "Idempotency-Key: this key was used for another request (another body or route); use a new key for a new request",
-    )
-    .with_details(serde_json::json!({ "field": "Idempotency-Key" }))
-}
-
 impl<S: Store> App<S> {
     /// `mastery_record_response`: the only way a response is written. The response and the
     /// node's new score, status and SM-2 state are stored in one transaction.
@@ -160,7 +131,7 @@ impl<S: Store> App<S> {
     pub async fn record_response_once(&self, learner: LearnerId, input: RecordResponse) -> AppResult<Recorded> {
         let key = input.idempotency_key.clone();
         if let Some(key) = &key {
-            check_idempotency_key(key)?;
+            crate::idempotency::check_key(key)?;
         }
         // No lookup first: the key is unique in the store, so a retry is refused by the
         // write itself and then found; a first request (nearly all of them) pays nothing. The
@@ -252,7 +223,7 @@ impl<S: Store> App<S> {
             && found.response_type == input.response_type.unwrap_or_default()
             && found.session_id == input.session_id;
         if !same {
-            return Err(reused_key_error());
+            return Err(crate::idempotency::reused_key_error());
         }
         let node = self
             .store

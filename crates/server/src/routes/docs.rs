@@ -92,7 +92,7 @@ fn add_idempotency_key(operation: &mut Operation) {
     let key = ObjectBuilder::new()
         .schema_type(Type::String)
         .min_length(Some(1))
-        .max_length(Some(pathwise_app::mastery::MAX_IDEMPOTENCY_KEY_CHARS))
+        .max_length(Some(pathwise_app::idempotency::MAX_IDEMPOTENCY_KEY_CHARS))
         .pattern(Some("^[!-~]+$"));
     let parameter = ParameterBuilder::new()
         .name("Idempotency-Key")
