@@ -1,6 +1,7 @@
 //! `pathwise bench`: the performance targets, measured on this machine. Each benchmark
 //! prints one JSON object per line: bench, store, ops, concurrency, ops_per_sec, p50_ms, p99_ms.
 
+use crate::bench_tutor::Tutor;
 use anyhow::{Context, Result};
 use chrono::Utc;
 use pathwise_app::curriculum::GenerateInput;
@@ -164,15 +165,18 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
     if wanted("item_generation") {
         crate::bench_items::run(flags.quick)?;
     }
-    if wanted("tutor_turn") {
+    for (name, model) in [("tutor_turn", Tutor::Model), ("tutor_turn_offline", Tutor::Offline)] {
+        if !wanted(name) {
+            continue;
+        }
         let turns = if flags.quick { 60 } else { 3_000 };
         if sqlite {
-            let app = sqlite_app(dir.path(), "tutor").await?;
-            crate::bench_tutor::turns(app, "sqlite", turns).await?;
+            let app = sqlite_app(dir.path(), name).await?;
+            crate::bench_tutor::turns(app, "sqlite", turns, model).await?;
         }
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
-            let outcome = crate::bench_tutor::turns(app.clone(), "postgres", turns).await;
+            let outcome = crate::bench_tutor::turns(app.clone(), "postgres", turns, model).await;
             schema.drop(app).await?;
             outcome?;
         }

@@ -72,9 +72,20 @@ fn tokens(text: &str) -> usize {
     tiktoken_rs::cl100k_base_singleton().encode_with_special_tokens(text).len()
 }
 
-pub async fn turns(app: App, store: &str, turns: usize) -> Result<()> {
+/// Whether the turns ask a model (an instant stand-in) or run offline, where every turn is
+/// the deterministic one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tutor {
+    Model,
+    Offline,
+}
+
+pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<()> {
     let model = Arc::new(InstantTutor::default());
-    let app = app.with_llm(Llm::new(model.clone(), 64));
+    let app = match tutor {
+        Tutor::Model => app.with_llm(Llm::new(model.clone(), 64)),
+        Tutor::Offline => app,
+    };
     let pack = generated_pack(UNITS, QUESTIONS, CHUNKS, 7);
     let course_id = pack.course_id.clone();
     let started = Instant::now();
@@ -113,22 +124,34 @@ pub async fn turns(app: App, store: &str, turns: usize) -> Result<()> {
     for i in 0..turns {
         let (learner, thread, focus) = &learners[i % LEARNERS];
         let (_, title, _) = &units[rng.gen_range(0..units.len())];
-        let (request, text) = match i % 3 {
+        let (request, text) = match i % 4 {
+            // Offline, the exam the policy opens comes from this event (the model's learners
+            // get theirs from the model): ask for it where it is open.
+            3 if tutor == Tutor::Offline => {
+                let check = app.tutor_snapshot(*learner, &course_id).await?.snapshot_lite.exam_check;
+                let unit = check.map_or_else(|| focus.clone(), |c| c.unit_id);
+                let event = if unit == *focus {
+                    ClientEvent::RequestExam { unit_id: unit }
+                } else {
+                    ClientEvent::RequestDrill { unit_id: unit }
+                };
+                (TurnRequest { client_event: event, ..TurnRequest::default() }, String::new())
+            }
             0 => {
                 let text = format!("how do I do {}", title.to_lowercase());
                 (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
             }
-            1 => (
+            2 => {
+                let text = "what is 7+8? I am not sure what to do next".to_string();
+                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
+            }
+            _ => (
                 TurnRequest {
                     client_event: ClientEvent::RequestDrill { unit_id: focus.clone() },
                     ..TurnRequest::default()
                 },
                 String::new(),
             ),
-            _ => {
-                let text = "I am not sure what to do next".to_string();
-                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
-            }
         };
         let started = Instant::now();
         let reply = app.tutor_turn(*learner, *thread, request).await?;
@@ -177,7 +200,11 @@ pub async fn turns(app: App, store: &str, turns: usize) -> Result<()> {
         "exam_ready_turns_of_learner_0": exam_turns,
         "target_p99_ms": 5, "target_retrieval_p99_ms": 10,
     });
-    Stats { ops: turns, concurrency: 1, elapsed, latencies }.print("tutor_turn", store, extra);
+    let name = match tutor {
+        Tutor::Model => "tutor_turn",
+        Tutor::Offline => "tutor_turn_offline",
+    };
+    Stats { ops: turns, concurrency: 1, elapsed, latencies }.print(name, store, extra);
     Ok(())
 }
 

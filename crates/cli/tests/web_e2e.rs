@@ -10,6 +10,8 @@
 mod common;
 #[path = "web_e2e/maps.rs"]
 mod maps;
+#[path = "web_e2e/offline_tutor.rs"]
+mod offline_tutor;
 #[path = "web_e2e/progress.rs"]
 mod progress;
 #[path = "web_e2e/sessions.rs"]
@@ -119,12 +121,12 @@ pub struct Served {
 }
 
 pub fn serve(model: &str) -> Served {
-    serve_with(model, &[])
+    serve_with(Some(model), &[])
 }
 
-/// `pathwise serve` on a free port with a fresh data directory, the model at `model`, and
-/// these extra settings (environment variables).
-pub fn serve_with(model: &str, settings: &[(&str, &str)]) -> Served {
+/// `pathwise serve` on a free port with a fresh data directory, the model at `model` (none:
+/// offline), and these extra settings (environment variables).
+pub fn serve_with(model: Option<&str>, settings: &[(&str, &str)]) -> Served {
     let dir = tempfile::tempdir().unwrap();
     let mut command = Command::new(BIN);
     command.args(["serve", "--port", "0", "--data-dir"]).arg(dir.path().join("data")).current_dir(dir.path());
@@ -133,10 +135,11 @@ pub fn serve_with(model: &str, settings: &[(&str, &str)]) -> Served {
             command.env_remove(name);
         }
     }
+    if let Some(model) = model {
+        command.env("PATHWISE_LLM_BASE_URL", model).env("PATHWISE_LLM_MODEL", "tutor");
+    }
     command
         .env("PATHWISE_LOG", "warn")
-        .env("PATHWISE_LLM_BASE_URL", model)
-        .env("PATHWISE_LLM_MODEL", "tutor")
         .env("PATHWISE_SCHEDULER_ENABLED", "false")
         .envs(settings.iter().copied())
         .stdin(Stdio::null())
@@ -238,7 +241,7 @@ async fn voice_a_lost_connection_a_server_error_and_an_expired_token_lose_nothin
     let transcript = "What is a prime number?";
     fake.set_transcript(transcript);
     let served = serve_with(
-        fake.base_url(),
+        Some(fake.base_url()),
         &[("PATHWISE_TRANSCRIPTION_BASE_URL", fake.base_url()), ("PATHWISE_TRANSCRIPTION_MODEL", "whisper-1")],
     );
     let report = run_script("resilience.mjs", &served, [("TRANSCRIPT", transcript.to_string())]).await;

@@ -15,6 +15,7 @@ mod error;
 pub mod fallback;
 pub mod lite;
 mod locate;
+pub mod notation;
 mod pack;
 pub mod policy;
 pub mod response;
@@ -33,4 +34,4 @@ pub use pack::{ChunkSpec, ChunkType, CoursePack, ExamQuestionSpec, PackFormat, S
 pub use policy::{Action, Availability, ExamAvailability, ExamStatus, PolicyDraft, QuestionStatus, TutorPolicy};
 pub use snapshot::{MappedUnit, StudentSnapshot, TurnAnalysis, UnitProgress};
 pub use tier::MasteryTier;
-pub use turn::{ClientEvent, DrillResult, ExamResult, TutorCard, WorkedExample};
+pub use turn::{ClientEvent, DrillResult, ExamResult, TutorCard, UnitChoice, WorkedExample};

@@ -3,7 +3,8 @@
 //! CONTEXT.
 
 use crate::course::Course;
-use crate::policy::{ExamStatus, QuestionStatus};
+use crate::pack::Tier;
+use crate::policy::{first_missing_prerequisite, frontier, ExamStatus, QuestionStatus};
 use crate::snapshot::StudentSnapshot;
 use crate::tier::MasteryTier;
 use chrono::{DateTime, Utc};
@@ -18,6 +19,18 @@ pub struct SnapshotLite {
     pub prereq_nudge: Option<UnitRef>,
     pub revisit: RevisitLite,
     pub progress: ProgressLite,
+    /// The exam the policy opens now on the unit being learned ("Take the bronze check"),
+    /// asked for with a `REQUEST_EXAM` event; null until two drills in a row are right and a
+    /// question of the tier is open.
+    pub exam_check: Option<ExamCheck>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExamCheck {
+    pub unit_id: String,
+    pub title: String,
+    pub tier: Tier,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -72,9 +85,9 @@ pub struct RevisitForLlm {
     pub next_eligible_at: Option<DateTime<Utc>>,
 }
 
-/// The first prerequisite of `unit` with no mastery tier.
+/// What to learn before `unit`: where its first missing prerequisite's route starts.
 pub fn prerequisite_nudge<'c>(course: &'c Course, snapshot: &StudentSnapshot, unit: &str) -> Option<&'c str> {
-    course.prerequisites(unit).iter().find(|p| snapshot.tier(p) == MasteryTier::None).map(String::as_str)
+    first_missing_prerequisite(course, snapshot, unit).map(|p| frontier(course, snapshot, p))
 }
 
 /// The revisit queue's state, from the exam service's statuses of its questions.
@@ -104,13 +117,14 @@ pub fn revisit_summary(
     }
 }
 
-/// SnapshotLite for a focus unit and its nudge.
+/// SnapshotLite for a target unit and its nudge, with the exam the policy opens (if any).
 pub fn snapshot_lite(
     course: &Course,
     snapshot: &StudentSnapshot,
     focus: &str,
     nudge: Option<&str>,
     revisit: RevisitLite,
+    exam_check: Option<(&str, Tier)>,
 ) -> SnapshotLite {
     let unit_ref = |unit: &str| UnitRef {
         unit_id: unit.to_string(),
@@ -134,6 +148,10 @@ pub fn snapshot_lite(
         prereq_nudge: nudge.map(unit_ref),
         revisit,
         progress,
+        exam_check: exam_check.map(|(unit, tier)| {
+            let unit = unit_ref(unit);
+            ExamCheck { unit_id: unit.unit_id, title: unit.title, tier }
+        }),
     }
 }
 

@@ -13,6 +13,10 @@ use std::collections::HashMap;
 
 /// A mapping at least this sure makes its unit the turn's target.
 pub const CONFIDENT_MAPPING: f64 = 0.55;
+/// Below this, a unit does not count as a match at all.
+pub const AMBIGUOUS_MAPPING: f64 = 0.1;
+/// A unit that is the only match names itself from this confidence.
+pub const LONE_MAPPING: f64 = 0.25;
 /// At most this many units are in scope for a turn.
 pub const MAX_SCOPED_UNITS: usize = 6;
 
@@ -284,9 +288,17 @@ pub struct PolicyDraft {
 }
 
 /// `computePolicy` up to exam availability. `mapped` is the turn's mapping of the learner's
-/// input onto units; `clarify_if_unsure` says whether a mapping that is sure of nothing must
-/// be clarified (the learner's own words, not a button's event, and not an answer to the
-/// tutor's question, which is about the focus).
+/// input onto units (a button's unit at confidence 1); `clarify_if_unsure` says whether a
+/// mapping that is sure of nothing must be clarified (the learner's own words, not a button's
+/// event, and not an answer to the tutor's question, which is about the focus).
+///
+/// Two departures from the document's sketch keep a learner without a model moving: the
+/// target is remembered (`goalUnitId`), so a button pressed on a prerequisite's card carries
+/// on towards the unit the learner asked for instead of making the prerequisite the new
+/// target (which sent a struggling learner to ever-earlier units and never back); and the
+/// focus is the first unit on the way there whose own prerequisites all have a tier, where
+/// an exam can be earned (exam readiness needs an unblocked focus, so a focus that is itself
+/// blocked could never earn the tier that unblocks it).
 pub fn draft_policy(
     course: &Course,
     snapshot: &StudentSnapshot,
@@ -296,14 +308,14 @@ pub fn draft_policy(
     let mapped: Vec<MappedUnit> = sorted_mapping(mapped).into_iter().filter(|m| course.has_unit(&m.unit_id)).collect();
     let focus_now =
         if course.has_unit(&snapshot.focus_unit_id) { snapshot.focus_unit_id.as_str() } else { course.entry_unit() };
-    let confident = mapped.first().filter(|m| m.confidence >= CONFIDENT_MAPPING);
-    let primary = confident.map_or(focus_now, |m| m.unit_id.as_str()).to_string();
-    let blocker = course.prerequisites(&primary).iter().find(|p| snapshot.tier(p) == MasteryTier::None).cloned();
-    let focus = blocker.clone().unwrap_or_else(|| primary.clone());
+    let confident = named_unit(course, &mapped);
+    let primary = target_unit(course, snapshot, focus_now, confident).to_string();
+    let blocker = first_missing_prerequisite(course, snapshot, &primary).map(str::to_string);
+    let focus = blocker.as_deref().map_or_else(|| primary.clone(), |b| frontier(course, snapshot, b).to_string());
     let stuck = is_stuck(snapshot, &focus);
     let focus_tier = snapshot.tier(&focus);
     let streak = snapshot.progress(&focus).map_or(0, |p| p.drill.streak_correct);
-    let exam_ready = !is_blocked(course, snapshot, &focus) && streak >= 2 && blocker.is_none();
+    let exam_ready = !is_blocked(course, snapshot, &focus) && streak >= 2;
     let scoped = scoped_unit_ids(course, &focus, &primary, blocker.as_deref(), &mapped, &snapshot.units_in_progress);
     PolicyDraft {
         clarify: clarify_if_unsure && confident.is_none(),
@@ -317,6 +329,90 @@ pub fn draft_policy(
         exam_ready,
         scoped_unit_ids: scoped,
     }
+}
+
+/// The unit a mapping names: its best unit when that is sure enough, or the only unit that
+/// matches at all; or, when several units match, the one all the others build on
+/// ("fractions" matches every fractions unit, and "7+8" every unit that adds: the learner
+/// means the first of them).
+pub fn named_unit<'m>(course: &Course, mapped: &'m [MappedUnit]) -> Option<&'m str> {
+    let top = mapped.first()?;
+    if top.confidence >= CONFIDENT_MAPPING {
+        return Some(&top.unit_id);
+    }
+    let contenders: Vec<&str> =
+        mapped.iter().filter(|m| m.confidence >= AMBIGUOUS_MAPPING).map(|m| m.unit_id.as_str()).collect();
+    match contenders.as_slice() {
+        [] => None,
+        [only] => (top.confidence >= LONE_MAPPING).then_some(*only),
+        several => several
+            .iter()
+            .copied()
+            .find(|base| several.iter().all(|other| other == base || builds_on(course, other, base))),
+    }
+}
+
+/// Whether `unit` needs `base`, directly or through other prerequisites.
+pub fn builds_on(course: &Course, unit: &str, base: &str) -> bool {
+    let mut stack: Vec<&str> = vec![unit];
+    let mut seen: Vec<&str> = Vec::new();
+    while let Some(u) = stack.pop() {
+        for p in course.prerequisites(u) {
+            if p == base {
+                return true;
+            }
+            if !seen.contains(&p.as_str()) {
+                seen.push(p);
+                stack.push(p);
+            }
+        }
+    }
+    false
+}
+
+/// The turn's target: a unit the learner names, except the focus itself (a button on the
+/// focus's card carries on towards the remembered goal); else the goal; else the focus. A
+/// target reached at gold, when nothing new was named, gives way to the next unit to learn.
+fn target_unit<'a>(
+    course: &'a Course,
+    snapshot: &'a StudentSnapshot,
+    focus_now: &'a str,
+    named: Option<&'a str>,
+) -> &'a str {
+    let goal = snapshot.goal_unit_id.as_deref().filter(|g| course.has_unit(g));
+    let carrying_on = named.is_none_or(|u| u == focus_now);
+    let target = match named {
+        Some(unit) if unit != focus_now => unit,
+        _ => goal.unwrap_or(focus_now),
+    };
+    if carrying_on && snapshot.tier(target) == MasteryTier::Gold {
+        return next_unit(course, snapshot).unwrap_or(target);
+    }
+    target
+}
+
+/// The first prerequisite of `unit` with no mastery tier (`prereqBlockingUnitId`).
+pub fn first_missing_prerequisite<'c>(course: &'c Course, snapshot: &StudentSnapshot, unit: &str) -> Option<&'c str> {
+    course.prerequisites(unit).iter().find(|p| snapshot.tier(p) == MasteryTier::None).map(String::as_str)
+}
+
+/// Where work on `unit` can start: following first missing prerequisites down to a unit whose
+/// prerequisites all have a tier.
+pub fn frontier<'c>(course: &'c Course, snapshot: &StudentSnapshot, unit: &'c str) -> &'c str {
+    let mut current = unit;
+    // The prerequisites form a DAG; the bound only guards against a course that does not.
+    for _ in 0..course.units().len() {
+        match first_missing_prerequisite(course, snapshot, current) {
+            Some(next) => current = next,
+            None => break,
+        }
+    }
+    current
+}
+
+/// The next unit to learn once the target is gold: the first, in learning order, short of gold.
+pub fn next_unit<'c>(course: &'c Course, snapshot: &StudentSnapshot) -> Option<&'c str> {
+    course.learning_order().into_iter().find(|u| snapshot.tier(&u.id) != MasteryTier::Gold).map(|u| u.id.as_str())
 }
 
 impl PolicyDraft {

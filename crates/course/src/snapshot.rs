@@ -18,6 +18,10 @@ pub struct StudentSnapshot {
     pub student_id: String,
     pub course_id: String,
     pub focus_unit_id: String,
+    /// The unit the learner asked to reach (in words, by a choice, or from the map). The
+    /// focus works through its missing prerequisites and comes back to it as they earn tiers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_unit_id: Option<String>,
     pub units_in_progress: Vec<String>,
     pub unit_progress: BTreeMap<String, UnitProgress>,
     pub exam_touched: BTreeMap<String, bool>,
@@ -112,6 +116,7 @@ impl StudentSnapshot {
             student_id: student_id.to_string(),
             course_id: course_id.to_string(),
             focus_unit_id: entry_unit.to_string(),
+            goal_unit_id: None,
             units_in_progress: Vec::new(),
             unit_progress: BTreeMap::new(),
             exam_touched: BTreeMap::new(),
@@ -186,13 +191,14 @@ impl StudentSnapshot {
         self.revisit_queue.insert(question.id.clone(), RevisitEntry { unit_id: unit.to_string(), tier: question.tier });
     }
 
-    /// After a turn: the policy's focus becomes the snapshot's, with what the model made
-    /// of the message.
+    /// After a turn: the policy's focus and target become the snapshot's, with what the model
+    /// made of the message.
     ///
     /// A turn is not evidence: the focus joins the units in progress, but gets no entry of
     /// progress of its own until a drill or an exam gives it one (the snapshot stays sparse).
-    pub fn record_turn(&mut self, focus: &str, analysis: Option<TurnAnalysis>, now: DateTime<Utc>) {
+    pub fn record_turn(&mut self, focus: &str, goal: &str, analysis: Option<TurnAnalysis>, now: DateTime<Utc>) {
         self.focus_unit_id = focus.to_string();
+        self.goal_unit_id = Some(goal.to_string());
         let completed = match self.unit_progress.get_mut(focus) {
             Some(progress) => {
                 progress.last_touched_at = Some(now);
@@ -312,12 +318,12 @@ mod tests {
     #[test]
     fn a_turn_moves_the_focus_without_making_progress_entries() {
         let mut s = StudentSnapshot::new("S1", "C", "U0", at(0));
-        s.record_turn("U1", None, at(1));
+        s.record_turn("U1", "U1", None, at(1));
         assert_eq!(s.focus_unit_id, "U1");
         assert_eq!(s.units_in_progress, vec!["U1"]);
         assert!(s.unit_progress.is_empty(), "no evidence, no progress entry");
         s.record_drill("U1", true, None, at(2));
-        s.record_turn("U1", None, at(3));
+        s.record_turn("U1", "U1", None, at(3));
         assert_eq!(s.progress("U1").unwrap().last_touched_at, Some(at(3)));
     }
 

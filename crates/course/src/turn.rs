@@ -23,6 +23,13 @@ pub enum ClientEvent {
     /// "Continue" after an exam question.
     #[serde(rename_all = "camelCase")]
     ExamContinue { unit_id: String, question_id: String, result: ExamResult },
+    /// "Take the bronze check" (or silver, gold): an exam question on the focus unit, which
+    /// the policy must allow (the snapshot's `examCheck` says when it does).
+    #[serde(rename_all = "camelCase")]
+    RequestExam { unit_id: String },
+    /// One of the units a `CHOICES` card offered, picked: the learner's new target.
+    #[serde(rename_all = "camelCase")]
+    ChooseUnit { unit_id: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -47,7 +54,9 @@ impl ClientEvent {
             ClientEvent::RequestDrill { unit_id }
             | ClientEvent::DrillContinue { unit_id, .. }
             | ClientEvent::DrillStuck { unit_id }
-            | ClientEvent::ExamContinue { unit_id, .. } => Some(unit_id),
+            | ClientEvent::ExamContinue { unit_id, .. }
+            | ClientEvent::RequestExam { unit_id }
+            | ClientEvent::ChooseUnit { unit_id } => Some(unit_id),
         }
     }
 
@@ -66,7 +75,15 @@ impl ClientEvent {
             ClientEvent::DrillContinue { .. } => "DRILL_CONTINUE",
             ClientEvent::DrillStuck { .. } => "DRILL_STUCK",
             ClientEvent::ExamContinue { .. } => "EXAM_CONTINUE",
+            ClientEvent::RequestExam { .. } => "REQUEST_EXAM",
+            ClientEvent::ChooseUnit { .. } => "CHOOSE_UNIT",
         }
+    }
+
+    /// The event carries on with the unit the tutor is on (a button of its own card), rather
+    /// than naming a unit to work on next.
+    pub fn continues_focus(&self) -> bool {
+        !matches!(self, ClientEvent::None | ClientEvent::ChooseUnit { .. })
     }
 }
 
@@ -112,15 +129,33 @@ pub enum TutorCard {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         locked_until: Option<DateTime<Utc>>,
     },
+    /// Units to pick from, when the learner's words could mean several (or none) of them:
+    /// each is answered with a `CHOOSE_UNIT` event. `unitId` is the unit the tutor is on.
+    #[serde(rename_all = "camelCase")]
+    Choices { unit_id: String, choices: Vec<UnitChoice> },
+}
+
+/// A unit offered on a `CHOICES` card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UnitChoice {
+    pub unit_id: String,
+    pub title: String,
 }
 
 impl TutorCard {
     pub fn unit_id(&self) -> &str {
         match self {
-            TutorCard::Concept { unit_id, .. } | TutorCard::Drill { unit_id, .. } | TutorCard::Exam { unit_id, .. } => {
-                unit_id
-            }
+            TutorCard::Concept { unit_id, .. }
+            | TutorCard::Drill { unit_id, .. }
+            | TutorCard::Exam { unit_id, .. }
+            | TutorCard::Choices { unit_id, .. } => unit_id,
         }
+    }
+
+    /// Whether a `CHOICES` card offered this unit.
+    pub fn offers_choice(&self, unit: &str) -> bool {
+        matches!(self, TutorCard::Choices { choices, .. } if choices.iter().any(|c| c.unit_id == unit))
     }
 
     pub fn exam_question_id(&self) -> Option<&str> {

@@ -172,15 +172,19 @@ fn the_fallback_is_socratic_else_a_blueprint_drill() {
         policy: &policy,
         course: &course,
         event,
+        words: None,
         mapped: &[],
+        named: false,
         previous_action: previous,
         focus_tier: MasteryTier::None,
+        focus_streak: 0,
+        exam_candidates: &[],
         seed: 42,
     };
     static NONE: ClientEvent = ClientEvent::None;
     assert_eq!(fallback_action(&input(&NONE, None)), Action::SocraticQuestion);
     assert_eq!(
-        fallback_action(&input(&NONE, Some(Action::SocraticQuestion))),
+        fallback_action(&FallbackInput { words: Some("x is 4"), ..input(&NONE, Some(Action::SocraticQuestion)) }),
         Action::DrillCard,
         "the learner answered"
     );
@@ -233,7 +237,7 @@ fn snapshot_lite_summarizes_focus_nudge_revisits_and_progress() {
         (1, Some("Q2")),
         "Q2 is open again"
     );
-    let lite = snapshot_lite(&course, &s, "ALG-01", Some("ALG-00"), revisit);
+    let lite = snapshot_lite(&course, &s, "ALG-01", Some("ALG-00"), revisit, None);
     assert_eq!(lite.focus.title, "Linear equations");
     assert_eq!(lite.prereq_nudge.unwrap().title, "Inverse operations");
     assert_eq!((lite.progress.bronze, lite.progress.silver, lite.progress.gold, lite.progress.total), (1, 0, 1, 5));

@@ -1,5 +1,6 @@
-// cards.js: the three tutor cards (CONCEPT, DRILL, EXAM) rendered into the chat
-// timeline. Cards call back into tutor.js through `ctx` (turn, grade, exam calls).
+// cards.js: the tutor's cards (CONCEPT, DRILL, EXAM, and the CHOICES of a clarifying
+// question) rendered into the chat timeline. Cards call back into tutor.js through `ctx`
+// (turn, grade, exam calls, and the exam the policy has opened).
 import { el, fill, withBusy, countdown, isFuture, tierBadge, tierLabel, showBanner } from './ui.js';
 import { renderMath, renderText } from './math.js';
 import { ApiError, newKey } from './api.js';
@@ -9,6 +10,7 @@ export function renderCard(card, msg, ctx) {
     case 'CONCEPT': return conceptCard(card, ctx);
     case 'DRILL': return drillCard(card, msg, ctx);
     case 'EXAM': return examCard(card, msg, ctx);
+    case 'CHOICES': return choicesCard(card, msg, ctx);
     default: return el('pre', { class: 'card' }, JSON.stringify(card, null, 2));
   }
 }
@@ -36,6 +38,15 @@ function conceptCard(card, ctx) {
     actions(
       btn('Ask follow-up', 'secondary', () => ctx.focusComposer()),
       turnBtn('Try a Drill', 'primary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId })));
+}
+
+// "Which do you mean?": each unit a button that answers with CHOOSE_UNIT; once a later turn
+// has come, the choice is over and the buttons stay as a record.
+function choicesCard(card, msg, ctx) {
+  const bar = actions(...(card.choices ?? []).map((c) =>
+    turnBtn(c.title, 'secondary choice-unit', ctx, { type: 'CHOOSE_UNIT', unitId: c.unitId })));
+  if (msg.settled) bar.querySelectorAll('button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
+  return el('section', { class: 'card choices-card', 'aria-label': 'Choose a topic' }, bar);
 }
 
 function drillCard(card, msg, ctx) {
@@ -80,12 +91,15 @@ function drillCard(card, msg, ctx) {
       el('p', {}, renderText(r.feedbackText ?? '')),
       !r.isCorrect && r.expectedAnswer && !(r.feedbackText ?? '').includes(r.expectedAnswer) ? el('p', { class: 'muted' }, 'Expected: ', renderText(r.expectedAnswer)) : null);
     if (!open) { bar.remove(); return; }
+    const check = ctx.examCheck();
     bar.replaceChildren(
       turnBtn('Try another', 'secondary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId }),
-      turnBtn('Continue', 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }));
+      check?.unitId === card.unitId
+        ? turnBtn(`Take the ${check.tier} check`, 'primary', ctx, { type: 'REQUEST_EXAM', unitId: card.unitId })
+        : turnBtn('Continue', 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }));
   }
 
-  const node = el('section', { class: 'card drill', 'aria-label': 'Drill' },
+  const node = el('section', { class: 'card drill', 'aria-label': 'Drill', 'data-drill-id': card.drillId ?? null },
     el('h3', {}, 'Drill'),
     el('p', {}, renderText(card.prompt)),
     card.questionLatex ? el('p', {}, renderMath(card.questionLatex, true)) : null,
@@ -170,7 +184,7 @@ function examCard(card, msg, ctx) {
   }
 
   const node = el('section', { class: 'card exam', 'aria-label': 'Exam question', 'data-question-id': card.questionId },
-    el('h3', {}, 'Exam Question ', el('span', { class: `badge tier-${card.tier}` }, tierLabel(card.tier))),
+    el('h3', {}, `${tierLabel(card.tier)} check `, el('span', { class: `badge tier-${card.tier}` }, tierLabel(card.tier))),
     el('p', {}, renderText(card.stem)),
     fieldset, status, support, bar);
   if (isFuture(card.lockedUntil)) lock(card.lockedUntil, 'Locked');

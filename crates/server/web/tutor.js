@@ -1,5 +1,5 @@
 // tutor.js: the Tutor view: thread list (left), chat timeline + composer
-// (center), SnapshotLite panel and debug drawer (right).
+// (center), the learner's progress in the course and debug drawer (right).
 import { api, keyFor } from './api.js';
 import { el, fill, withBusy, reportError, hideBanner, countdown, isFuture, tierBadge, fmtTime, showBanner } from './ui.js';
 import { renderText, renderMath } from './math.js';
@@ -32,7 +32,7 @@ export function mountTutor(root, config) {
   const panel = el('div', { class: 'snapshot' });
   const debugPre = el('pre', { class: 'debug-json' }, 'No turn yet.');
   const info = el('aside', { id: 'info', class: 'info', 'aria-label': 'Progress' },
-    el('h2', {}, 'SnapshotLite'), panel,
+    el('h2', {}, 'Your progress'), panel,
     config.debug ? el('details', { class: 'debug' }, el('summary', {}, 'Debug (last turn)'), debugPre) : null);
   root.replaceChildren(el('div', { class: 'workspace' }, sidebar, chat, info));
   setupDrawers(sidebar, info);
@@ -47,10 +47,13 @@ export function mountTutor(root, config) {
     supportViewed: (unitId, questionId, supportType, cardKey) => post('exam/support-viewed', { unitId, questionId, supportType },
       keyFor(`support\n${cardKey}\n${supportType}`)),
     focusComposer: () => textarea.focus(),
+    // The exam the policy has opened now (from the latest snapshot), if any.
+    examCheck: () => s.snapshot?.examCheck ?? null,
   };
   async function post(path, body, idempotencyKey) {
     const r = await api('POST', `/tutor/threads/${s.thread.id}/${path}`, body, { idempotencyKey });
     touchThread(r.messages);
+    if (r.snapshotLite) s.snapshot = r.snapshotLite;
     if (r.snapshotLite) renderSnapshot(r.snapshotLite);
     // Plain feedback messages are shown inside the card; new cards go to the timeline.
     appendMessages((r.messages ?? []).filter((m) => m.card));
@@ -62,6 +65,8 @@ export function mountTutor(root, config) {
     const r = await api('POST', `/tutor/threads/${s.thread.id}/turn`, { clientEvent: { type: 'NONE' }, ...body }, { idempotencyKey });
     hideBanner();
     touchThread(r.messages);
+    if (r.snapshotLite) s.snapshot = r.snapshotLite; // before the cards render: they offer the exam it opens
+    settleChoices();
     appendMessages(r.messages ?? []);
     if (r.snapshotLite) renderSnapshot(r.snapshotLite);
     if (r.debug) debugPre.textContent = JSON.stringify(r.debug, null, 2);
@@ -95,6 +100,10 @@ export function mountTutor(root, config) {
     if (m.card) node.append(renderCard(m.card, m, ctx));
     return node;
   }
+  // A newer turn ends any open choice: its buttons stay as a record, disabled.
+  function settleChoices() {
+    timeline.querySelectorAll('.choices-card button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
+  }
   function appendMessages(msgs) {
     if (msgs.length) timeline.querySelector(':scope > p.muted')?.remove();
     for (const m of msgs) {
@@ -108,12 +117,19 @@ export function mountTutor(root, config) {
   function renderSnapshot(lite) {
     s.snapshot = lite;
     if (!lite) { panel.replaceChildren(el('p', { class: 'muted' }, 'No progress yet.')); return; }
-    const { focus, prereqNudge, revisit, progress } = lite;
+    const { focus, prereqNudge, revisit, progress, examCheck } = lite;
+    const check = examCheck
+      ? el('div', { class: 'panel-block exam-check' }, el('h3', {}, 'Ready for a check'),
+        el('p', {}, `Two right in a row on ${examCheck.title}: one question from the course decides your ${examCheck.tier} tier.`),
+        el('button', { type: 'button', class: 'primary', onclick: () => ctx.turn({ type: 'REQUEST_EXAM', unitId: examCheck.unitId }) },
+          `Take the ${examCheck.tier} check`))
+      : null;
     fill(panel,
-      el('div', { class: 'panel-block' }, el('h3', {}, 'Focus'),
+      el('div', { class: 'panel-block' }, el('h3', {}, 'Working towards'),
         focus ? el('p', {}, el('strong', {}, focus.title), ' ', tierBadge(focus.masteryTier)) : el('p', { class: 'muted' }, 'Not chosen yet')),
-      prereqNudge ? el('div', { class: 'panel-block nudge' }, el('h3', {}, 'Learn first'),
-        el('p', {}, prereqNudge.title, ' ', el('span', { class: 'muted' }, `(${prereqNudge.unitId})`))) : null,
+      prereqNudge ? el('div', { class: 'panel-block nudge' }, el('h3', {}, 'Learning first'),
+        el('p', {}, prereqNudge.title)) : null,
+      check,
       el('div', { class: 'panel-block' }, el('h3', {}, 'Revisit'),
         revisit?.lockedCount
           ? el('p', {}, `${revisit.lockedCount} locked question${revisit.lockedCount === 1 ? '' : 's'}. `,
@@ -122,7 +138,7 @@ export function mountTutor(root, config) {
           : el('p', { class: 'muted' }, 'Nothing locked.')),
       el('div', { class: 'panel-block' }, el('h3', {}, 'Progress'),
         el('ul', { class: 'progress' },
-          ['bronze', 'silver', 'gold'].map((t) => el('li', {}, tierBadge(t), ` ${progress?.[t] ?? 0} of ${progress?.total ?? 0}`)))));
+          ['bronze', 'silver', 'gold'].map((t) => el('li', {}, tierBadge(t), ` ${progress?.[t] ?? 0} of ${progress?.total ?? 0} units`)))));
   }
 
   // ---- threads
@@ -214,6 +230,10 @@ function settleAnswers(list) {
     list[j].answered = { outcome: m.outcome, feedback: m.text, open };
     folded.add(m);
     if (list[i - 1]?.role === 'user' && !list[i - 1].turnId) folded.add(list[i - 1]);
+  });
+  // A choice answered by a later turn is over.
+  list.forEach((m, i) => {
+    if (m.card?.type === 'CHOICES') m.settled = list.slice(i + 1).some((later) => later.turnId);
   });
   return list.filter((m) => !folded.has(m));
 }

@@ -8,11 +8,16 @@ use super::messages::{appended, new_message, TutorMessage};
 use super::prompt::{build_prompt, TurnContext};
 use super::snapshots::Snapshot;
 use crate::{App, AppError, AppResult};
-use pathwise_course::fallback::{fallback_turn, FallbackInput};
-use pathwise_course::lite::{prerequisite_nudge, revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
-use pathwise_course::policy::{draft_policy, exam_availability, ranked_candidates, ExamAvailability, ScoredUnit};
+use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
+use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
+use pathwise_course::notation::{asks_for_exam, searchable};
+use pathwise_course::policy::{
+    draft_policy, exam_availability, named_unit, ranked_candidates, ExamAvailability, PolicyDraft, ScoredUnit,
+};
 use pathwise_course::response::{validate, OfferedContext};
-use pathwise_course::{Action, ClientEvent, ExamStatus, MappedUnit, TurnAnalysis, TutorCard, TutorPolicy};
+use pathwise_course::{
+    Action, Availability, ClientEvent, Course, ExamStatus, MappedUnit, TurnAnalysis, TutorCard, TutorPolicy,
+};
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_llm::{parse_json_reply, Usage};
 use pathwise_retrieval::Query;
@@ -29,6 +34,8 @@ const CHUNKS_K: usize = 8;
 const EXAM_CANDIDATES_K: usize = 10;
 const SUPPORT_K: usize = 4;
 const MAPPED_K: usize = 3;
+/// How far back a `CHOOSE_UNIT` looks for the card that offered it.
+const RECENT_MESSAGES: i64 = 6;
 
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -135,48 +142,43 @@ impl<S: Store> App<S> {
                 ));
             }
         }
+        if let ClientEvent::ChooseUnit { unit_id } = &request.client_event {
+            self.check_choice_offered(learner, &thread, unit_id).await?;
+        }
         let snap = self.course_snapshot(learner, &loaded).await?;
         let now = self.now();
         let turn_id = TurnId(Self::new_id());
         let words = request.words().unwrap_or("");
+        // Arithmetic written with symbols ("7+8") is searched by its operation's name too.
+        let searched = searchable(words);
         let vector = self.query_vector(&loaded, words).await;
-        let query = Query { text: words, vector: vector.as_deref() };
+        let query = Query { text: &searched, vector: vector.as_deref() };
 
-        // Mapping: a button names its unit; words are mapped by retrieval over the anchors.
+        // Mapping: a button names its unit; words are mapped by retrieval over the anchors,
+        // except a request for an exam, which is about the unit being learned.
+        let asks_exam = request.words().is_some_and(asks_for_exam);
         let (mapped, mapping_source) = match request.client_event.unit_id() {
             Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
+            None if asks_exam => (Vec::new(), "exam_request"),
             None => (loaded.index.map_units(&query, MAPPED_K), "retrieval"),
         };
-        // Words that answer the tutor's own question are about the focus; other words the
-        // mapping is unsure of are clarified first.
+        // Words that answer the tutor's own question are about the focus (they map to it, or
+        // to nothing); other words the mapping is unsure of are clarified first.
         let previous_action = thread.last_action.as_deref().and_then(Action::parse);
-        let clarify_if_unsure =
-            request.client_event == ClientEvent::None && previous_action != Some(Action::SocraticQuestion);
+        let focus_now = snap.snapshot.focus_unit_id.as_str();
+        let answers_tutor = asks_exam
+            || previous_action == Some(Action::SocraticQuestion)
+                && (mapped.is_empty() || mapped.iter().any(|m| m.unit_id == focus_now));
+        let clarify_if_unsure = request.client_event == ClientEvent::None && !answers_tutor;
         let draft = draft_policy(course, &snap.snapshot, &mapped, clarify_if_unsure);
+        let named =
+            request.client_event == ClientEvent::None && !answers_tutor && named_unit(course, &draft.mapped).is_some();
 
-        // Exam availability from the exam service, for the candidate questions only.
-        let (exam, candidate_ids, statuses) = if draft.exam_ready {
-            let mut ids: Vec<String> = snap
-                .snapshot
-                .revisit_queue
-                .iter()
-                .filter(|(_, e)| e.unit_id == draft.focus_unit_id && e.tier == draft.desired_exam_tier)
-                .map(|(q, _)| q.clone())
-                .collect();
-            for hit in
-                loaded.index.exam_candidates(&query, &draft.focus_unit_id, draft.desired_exam_tier, EXAM_CANDIDATES_K)
-            {
-                if !ids.contains(&hit.question_id) {
-                    ids.push(hit.question_id);
-                }
-            }
-            ids.truncate(EXAM_CANDIDATES_K);
-            let statuses = self.exams.statuses(learner, course.id(), &ids, now).await?;
-            (exam_availability(&ids, &statuses), ids, statuses)
-        } else {
-            (ExamAvailability::none(), Vec::new(), HashMap::new())
-        };
+        let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, &draft, &query, now).await?;
         let policy = draft.finish(&turn_id.to_string(), &exam);
+        if let ClientEvent::RequestExam { unit_id } = &request.client_event {
+            check_exam_request(course, &policy, unit_id)?;
+        }
 
         let revisit = self.revisit(learner, course.id(), &snap, now).await?;
         let context = TurnContext::retrieve(
@@ -195,9 +197,13 @@ impl<S: Store> App<S> {
             policy: &policy,
             course,
             event: &request.client_event,
+            words: request.words(),
             mapped: &draft.mapped,
+            named,
             previous_action,
             focus_tier: draft.focus_tier,
+            focus_streak: snap.snapshot.progress(&draft.focus_unit_id).map_or(0, |p| p.drill.streak_correct),
+            exam_candidates: &exam.candidate_ids,
             seed: seed_of(turn_id),
         };
         let decision = self
@@ -269,19 +275,23 @@ impl<S: Store> App<S> {
             offers: &offers,
             ..TutorStep::default()
         };
-        let focus = policy.focus_unit_id.clone();
+        let (focus, goal) = (policy.focus_unit_id.clone(), policy.primary_target_unit_id.clone());
         let analysis = decision.analysis.clone();
         let (snap, commit) = self
-            .commit_with_snapshot(learner, &loaded, snap, step, |s| s.record_turn(&focus, analysis.clone(), now))
+            .commit_with_snapshot(learner, &loaded, snap, step, |s| s.record_turn(&focus, &goal, analysis.clone(), now))
             .await?;
         let first_seq = commit.first_seq;
 
+        // The exam stays on offer beside the chat until it is the card just shown.
+        let exam_check = (policy.allows(Action::ExamBlock) && decision.action != Action::ExamBlock)
+            .then_some((policy.focus_unit_id.as_str(), policy.desired_exam_tier));
         let lite = snapshot_lite(
             course,
             &snap.snapshot,
             &policy.primary_target_unit_id,
-            policy.prereq_blocking_unit_id.as_deref(),
+            (policy.focus_unit_id != policy.primary_target_unit_id).then_some(policy.focus_unit_id.as_str()),
             revisit,
+            exam_check,
         );
         let debug = self.tutor.debug.then(|| TurnDebug {
             candidate_scores: ranked_candidates(course, &snap.snapshot, &draft.mapped, now),
@@ -326,6 +336,10 @@ impl<S: Store> App<S> {
         };
         if !self.llm.is_configured() {
             return Ok(fall_back("offline: no language model is configured".into(), None, Usage::default()));
+        }
+        if let ClientEvent::RequestExam { .. } = request.client_event {
+            // The question is the policy's to choose; the model has nothing to add.
+            return Ok(fall_back("exam requested: the policy chooses the question".into(), None, Usage::default()));
         }
         let prompt = build_prompt(&self.tutor.tutor_name, policy, context, request);
         let session = self.llm.session("tutor_turn").await?;
@@ -397,8 +411,8 @@ impl<S: Store> App<S> {
         self.store.get_thread(learner, id).await?.ok_or_else(|| AppError::not_found("thread", id))
     }
 
-    /// SnapshotLite as it stands outside a turn: the snapshot's focus and its unmet
-    /// prerequisite.
+    /// SnapshotLite as it stands outside a turn: what the next turn without words would
+    /// work on, and the exam it would open.
     pub(crate) async fn current_lite(
         &self,
         learner: LearnerId,
@@ -406,10 +420,97 @@ impl<S: Store> App<S> {
         snap: &Snapshot,
     ) -> AppResult<SnapshotLite> {
         let course = &loaded.course;
-        let revisit = self.revisit(learner, course.id(), snap, self.now()).await?;
-        let focus = snap.snapshot.focus_unit_id.as_str();
-        Ok(snapshot_lite(course, &snap.snapshot, focus, prerequisite_nudge(course, &snap.snapshot, focus), revisit))
+        let now = self.now();
+        let revisit = self.revisit(learner, course.id(), snap, now).await?;
+        let draft = draft_policy(course, &snap.snapshot, &[], false);
+        let query = Query { text: "", vector: None };
+        let (exam, _, _) = self.exam_state(learner, loaded, snap, &draft, &query, now).await?;
+        let policy = draft.finish("", &exam);
+        let exam_check =
+            policy.allows(Action::ExamBlock).then_some((policy.focus_unit_id.as_str(), policy.desired_exam_tier));
+        let target = policy.primary_target_unit_id.as_str();
+        let nudge = (policy.focus_unit_id != target).then_some(policy.focus_unit_id.as_str());
+        Ok(snapshot_lite(course, &snap.snapshot, target, nudge, revisit, exam_check))
     }
+
+    /// Exam availability from the exam service, for the focus unit's candidate questions
+    /// only (none asked when the learner is not exam ready): the availability, the candidates
+    /// asked about, and their statuses.
+    async fn exam_state(
+        &self,
+        learner: LearnerId,
+        loaded: &LoadedCourse,
+        snap: &Snapshot,
+        draft: &PolicyDraft,
+        query: &Query<'_>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> AppResult<(ExamAvailability, Vec<String>, HashMap<String, ExamStatus>)> {
+        if !draft.exam_ready {
+            return Ok((ExamAvailability::none(), Vec::new(), HashMap::new()));
+        }
+        let mut ids: Vec<String> = snap
+            .snapshot
+            .revisit_queue
+            .iter()
+            .filter(|(_, e)| e.unit_id == draft.focus_unit_id && e.tier == draft.desired_exam_tier)
+            .map(|(q, _)| q.clone())
+            .collect();
+        for hit in loaded.index.exam_candidates(query, &draft.focus_unit_id, draft.desired_exam_tier, EXAM_CANDIDATES_K)
+        {
+            if !ids.contains(&hit.question_id) {
+                ids.push(hit.question_id);
+            }
+        }
+        ids.truncate(EXAM_CANDIDATES_K);
+        let statuses = self.exams.statuses(learner, loaded.course.id(), &ids, now).await?;
+        Ok((exam_availability(&ids, &statuses), ids, statuses))
+    }
+
+    /// A `CHOOSE_UNIT` must pick a unit of the thread's latest card, which must offer choices.
+    async fn check_choice_offered(&self, learner: LearnerId, thread: &ThreadRecord, unit: &str) -> AppResult<()> {
+        let after = i64::from(thread.message_count).saturating_sub(RECENT_MESSAGES).max(0);
+        let recent = self.store.thread_messages(learner, thread.id, after, RECENT_MESSAGES).await?;
+        let latest_card = recent.iter().rev().find_map(|m| m.card.as_ref());
+        let card: Option<TutorCard> = latest_card.and_then(|c| serde_json::from_value(c.clone()).ok());
+        match card {
+            Some(card) if card.offers_choice(unit) => Ok(()),
+            _ => Err(AppError::invalid(
+                "clientEvent.unitId",
+                format!(
+                    "unit '{unit}' was not offered: CHOOSE_UNIT answers the choices of the tutor's latest card; \
+                     send the learner's words or REQUEST_DRILL instead"
+                ),
+            )),
+        }
+    }
+}
+
+/// A `REQUEST_EXAM` is for the unit being learned, once the policy opens its exam.
+fn check_exam_request(course: &Course, policy: &TutorPolicy, unit: &str) -> AppResult<()> {
+    let title = |u: &str| course.unit(u).map_or_else(|| u.to_string(), |u| u.title.clone());
+    if unit != policy.focus_unit_id {
+        return Err(AppError::invalid(
+            "clientEvent.unitId",
+            format!(
+                "the exam to take now is on '{}' ({}), the unit being learned, not '{unit}'",
+                policy.focus_unit_id,
+                title(&policy.focus_unit_id)
+            ),
+        ));
+    }
+    if !policy.allows(Action::ExamBlock) {
+        let tier = policy.desired_exam_tier;
+        let why = match policy.exam_availability {
+            Availability::Locked => format!("every {tier} question on it is locked for now"),
+            _ if policy.exam_ready => format!("it has no open {tier} question"),
+            _ => "it opens after two right drills in a row (snapshotLite.examCheck says when)".to_string(),
+        };
+        return Err(AppError::invalid(
+            "clientEvent",
+            format!("the {tier} check on {} is not open: {why}", title(unit)),
+        ));
+    }
+    Ok(())
 }
 
 /// The thread's course must be the one the request names, if it names one.
@@ -425,20 +526,8 @@ pub(crate) fn check_course(thread: &ThreadRecord, course: Option<&str>) -> AppRe
 
 /// An EXAM card for a question of the bank: what may be shown before it is answered.
 pub(crate) fn exam_card(loaded: &LoadedCourse, question: &str, unit: &str) -> AppResult<TutorCard> {
-    let q = loaded
-        .course
-        .question(question)
-        .ok_or_else(|| AppError::internal(format!("candidate {question} is not in the bank")))?;
-    Ok(TutorCard::Exam {
-        unit_id: unit.to_string(),
-        question_id: q.id.clone(),
-        tier: q.tier,
-        stem: q.stem.clone(),
-        options: q.options.clone(),
-        has_memo: true,
-        video: q.video.clone(),
-        locked_until: None,
-    })
+    fallback::exam_card(&loaded.course, question, unit)
+        .ok_or_else(|| AppError::internal(format!("candidate {question} is not in the bank")))
 }
 
 /// A turn's seed for the deterministic drill: from its id's random bits.

@@ -76,7 +76,7 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
         return;
     }
     // No model configured (an empty base URL): the flow steps that need one answer 503.
-    let served = serve_with("", &[]);
+    let served = serve_with(None, &[]);
     let client = reqwest::Client::new();
     let token = served.token.clone();
     let get = |path: &str| call(&client, reqwest::Method::GET, format!("{}/api{path}", served.base), &token, None);

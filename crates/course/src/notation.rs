@@ -1,0 +1,134 @@
+//! The learner's own words, read before retrieval: arithmetic written with symbols ("7+8",
+//! "3/4", "2x = 10") names its operation in the words the courses' anchors use, so that BM25,
+//! which drops numbers and symbols, still finds the unit; and a few plain requests ("test
+//! me", "I'm ready for the exam") that a button would otherwise have to make.
+
+/// Words for the operations written in `text` with symbols between numbers, to search with
+/// alongside the text. Empty when the text writes none. Words a course never uses are ignored
+/// by its retrieval, so "fraction" for `192.168.0.0/24` costs a networking course nothing.
+pub fn operation_words(text: &str) -> Vec<&'static str> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut words: Vec<&'static str> = Vec::new();
+    let mut add = |new: &[&'static str]| {
+        for w in new {
+            if !words.contains(w) {
+                words.push(w);
+            }
+        }
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        let before = previous_non_space(&chars, i);
+        let after = next_non_space(&chars, i);
+        let between_numbers = before.is_some_and(is_operand_end) && after.is_some_and(is_operand_start);
+        match c {
+            '+' if between_numbers => add(&["addition", "add", "sum"]),
+            '-' | '−' | '–' if between_numbers => add(&["subtraction", "subtract", "difference"]),
+            '-' | '−' if after.is_some_and(|a| a.is_ascii_digit()) && !before.is_some_and(is_operand_end) => {
+                add(&["negative"])
+            }
+            '*' | '×' | '·' if between_numbers => add(&["multiplication", "multiply", "times", "product"]),
+            '÷' if between_numbers => add(&["division", "divide", "quotient"]),
+            '/' if between_numbers => add(&["fraction", "fractions", "division"]),
+            '=' if chars.iter().any(|c| c.is_ascii_alphabetic() && is_variable(&chars, c)) => {
+                add(&["equation", "solve"])
+            }
+            _ => {}
+        }
+        // A number times a letter ("2x", "3y"): an algebraic term (of an expression; with an
+        // equals sign it is an equation, named above).
+        if c.is_ascii_digit()
+            && !chars.contains(&'=')
+            && chars.get(i + 1).is_some_and(|n| matches!(n, 'x' | 'y' | 'n' | 'a' | 'b'))
+            && !chars.get(i + 2).is_some_and(|n| n.is_ascii_alphanumeric())
+        {
+            add(&["variable", "expression"]);
+        }
+    }
+    words
+}
+
+/// `text` with the words for its operations appended: what retrieval searches.
+pub fn searchable(text: &str) -> String {
+    let words = operation_words(text);
+    if words.is_empty() {
+        text.to_string()
+    } else {
+        format!("{text} {}", words.join(" "))
+    }
+}
+
+/// The learner asks to be examined ("test me", "I'm ready for the exam", "give me the bronze
+/// check").
+pub fn asks_for_exam(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let has = |w: &str| words.contains(&w);
+    has("exam")
+        || has("exams")
+        || (has("test") && (has("me") || has("ready")))
+        || (has("check") && (has("bronze") || has("silver") || has("gold")))
+        || (has("quiz") && has("me"))
+}
+
+fn previous_non_space(chars: &[char], i: usize) -> Option<char> {
+    chars[..i].iter().rev().copied().find(|c| !c.is_whitespace())
+}
+
+fn next_non_space(chars: &[char], i: usize) -> Option<char> {
+    chars.get(i + 1..)?.iter().copied().find(|c| !c.is_whitespace())
+}
+
+fn is_operand_end(c: char) -> bool {
+    c.is_ascii_digit() || c == ')' || matches!(c, 'x' | 'y' | 'n')
+}
+
+fn is_operand_start(c: char) -> bool {
+    c.is_ascii_digit() || c == '(' || matches!(c, 'x' | 'y' | 'n')
+}
+
+/// A single letter standing alone or after a digit: a variable, not part of a word.
+fn is_variable(chars: &[char], letter: &char) -> bool {
+    chars.iter().enumerate().any(|(i, c)| {
+        c == letter
+            && !chars.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic())
+            && !(i > 0 && chars[i - 1].is_ascii_alphabetic())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_written_with_symbols_names_its_operation() {
+        assert_eq!(operation_words("what is 7+8?"), ["addition", "add", "sum"]);
+        assert_eq!(operation_words("what is 12 - 5"), ["subtraction", "subtract", "difference"]);
+        assert_eq!(operation_words("6 × 7"), ["multiplication", "multiply", "times", "product"]);
+        assert_eq!(operation_words("6*7=?"), ["multiplication", "multiply", "times", "product"]);
+        assert_eq!(operation_words("56 ÷ 8"), ["division", "divide", "quotient"]);
+        assert!(operation_words("the difference between 3/4 and 4/3").contains(&"fraction"));
+        assert_eq!(operation_words("what is -3 take 5"), ["negative"]);
+        assert!(operation_words("solve 2x + 3 = 11").contains(&"equation"));
+        assert!(!operation_words("solve 2x + 3 = 11").contains(&"variable"));
+        assert!(operation_words("simplify 3x + 2x").contains(&"variable"));
+    }
+
+    #[test]
+    fn words_without_symbols_are_left_alone() {
+        assert!(operation_words("explain fractions to me please").is_empty());
+        assert!(operation_words("a well-known fact").is_empty());
+        assert!(operation_words("x-ray").is_empty());
+        assert_eq!(searchable("hello"), "hello");
+        assert_eq!(searchable("7+8"), "7+8 addition add sum");
+    }
+
+    #[test]
+    fn requests_for_an_exam_are_recognised() {
+        for yes in ["I'm ready for an exam", "test me", "give me the bronze check", "quiz me please", "Exam!"] {
+            assert!(asks_for_exam(yes), "{yes}");
+        }
+        for no in ["how do I check my answer?", "what is a test of divisibility", "explain fractions"] {
+            assert!(!asks_for_exam(no), "{no}");
+        }
+    }
+}
