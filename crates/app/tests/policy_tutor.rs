@@ -165,6 +165,9 @@ async fn a1_mapped_unit_confidence_high_prereqs_satisfied(t: &TestApp) {
 async fn a2_mapped_unit_high_prereqs_missing(t: &TestApp) {
     let (fake, app) = with_model(t).await;
     let thread = thread(&app, t).await;
+    // The warm-up is done, so inverse operations is where work on linear equations starts.
+    let now = t.clock.now();
+    edit_snapshot(&app, t, |s| s.touch("ENTRY-00", now).mastery_tier = MasteryTier::Bronze).await;
     fake.script([model_turn(
         "DRILL_CARD",
         "ALG-00",
@@ -200,7 +203,10 @@ async fn a3_mapped_unit_ambiguous_low_confidence(t: &TestApp) {
     assert_eq!(log["validated"], false);
     assert_eq!(log["violation"], "action_not_allowed");
     assert_eq!(log["action"], "SOCRATIC_QUESTION");
-    assert!(card(&reply).is_none(), "a clarifier has no card");
+    match card(&reply) {
+        Some(TutorCard::Choices { choices, .. }) => assert!(!choices.is_empty(), "the candidates, to click"),
+        other => panic!("a clarifier offers its candidates as choices, got {other:?}"),
+    }
     let text = &reply.messages.last().unwrap().text;
     assert!(text.contains("graphs"), "the clarifier names the candidates: {text}");
     // A model that clarifies is shown as it is.
@@ -1075,7 +1081,8 @@ async fn the_debug_setting_adds_the_policy_and_candidate_scores(t: &TestApp) {
     let thread = thread(&app, t).await;
     let reply = say(&app, t, thread, "linear equations").await;
     let debug = reply.debug.expect("a debug payload");
-    assert_eq!(debug.policy.focus_unit_id, "ALG-00");
+    assert_eq!(debug.policy.prereq_blocking_unit_id.as_deref(), Some("ALG-00"));
+    assert_eq!(debug.policy.focus_unit_id, "ENTRY-00", "where the route to linear equations starts");
     assert!(!debug.candidate_scores.is_empty());
     assert!(debug.candidate_scores.windows(2).all(|w| w[0].score >= w[1].score), "ranked by score");
     assert!(!debug.validated, "offline turns are the fallback");

@@ -92,11 +92,14 @@ function drillCard(card, msg, ctx) {
       !r.isCorrect && r.expectedAnswer && !(r.feedbackText ?? '').includes(r.expectedAnswer) ? el('p', { class: 'muted' }, 'Expected: ', renderText(r.expectedAnswer)) : null);
     if (!open) { bar.remove(); return; }
     const check = ctx.examCheck();
-    bar.replaceChildren(
+    bar.replaceChildren(...[
       turnBtn('Try another', 'secondary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId }),
+      turnBtn('Continue', check ? 'secondary' : 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }),
+      // The exam the policy has just opened on this unit, one click away.
       check?.unitId === card.unitId
         ? turnBtn(`Take the ${check.tier} check`, 'primary', ctx, { type: 'REQUEST_EXAM', unitId: card.unitId })
-        : turnBtn('Continue', 'primary', ctx, { type: 'DRILL_CONTINUE', unitId: card.unitId, lastResult: last }));
+        : null,
+    ].filter(Boolean));
   }
 
   const node = el('section', { class: 'card drill', 'aria-label': 'Drill', 'data-drill-id': card.drillId ?? null },

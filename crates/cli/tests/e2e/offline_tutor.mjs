@@ -36,8 +36,8 @@ try {
     await page.locator('article.msg.assistant').nth(before).waitFor();
   };
   await say('I want to learn place value');
-  await page.getByText(/You asked about Place value and whole numbers/).waitFor();
-  const words = await page.locator('main, body').innerText();
+  await page.locator('article.msg.assistant p').getByText(/You asked about Place value and whole numbers/).waitFor();
+  const words = await page.locator('#main').innerText();
   for (const internal of ['SnapshotLite', 'MATH-PV', 'undefined', 'null']) {
     if (words.includes(internal)) throw new Error(`the page shows an internal word: ${internal}`);
   }
