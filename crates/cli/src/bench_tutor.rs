@@ -124,19 +124,7 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
     for i in 0..turns {
         let (learner, thread, focus) = &learners[i % LEARNERS];
         let (_, title, _) = &units[rng.gen_range(0..units.len())];
-        let (request, text) = match i % 4 {
-            // Offline, the exam the policy opens comes from this event (the model's learners
-            // get theirs from the model): ask for it where it is open.
-            3 if tutor == Tutor::Offline => {
-                let check = app.tutor_snapshot(*learner, &course_id).await?.snapshot_lite.exam_check;
-                let unit = check.map_or_else(|| focus.clone(), |c| c.unit_id);
-                let event = if unit == *focus {
-                    ClientEvent::RequestExam { unit_id: unit }
-                } else {
-                    ClientEvent::RequestDrill { unit_id: unit }
-                };
-                (TurnRequest { client_event: event, ..TurnRequest::default() }, String::new())
-            }
+        let (request, text) = match i % 3 {
             0 => {
                 let text = format!("how do I do {}", title.to_lowercase());
                 (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
