@@ -1,11 +1,11 @@
 //! Planning a map from a decomposition, re-planning it, and choosing the next concept.
 
 use crate::{App, AppError, AppResult, Store};
-use pathwise_domain::curriculum::{self, AddedConcept, Decomposition, DiagnosticResult};
+use pathwise_domain::curriculum::{self, AddedConcept, Decomposition, DiagnosticResult, OnExisting};
 use pathwise_domain::edit::NewNode;
 use pathwise_domain::lifecycle;
-use pathwise_domain::model::{MapAggregate, MapChanges, Metadata, Node};
-use pathwise_domain::{LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
+use pathwise_domain::model::{MapAggregate, MapChanges, Metadata, MindMap, Node};
+use pathwise_domain::{outline, DomainError, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
@@ -35,6 +35,30 @@ pub struct GenerateInput {
     /// The concept graph; leave it out to have the configured language model build it.
     #[serde(default)]
     pub decomposition: Option<Decomposition>,
+    /// When you already have a map for this topic (same title, case aside, not abandoned):
+    /// `refuse` (the default: 409 `map_exists` naming it), `new` (keep both) or `replace`
+    /// (delete it, with its progress, and make this one).
+    #[serde(default)]
+    pub on_existing: OnExisting,
+}
+
+/// A map from a pasted outline.
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportOutline {
+    /// Markdown headings (`#`, `##`, ...) or a nested list (`-`, `*`, `+`, `1.`), or both.
+    /// The first heading or item is the topic, the map's root; whatever is nested under an
+    /// entry needs it first. A label written again is the same concept (one more
+    /// prerequisite). Text under an entry describes it; an entry may end with its effort,
+    /// as in `Borrowing (45 min)` (30 minutes otherwise). The limits of every map apply
+    /// (30 concepts, depth 5, no cycles), and a refusal names the outline's line.
+    pub outline: String,
+    /// The map's title; the root's label when left out.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// When you already have a map with this title: `refuse` (the default), `new` or `replace`.
+    #[serde(default)]
+    pub on_existing: OnExisting,
 }
 
 /// What a planned map holds.
@@ -45,6 +69,9 @@ pub struct PlanSummary {
     pub edge_count: usize,
     pub status: MapStatus,
     pub root_node_id: Option<NodeId>,
+    /// The map this one replaced (`on_existing: replace`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaced_mind_map_id: Option<MindMapId>,
 }
 
 impl PlanSummary {
@@ -55,6 +82,7 @@ impl PlanSummary {
             edge_count: agg.edges.len(),
             status: agg.map.status,
             root_node_id: agg.map.root_node_id,
+            replaced_mind_map_id: None,
         }
     }
 }
@@ -159,27 +187,80 @@ impl<S: Store> App<S> {
     }
 
     /// `curriculum_generate`: a new map for the topic, planned and active, or nothing at
-    /// all. The decomposition is the caller's, or the language model's when none is given.
+    /// all. The decomposition is the caller's, or the language model's when none is given;
+    /// with no model configured, that is refused before anything is asked or stored.
     pub async fn curriculum_generate(&self, learner: LearnerId, input: GenerateInput) -> AppResult<PlanSummary> {
         let decomposition = match &input.decomposition {
             Some(decomposition) => decomposition.clone(),
-            None => self.model_decomposition(learner, &input).await?,
+            None if !self.llm.is_configured() => {
+                return Err(AppError::topic_needs_model("planning a topic without a decomposition", None))
+            }
+            None => {
+                // A map the learner has already would refuse the model's work: say so first.
+                let maps = self.all_maps(learner).await?;
+                curriculum::place_new_map(&maps, &input.topic, input.on_existing)?;
+                self.model_decomposition(learner, &input).await?
+            }
         };
-        self.store_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, &decomposition).await
+        let (planned, changes) = self.new_plan(
+            learner,
+            &input.topic,
+            input.goal.as_deref(),
+            &input.diagnostic_results,
+            &decomposition,
+        )?;
+        self.store_new_map(planned, changes, input.on_existing).await
     }
 
-    /// Plan `decomposition` into a new map for `topic` and store it in one transaction.
-    pub(crate) async fn store_plan(
+    /// A new map from a pasted outline, checked by the rules every decomposition meets, with
+    /// a refusal placed on the outline's line.
+    pub async fn import_outline(&self, learner: LearnerId, input: ImportOutline) -> AppResult<PlanSummary> {
+        let parsed = outline::parse(&input.outline)?;
+        let title = match input.title.as_deref().map(str::trim) {
+            None | Some("") => parsed.decomposition.root.clone(),
+            Some(title) => title.to_string(),
+        };
+        let (planned, changes) =
+            self.new_plan(learner, &title, None, &[], &parsed.decomposition).map_err(|e| match e {
+                // The title is the caller's, not the outline's.
+                DomainError::Invalid { ref field, .. } if field == "title" => AppError::from(e),
+                e => parsed.locate(e).into(),
+            })?;
+        self.store_new_map(planned, changes, input.on_existing).await
+    }
+
+    /// Store a planned map unless the learner has one for the topic already and did not
+    /// ask for another (`on_existing`); the rule is the domain's, applied in the store's
+    /// transaction so that two requests at once cannot both pass it.
+    async fn store_new_map(
         &self,
-        learner: LearnerId,
-        topic: &str,
-        goal: Option<&str>,
-        diagnostics: &[DiagnosticResult],
-        decomposition: &Decomposition,
+        planned: MapAggregate,
+        changes: MapChanges,
+        on_existing: OnExisting,
     ) -> AppResult<PlanSummary> {
-        let (planned, changes) = self.new_plan(learner, topic, goal, diagnostics, decomposition)?;
-        self.store.insert_map(&planned.map, &changes).await?;
-        Ok(PlanSummary::of(&planned))
+        let title = planned.map.title.clone();
+        let replaced = self
+            .store
+            .insert_topic_map(&planned.map, &changes, move |maps| curriculum::place_new_map(maps, &title, on_existing))
+            .await?;
+        if let Some(replaced) = replaced {
+            tracing::info!(%replaced, by = %planned.map.id, "a map was replaced by a new one for its topic");
+        }
+        Ok(PlanSummary { replaced_mind_map_id: replaced, ..PlanSummary::of(&planned) })
+    }
+
+    /// Every map of the learner, whatever its status.
+    async fn all_maps(&self, learner: LearnerId) -> AppResult<Vec<MindMap>> {
+        const PAGE: i64 = 500;
+        let mut maps = Vec::new();
+        loop {
+            let page = self.store.list_maps(learner, None, maps.len() as i64, PAGE).await?;
+            let done = page.items.len() < PAGE as usize;
+            maps.extend(page.items);
+            if done {
+                return Ok(maps);
+            }
+        }
     }
 
     /// A new map for `topic` planned from `decomposition`, and the rows to write for it.
@@ -190,7 +271,7 @@ impl<S: Store> App<S> {
         goal: Option<&str>,
         diagnostics: &[DiagnosticResult],
         decomposition: &Decomposition,
-    ) -> AppResult<(MapAggregate, MapChanges)> {
+    ) -> Result<(MapAggregate, MapChanges), DomainError> {
         let now = self.now();
         let map = lifecycle::new_map(MindMapId(Self::new_id()), learner, topic, Metadata::new(), now)?;
         let empty = MapAggregate { map, nodes: Vec::new(), edges: Vec::new() };

@@ -84,6 +84,51 @@ impl AppError {
         self.details = details;
         self
     }
+
+    /// Starting a topic (`operation`) when no language model is configured: refused before
+    /// anything is stored, naming the settings and the ways of making a map without a model.
+    /// `otherwise` is one more way that works for this operation.
+    pub fn topic_needs_model(operation: &str, otherwise: Option<&str>) -> Self {
+        let otherwise = otherwise.map(|way| format!("; or {way}")).unwrap_or_default();
+        AppError::new(
+            ErrorKind::Unavailable,
+            "llm_not_configured",
+            format!(
+                "{operation} needs a language model, and none is configured: set PATHWISE_LLM_BASE_URL and \
+                 PATHWISE_LLM_MODEL (llm_base_url and llm_model in the config file) and restart. Without a model, \
+                 make the map yourself: import a map (`pathwise import-map FILE.json`, or POST \
+                 /api/curriculum/generate with a `decomposition`), or paste an outline of Markdown headings or a \
+                 nested list (`pathwise import-map FILE.md`, or POST /api/mind-maps/outline){otherwise}"
+            ),
+        )
+        .with_details(not_configured_details())
+    }
+}
+
+/// What a refusal for want of a model tells a client to configure, and what works without.
+fn not_configured_details() -> Value {
+    serde_json::json!({
+        "settings": ["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL"],
+        "config_keys": ["llm_base_url", "llm_model"],
+        "without_a_model": ["POST /api/curriculum/generate with a decomposition", "POST /api/mind-maps/outline",
+            "pathwise import-map FILE"],
+    })
+}
+
+impl From<pathwise_domain::outline::OutlineError> for AppError {
+    /// The rule's refusal, said of the outline: its line in the message and in `details.line`.
+    fn from(refusal: pathwise_domain::outline::OutlineError) -> Self {
+        let message = refusal.to_string();
+        let mut error = AppError::from(refusal.error);
+        error.message = message;
+        if let Value::Object(details) = &mut error.details {
+            details.insert("field".into(), "outline".into());
+            if let Some(line) = refusal.line {
+                details.insert("line".into(), line.into());
+            }
+        }
+        error
+    }
 }
 
 /// A field serde's `deny_unknown_fields` refused, read back from its message.
@@ -136,6 +181,8 @@ impl From<StoreError> for AppError {
                 format!("{what} was recorded already; it counts once"),
             ),
             StoreError::Database(sqlx::Error::PoolTimedOut) => {
+                // Answered 503, which the HTTP layer does not log: the operator hears of it here.
+                tracing::warn!("the database is busy: a request waited too long for a connection");
                 AppError::new(ErrorKind::Unavailable, "unavailable", "the database is busy; try again shortly")
             }
             other => {
@@ -155,7 +202,12 @@ impl From<LlmError> for AppError {
             LlmError::Status { .. } => (ErrorKind::Upstream, "llm_error"),
             LlmError::Malformed(_) => (ErrorKind::Upstream, "llm_malformed"),
         };
-        AppError::new(kind, code, error.to_string())
+        let refusal = AppError::new(kind, code, error.to_string());
+        if matches!(error, LlmError::NotConfigured { .. }) {
+            refusal.with_details(not_configured_details())
+        } else {
+            refusal
+        }
     }
 }
 

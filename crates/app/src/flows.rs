@@ -19,15 +19,32 @@ pub struct StartFlow {
     /// What the learner wants to be able to do; scopes the plan.
     #[serde(default)]
     pub goal: Option<String>,
+    /// Whether the caller writes each step's content itself (the decomposition, the
+    /// explanations, the questions, the grades of free text, with `advance`), so that the
+    /// flow needs no language model. Otherwise (the default over HTTP and the CLI; over MCP,
+    /// where the caller is an assistant, the default is true) a flow is refused when no
+    /// model is configured, since its first step would fail.
+    #[serde(default)]
+    pub caller_writes_steps: Option<bool>,
 }
 
 const MAX_GOAL_CHARS: usize = 500;
 
 impl<S: Store> App<S> {
-    /// A new flow for a topic, pending: nothing asked or planned yet.
+    /// A new flow for a topic, pending: nothing asked or planned yet. Refused, storing
+    /// nothing, when its steps would need a language model and none is configured.
     pub async fn flow_start(&self, learner: LearnerId, input: StartFlow) -> AppResult<Flow> {
         let topic = clean_text("topic", &input.topic, MAX_TITLE_CHARS)?;
         let goal = input.goal.as_deref().map(|g| clean_text("goal", g, MAX_GOAL_CHARS)).transpose()?;
+        if !input.caller_writes_steps.unwrap_or(false) && !self.llm.is_configured() {
+            return Err(AppError::topic_needs_model(
+                "starting a topic",
+                Some(
+                    "start the flow with caller_writes_steps = true and write each step yourself (POST \
+                     /api/flows/{id}/advance, or the MCP tool teaching_flow_advance)",
+                ),
+            ));
+        }
         let flow = Flow::start(FlowId(Self::new_id()), learner, topic, goal, self.now());
         self.store.insert_flow(&flow).await?;
         Ok(flow)

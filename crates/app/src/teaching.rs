@@ -395,6 +395,8 @@ fn generate_input(flow: &Flow) -> GenerateInput {
         goal: flow.goal.clone(),
         diagnostic_results: flow.state.diagnostic_results.clone(),
         decomposition: None,
+        // Not used: a flow's plan is stored with the flow, beside any map of the same title.
+        on_existing: Default::default(),
     }
 }
 

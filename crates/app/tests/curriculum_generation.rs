@@ -117,7 +117,9 @@ async fn goal_scoped_plan_excludes_off_path_nodes(t: &TestApp) {
         Script::ToolCalls(whole.iter().map(|l| edge("Python", l)).collect()),
         finish(None),
     ]);
-    let comprehensive = generate(&app, t, json!({ "topic": "Python" })).await.expect("generated");
+    // A second map of the topic, asked for (one map per topic otherwise).
+    let comprehensive =
+        generate(&app, t, json!({ "topic": "Python", "on_existing": "new" })).await.expect("generated");
     assert!(plan.node_count < comprehensive.node_count);
 }
 

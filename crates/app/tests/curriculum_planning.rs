@@ -660,6 +660,8 @@ async fn sort_is_deterministic_across_multiple_calls(t: &TestApp) {
             "topic": "Python Fundamentals",
             "diagnostic_results": [{ "node_label": "Strings", "quality": 4 }],
             "decomposition": decomposition,
+            // The same topic planned again on purpose, to compare the plans.
+            "on_existing": "new",
         })
     };
     let first = t.plan_with(body(python_15())).await;
@@ -690,7 +692,7 @@ async fn sort_is_deterministic_across_multiple_calls(t: &TestApp) {
         &[("Root", "Kiwi"), ("Root", "apple"), ("Root", "Mango"), ("Root", "banana")],
     );
     for _ in 0..2 {
-        let plan = t.plan("Fruit", star.clone()).await;
+        let plan = t.plan_with(json!({ "topic": "Fruit", "decomposition": star, "on_existing": "new" })).await;
         assert_eq!(order(t, plan.mind_map_id).await, labels(&["Root", "apple", "banana", "Kiwi", "Mango"]));
     }
 }
@@ -1253,6 +1255,7 @@ async fn high_scoring_diagnostic_node_gets_diagnosed_status(t: &TestApp) {
             "topic": "Python Fundamentals",
             "diagnostic_results": [{ "node_label": "  variables ", "quality": 4 }],
             "decomposition": python_15(),
+            "on_existing": "new",
         }))
         .await;
     let variables = node_by_label(t, plan.mind_map_id, "Variables").await;

@@ -67,7 +67,11 @@ fn answer(text: &str, question: &Option<String>) -> AnswerInput {
 }
 
 async fn start(app: &App, t: &TestApp) -> FlowId {
-    app.flow_start(t.learner, StartFlow { topic: "Rust ownership".into(), goal: None }).await.unwrap().id
+    app.flow_start(t.learner, StartFlow {
+        topic: "Rust ownership".into(),
+        goal: None,
+        caller_writes_steps: Some(!app.llm().is_configured()),
+    }).await.unwrap().id
 }
 
 /// Run the diagnostic to its end, answering right exactly the concepts the learner knows.

@@ -246,7 +246,11 @@ async fn response_recorded_with_null_user_answer(t: &TestApp) {
 
 /// A session of the learner's own that a response can cite.
 async fn own_session(t: &TestApp) -> Uuid {
-    let flow = pathwise_app::flows::StartFlow { topic: "A session to cite".into(), goal: None };
+    let flow = pathwise_app::flows::StartFlow {
+        topic: "A session to cite".into(),
+        goal: None,
+        caller_writes_steps: Some(true),
+    };
     t.app.flow_start(t.learner, flow).await.expect("a flow").id.0
 }
 

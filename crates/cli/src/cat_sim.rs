@@ -35,8 +35,7 @@ pub fn run(flags: CatSimFlags) -> Result<()> {
     let estimator = if flags.estimator == "mle" { Estimator::Mle } else { Estimator::Eap };
     let settings = CatSettings { estimator, randomesque: flags.randomesque, ..CatSettings::default() };
     let report = pathwise_irt::simulate(&bank, &thetas, flags.seed, &settings)?;
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    Ok(())
+    crate::output::json(&report)
 }
 
 fn read(path: &Path) -> Result<String> {

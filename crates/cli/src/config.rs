@@ -192,6 +192,18 @@ pub fn language_model(settings: &Settings) -> Result<pathwise_llm::Llm> {
     Ok(pathwise_llm::Llm::new(std::sync::Arc::new(client), settings.max_concurrent_sessions))
 }
 
+/// Said once by the commands that serve, rather than on every request that needs a model.
+pub fn warn_if_offline(llm: &pathwise_llm::Llm) {
+    if !llm.is_configured() {
+        tracing::warn!(
+            "no language model configured: planning a topic, explanations, questions and grading free text answer \
+             503 until one is; set PATHWISE_LLM_BASE_URL and PATHWISE_LLM_MODEL (llm_base_url and llm_model in the \
+             config file). Maps can be made without one: pathwise import-map FILE (a .json decomposition or a .md \
+             outline), POST /api/curriculum/generate with a decomposition, POST /api/mind-maps/outline"
+        );
+    }
+}
+
 /// The application with the tutor's settings and exam service from the settings.
 pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwise_app::App> {
     if settings.exam_lockout_hours == 0 || settings.exam_lockout_hours > 24 * 365 {

@@ -90,15 +90,14 @@ pub async fn learner(app: &App, settings: &Settings, token: Option<&str>) -> Res
 }
 
 fn print(value: &impl Serialize) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
-    Ok(())
+    crate::output::json(value)
 }
 
 pub async fn flow(settings: &Settings, token: Option<&str>, command: FlowCommand) -> Result<()> {
     let app = open_app(settings).await?;
     let me = learner(&app, settings, token).await?;
     match command {
-        FlowCommand::Start { topic, goal } => print(&app.flow_start(me, StartFlow { topic, goal }).await?),
+        FlowCommand::Start { topic, goal } => print(&app.flow_start(me, StartFlow { topic, goal, caller_writes_steps: None }).await?),
         FlowCommand::List { status } => print(&app.flow_list(me, status, None, None).await?),
         FlowCommand::Show { id } => print(&app.flow_get(me, id).await?),
         FlowCommand::Diagnose { id } => print(&app.diagnostic_start(me, id).await?),
@@ -172,9 +171,7 @@ pub async fn digest(settings: &Settings, token: Option<&str>, send: bool) -> Res
 pub async fn export_reviews(settings: &Settings, token: Option<&str>) -> Result<()> {
     let app = open_app(settings).await?;
     let me = learner(&app, settings, token).await?;
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(app.review_log(me).await?.as_bytes());
-    Ok(())
+    crate::output::text(app.review_log(me).await?)
 }
 
 /// Show the learner's preferences, changing them first when asked.

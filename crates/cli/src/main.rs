@@ -1,5 +1,8 @@
 //! `pathwise`: the adaptive tutoring engine's one binary.
 
+// Every command prints through `output`, which ends quietly when its reader has gone.
+#![deny(clippy::print_stdout)]
+
 mod bench;
 mod bench_irt;
 mod bench_items;
@@ -9,8 +12,10 @@ mod bench_sessions;
 mod bench_tutor;
 mod cat_sim;
 mod config;
+mod import_map;
 mod learn;
 mod mcp;
+mod output;
 mod serve;
 mod srs_eval;
 
@@ -45,14 +50,10 @@ enum Command {
     },
     /// Create or upgrade the database schema, then exit.
     Migrate,
-    /// Plan a new mind map from a decomposition file (JSON: topic, goal?, diagnostic_results?, decomposition).
-    ImportMap {
-        /// The JSON file to import.
-        file: PathBuf,
-        /// Import for the learner with this API token instead of the local learner.
-        #[arg(long, env = "PATHWISE_TOKEN")]
-        token: Option<String>,
-    },
+    /// Plan a new mind map from a file: a decomposition (JSON: topic, goal?, diagnostic_results?,
+    /// decomposition, on_existing?) or an outline (Markdown: headings or a nested list, the
+    /// first heading or item being the topic). No language model is needed.
+    ImportMap(import_map::ImportMapFlags),
     /// Check a course pack (TOML or JSON: units, prerequisites, anchors, content, exam bank,
     /// blueprints) and store it; every problem is reported with its field and line, and
     /// nothing is stored unless there are none.
@@ -129,7 +130,12 @@ async fn main() {
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
     if let Err(error) = run(cli).await {
-        eprintln!("error: {error:#}");
+        // A reader that stopped reading (`| head`) took all it wanted: not a failure.
+        if output::is_closed_output(&error) {
+            return;
+        }
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "error: {error:#}");
         std::process::exit(1);
     }
 }
@@ -144,33 +150,10 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Migrate => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             let store = open_store(&settings).await?;
-            println!("the {} database is up to date", pathwise_app::Store::engine(&store));
-            Ok(())
+            output::line(format_args!("the {} database is up to date", pathwise_app::Store::engine(&store)))
         }
-        Command::ImportMap { file, token } => {
-            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
-            let app = App::new(open_store(&settings).await?);
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            // Parse before anything is written: a bad file creates no local learner.
-            let input: pathwise_app::curriculum::GenerateInput =
-                pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            if input.decomposition.is_none() {
-                anyhow::bail!(
-                    "{}: decomposition: missing; import-map plans the concept graph given in the file \
-                     (root, nodes, edges)",
-                    file.display()
-                );
-            }
-            let learner = match token {
-                Some(token) => app.authenticate(&token).await?,
-                None => serve::local_learner(&app, &settings).await?.learner,
-            };
-            let summary = app
-                .curriculum_generate(learner.id, input)
-                .await
-                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            println!("{}", serde_json::to_string_pretty(&summary)?);
-            Ok(())
+        Command::ImportMap(flags) => {
+            import_map::run(&config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?, flags).await
         }
         Command::ImportCourse { file, check } => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
@@ -182,27 +165,22 @@ async fn run(cli: Cli) -> Result<()> {
             if check {
                 let course = pathwise_course::Course::parse(&text, format, &library)
                     .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
-                println!(
-                    "{}",
+                return output::line(
                     serde_json::json!({ "id": course.id(), "title": course.title(), "units": course.units().len(),
-                        "exam_questions": course.questions().len(), "content_chunks": course.chunks().len(), "stored": false })
+                        "exam_questions": course.questions().len(), "content_chunks": course.chunks().len(), "stored": false }),
                 );
-                return Ok(());
             }
             let app = App::new(open_store(&settings).await?).with_library(library);
             let imported = app.import_course(&text, format).await.map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
-            println!("{}", serde_json::to_string_pretty(&imported)?);
-            Ok(())
+            output::json(&imported)
         }
         Command::CreateLearner { name } => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             let app = App::new(open_store(&settings).await?);
             let created = app.create_learner(&name).await?;
-            println!(
-                "{}",
-                serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token })
-            );
-            Ok(())
+            output::line(
+                serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token }),
+            )
         }
         Command::Bench(flags) => bench::run(flags).await,
         Command::Flow { command, token } => {

@@ -9,6 +9,7 @@ use rmcp::ServiceExt;
 
 pub async fn run(settings: &Settings, token: Option<&str>) -> Result<()> {
     let llm = config::language_model(settings)?;
+    config::warn_if_offline(&llm);
     let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
     let app = App::new(crate::open_store(settings).await?).with_llm(llm).with_notifiers(notifiers);
     let learner = match token {

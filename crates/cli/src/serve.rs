@@ -79,6 +79,7 @@ pub async fn run(settings: Settings) -> Result<()> {
         );
     }
     let llm = config::language_model(&settings)?;
+    config::warn_if_offline(&llm);
     let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
     let store = crate::open_store(&settings).await?;
     let (library, pack_notes) = item_library(&settings.item_packs)?;

@@ -22,11 +22,10 @@ pub fn run(flags: SrsEvalFlags) -> Result<()> {
     let log = pathwise_srs::parse_review_log(&text).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
     let report = pathwise_srs::evaluate(&log).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
     if flags.json {
-        println!("{}", serde_json::to_string(&report)?);
+        crate::output::line(serde_json::to_string(&report)?)
     } else {
-        print!("{}", table(&report));
+        crate::output::text(table(&report))
     }
-    Ok(())
 }
 
 fn table(report: &EvaluationReport) -> String {

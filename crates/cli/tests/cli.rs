@@ -752,15 +752,25 @@ async fn two_servers_on_one_postgres_run_each_job_once() {
     sqlx::query(&format!("DROP DATABASE {database} WITH (FORCE)")).execute(&mut admin).await.expect("drop database");
 }
 
-/// The learning loop from the command line, offline: a flow is started and listed, the
-/// model's steps name the setting to configure, jobs run, the digest comes from the template.
+/// The learning loop from the command line: offline, a topic is refused before anything
+/// is stored, naming what works without a model; with a model configured (here one that
+/// is not running) a flow is started and listed and its model steps name the model they
+/// could not reach; jobs run, the digest comes from the template.
 #[test]
 fn flows_jobs_analytics_and_the_digest_work_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let data = data_dir_arg(dir.path());
-    let started =
-        run(dir.path(), &["flow", "start", "Graph theory", "--goal", "shortest paths", "--data-dir", &data], &[])
-            .success();
+    let start = ["flow", "start", "Graph theory", "--goal", "shortest paths", "--data-dir", &data];
+    let offline = run(dir.path(), &start, &[]).failure();
+    for needle in ["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL", "pathwise import-map", "outline"] {
+        assert!(offline.stderr.contains(needle), "{needle:?} not in {}", offline.stderr);
+    }
+    let listed: Value =
+        serde_json::from_str(&run(dir.path(), &["flow", "list", "--data-dir", &data], &[]).success().stdout).unwrap();
+    assert_eq!(listed["total"], 0, "nothing was stored");
+
+    let model = [("PATHWISE_LLM_BASE_URL", "http://127.0.0.1:9/v1"), ("PATHWISE_LLM_MODEL", "tutor-model")];
+    let started = run(dir.path(), &start, &model).success();
     let flow: Value = serde_json::from_str(&started.stdout).expect("JSON");
     assert_eq!(flow["status"], "pending");
     let id = flow["id"].as_str().unwrap();
@@ -768,8 +778,8 @@ fn flows_jobs_analytics_and_the_digest_work_from_the_command_line() {
         serde_json::from_str(&run(dir.path(), &["flow", "list", "--data-dir", &data], &[]).success().stdout).unwrap();
     assert_eq!(listed["total"], 1);
 
-    let offline = run(dir.path(), &["flow", "diagnose", id, "--data-dir", &data], &[]).failure();
-    assert!(offline.stderr.contains("llm_base_url"), "{}", offline.stderr);
+    let unreachable = run(dir.path(), &["flow", "diagnose", id, "--data-dir", &data], &model).failure();
+    assert!(unreachable.stderr.contains("127.0.0.1:9"), "{}", unreachable.stderr);
     let bad = run(dir.path(), &["flow", "show", "not-a-uuid", "--data-dir", &data], &[]).failure();
     assert!(bad.stderr.contains("not-a-uuid") || bad.stderr.contains("invalid"), "{}", bad.stderr);
 
@@ -793,4 +803,167 @@ fn flows_jobs_analytics_and_the_digest_work_from_the_command_line() {
     assert!(refused.stderr.contains("from 1 to 1000"), "{}", refused.stderr);
     let abandoned = run(dir.path(), &["flow", "abandon", id, "--data-dir", &data], &[]).success();
     assert!(abandoned.stdout.contains("\"abandoned\""), "{}", abandoned.stdout);
+}
+
+/// A reader that stops reading (`pathwise jobs list | head -1`): the command ends quietly,
+/// with no panic and no backtrace, whatever it prints.
+#[test]
+fn a_closed_output_pipe_ends_every_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = data_dir_arg(&dir.path().join("data"));
+    let outline = write(dir.path(), "rust.md", "# Rust\n- Ownership\n  - Borrowing\n- Traits\n");
+    run(dir.path(), &["import-map", outline.to_str().unwrap(), "--data-dir", &data], &[]).success();
+    let commands: [&[&str]; 8] = [
+        &["jobs", "list"],
+        &["flow", "list"],
+        &["analytics", "portfolio"],
+        &["analytics", "nightly"],
+        &["preferences"],
+        &["export-reviews"],
+        &["migrate"],
+        &["create-learner", "Ada"],
+    ];
+    let quiet = |what: &str, status: ExitStatus, stderr: &str| {
+        #[cfg(unix)]
+        let by_sigpipe = std::os::unix::process::ExitStatusExt::signal(&status) == Some(13);
+        #[cfg(not(unix))]
+        let by_sigpipe = false;
+        assert!(status.success() || by_sigpipe, "{what}: {status}\n{stderr}");
+        for noise in ["panicked", "Broken pipe", "RUST_BACKTRACE", "error:"] {
+            assert!(!stderr.contains(noise), "{what}: {noise:?} on stderr:\n{stderr}");
+        }
+    };
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["--data-dir", &data]);
+        // The reader is gone before the command writes anything.
+        let mut child = ChildGuard(pathwise(dir.path(), &args, &[]).spawn().expect("start pathwise"));
+        drop(child.0.stdout.take());
+        let (stderr, reader) = drain(child.0.stderr.take().unwrap());
+        let status = child.0.wait().expect("wait");
+        reader.join().unwrap();
+        quiet(&format!("{args:?}"), status, &stderr.lock().unwrap());
+    }
+    let help = pathwise(dir.path(), &["--help"], &[]).spawn().expect("start pathwise");
+    let mut help = ChildGuard(help);
+    drop(help.0.stdout.take());
+    let output = help.0.wait().expect("wait");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut help.0.stderr.take().unwrap(), &mut stderr).unwrap();
+    quiet("--help", output, &stderr);
+
+    // As a user types it, through a shell, into `head -1`.
+    #[cfg(unix)]
+    {
+        let log = dir.path().join("stderr.log");
+        let line = format!(
+            "'{BIN}' flow list --data-dir '{data}' 2>'{}' | head -1 >/dev/null; '{BIN}' analytics portfolio \
+             --data-dir '{data}' 2>>'{}' | head -c 1 >/dev/null",
+            log.display(),
+            log.display()
+        );
+        let mut shell = Command::new("sh");
+        shell.arg("-c").arg(line).current_dir(dir.path()).env("PATHWISE_LOG", "warn");
+        for (name, _) in std::env::vars().filter(|(name, _)| name.starts_with("PATHWISE_")) {
+            shell.env_remove(name);
+        }
+        let status = shell.env("PATHWISE_LOG", "warn").status().expect("sh runs");
+        assert!(status.success(), "{status}");
+        let stderr = std::fs::read_to_string(&log).unwrap();
+        assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+    }
+}
+
+/// `import-map` reads a Markdown outline as well as a JSON decomposition: nesting gives
+/// prerequisites, a refusal names the outline's line, and a topic imported again is refused
+/// unless a new map or a replacement is asked for.
+#[tokio::test]
+async fn import_map_reads_an_outline_and_refuses_a_second_map_of_a_topic_unless_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let import = |file: &Path, extra: &[&str]| {
+        let mut args = vec!["import-map", file.to_str().unwrap(), "--data-dir", &data_arg];
+        args.extend_from_slice(extra);
+        run(tmp.path(), &args, &[])
+    };
+    let outline = write(tmp.path(), "rust.md", "# Rust\n## Ownership\n- Borrowing\n  - Lifetimes (45 min)\n## Traits\n");
+    let done = import(&outline, &[]).success();
+    let first: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    assert_eq!((first["node_count"].as_u64(), first["edge_count"].as_u64()), (Some(5), Some(4)), "{first}");
+    assert_eq!(first["status"], "active");
+    let first_id = first["mind_map_id"].as_str().unwrap().to_string();
+
+    // The same topic again: refused, naming the map and the flag that answers it.
+    let json_twin = write(
+        tmp.path(),
+        "rust.json",
+        &json!({ "topic": "rust", "decomposition": { "root": "Rust", "nodes": [{ "label": "Rust", "effort_minutes": 5 }] } })
+            .to_string(),
+    );
+    for again in [import(&outline, &[]).failure(), import(&json_twin, &[]).failure()] {
+        for needle in ["already have a map for 'Rust'", first_id.as_str(), "--on-existing replace", "--on-existing new"] {
+            assert!(again.stderr.contains(needle), "{needle:?} not in {}", again.stderr);
+        }
+        assert!(again.stdout.trim().is_empty(), "{}", again.stdout);
+    }
+    let kept: Value = serde_json::from_str(&import(&json_twin, &["--on-existing", "new"]).success().stdout).unwrap();
+    let replaced: Value =
+        serde_json::from_str(&import(&outline, &["--on-existing", "replace"]).success().stdout).unwrap();
+    assert_eq!(replaced["replaced_mind_map_id"], kept["mind_map_id"], "{replaced}");
+    let bad_choice = import(&outline, &["--on-existing", "merge"]).failure();
+    assert!(bad_choice.stderr.contains("refuse, new, replace"), "{}", bad_choice.stderr);
+
+    // A label repeated inside itself: the cycle, on the line that closes it.
+    let cyclic = write(tmp.path(), "loops.md", "# Loops\n- A\n  - B\n\n    - a\n");
+    let refused = import(&cyclic, &[]).failure();
+    assert!(refused.stderr.contains("loops.md: outline line 5: cycle: "), "{}", refused.stderr);
+    let flat = write(tmp.path(), "flat.md", "- One\n- Two\n");
+    let refused = import(&flat, &[]).failure();
+    assert!(refused.stderr.contains("flat.md: outline line 2: 'Two' is a second top-level entry"), "{}", refused.stderr);
+    let odd = write(tmp.path(), "map.yaml", "- One\n");
+    assert!(import(&odd, &[]).failure().stderr.contains(".json) or an outline (.md"));
+    let titled = write(tmp.path(), "algebra.md", "- Algebra\n  - Terms\n");
+    let named: Value = serde_json::from_str(&import(&titled, &["--title", "My algebra"]).success().stdout).unwrap();
+    assert_eq!(named["node_count"], 2);
+
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let (_, listed) = server.get(server.token(), "/api/mind-maps").await;
+    let mut titles: Vec<&str> = listed["items"].as_array().unwrap().iter().map(|m| m["title"].as_str().unwrap()).collect();
+    titles.sort();
+    assert_eq!(titles, ["My algebra", "Rust", "Rust"], "the first map, and the one that replaced the second");
+    let ids: Vec<&str> = listed["items"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&first_id.as_str()) && !ids.contains(&kept["mind_map_id"].as_str().unwrap()));
+}
+
+/// With no model configured, serving says so once, as a warning at start; a request that
+/// needs a model is a 503 saying what to set, and no ERROR is logged for it.
+#[tokio::test]
+async fn offline_the_missing_model_is_one_warning_at_start_and_each_request_a_503_saying_what_to_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
+    let token = server.token().to_string();
+    for _ in 0..3 {
+        for (path, body) in [
+            ("/api/curriculum/generate", json!({ "topic": "Graphs" })),
+            ("/api/flows", json!({ "topic": "Graphs" })),
+        ] {
+            let (status, reply) = server.post(&token, path, body).await;
+            assert_eq!((status, reply["error"]["code"].as_str()), (503, Some("llm_not_configured")), "{path}: {reply}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            for needle in ["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL", "/api/mind-maps/outline"] {
+                assert!(message.contains(needle), "{needle:?} not in {message}");
+            }
+            assert_eq!(reply["error"]["details"]["settings"], json!(["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL"]));
+        }
+    }
+    let (status, made) = server.post(&token, "/api/mind-maps/outline", json!({ "outline": "# Graphs\n- Paths\n" })).await;
+    assert_eq!(status, 201, "{made}");
+    let (_, flows) = server.get(&token, "/api/flows").await;
+    assert_eq!(flows["total"], 0, "no refused topic was stored");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let log = server.stderr.lock().unwrap().clone();
+    assert_eq!(log.matches("no language model configured").count(), 1, "{log}");
+    assert!(log.lines().any(|l| l.contains("WARN") && l.contains("no language model configured")), "{log}");
+    assert!(!log.contains("ERROR"), "a refusal for want of a model is no server error:\n{log}");
 }

@@ -1,13 +1,13 @@
 //! The deterministic half of curriculum planning: validating a decomposition, seeding it
 //! from a diagnostic, scoping it to a goal, the learning order, re-planning and next-node.
 
-use crate::edit::{self, check_effort, normalize_label, NewNode, MAX_LABEL_CHARS};
-use crate::graph::{recompute_depths, GraphLimits, Prerequisites};
+use crate::edit::{self, check_effort, normalize_label, NewNode, MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
+use crate::graph::{recompute_depths, GraphLimits, Prerequisites, COURSE_KEY};
 use crate::lifecycle::{clean_text, require_active};
 use crate::mastery::SKIPPABLE_SCORE;
-use crate::model::{Edge, MapAggregate, Metadata, Node};
+use crate::model::{Edge, MapAggregate, Metadata, MindMap, Node};
 use crate::status::{EdgeType, MapStatus, MasteryStatus};
-use crate::{DomainError, NodeId};
+use crate::{DomainError, MindMapId, NodeId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -125,7 +125,10 @@ pub fn plan(
         if by_label.insert(normalize_label(&label), id).is_some() {
             return Err(DomainError::DuplicateLabel { label });
         }
-        let description = spec.description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(String::from);
+        let description = match spec.description.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(text) => Some(clean_text(&format!("nodes[{i}].description"), text, MAX_DESCRIPTION_CHARS)?),
+        };
         agg.nodes.push(Node::new(id, agg.map.id, label, description, Some(effort), Metadata::new(), now));
     }
     let lookup = |field: String, label: &str| {
@@ -179,6 +182,78 @@ pub fn plan(
     agg.map.updated_at = now;
     assign_sequence(agg);
     Ok(())
+}
+
+/// What to do when the learner already has a map for the topic of a new one.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OnExisting {
+    /// Refuse (`map_exists`, naming the map): nothing is duplicated unless asked for.
+    #[default]
+    Refuse,
+    /// Make a new map beside the existing one.
+    New,
+    /// Delete the existing map, with the progress recorded on it, and make this one instead.
+    Replace,
+}
+
+impl OnExisting {
+    pub const ALL: [OnExisting; 3] = [OnExisting::Refuse, OnExisting::New, OnExisting::Replace];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnExisting::Refuse => "refuse",
+            OnExisting::New => "new",
+            OnExisting::Replace => "replace",
+        }
+    }
+}
+
+impl std::fmt::Display for OnExisting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for OnExisting {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        OnExisting::ALL.into_iter().find(|o| o.as_str() == text.trim()).ok_or_else(|| {
+            format!("'{text}' is not allowed; allowed: {}", OnExisting::ALL.map(OnExisting::as_str).join(", "))
+        })
+    }
+}
+
+/// The learner's map that a new map titled `title` would repeat: the newest one with the
+/// same title (case and surrounding spaces aside), unless it was abandoned (a topic given
+/// up may be started afresh) or is a course's map (the tutor's, whatever its title).
+pub fn same_topic<'a>(maps: &'a [MindMap], title: &str) -> Option<&'a MindMap> {
+    let wanted = normalize_label(title);
+    maps.iter()
+        .filter(|m| m.status != MapStatus::Abandoned && !m.metadata.contains_key(COURSE_KEY))
+        .filter(|m| normalize_label(&m.title) == wanted)
+        .max_by_key(|m| (m.created_at, m.id))
+}
+
+/// Whether a new map titled `title` may join the learner's `maps`, and which map it
+/// replaces (to be deleted in the same transaction) when the learner asked for that.
+pub fn place_new_map(
+    maps: &[MindMap],
+    title: &str,
+    on_existing: OnExisting,
+) -> Result<Option<MindMapId>, DomainError> {
+    match (same_topic(maps, title), on_existing) {
+        (None, _) | (Some(_), OnExisting::New) => Ok(None),
+        (Some(existing), OnExisting::Replace) => Ok(Some(existing.id)),
+        (Some(existing), OnExisting::Refuse) => Err(DomainError::MapExists {
+            id: existing.id.to_string(),
+            title: existing.title.clone(),
+            status: existing.status,
+        }),
+    }
 }
 
 /// Nodes that are not the goal or one of its prerequisites (transitively) become optional.

@@ -52,6 +52,9 @@ pub enum DomainError {
     #[error("{message}")]
     Conflict { message: String },
 
+    #[error("you already have a map for '{title}' ({id}, {status}), so nothing was made; open that one, or ask again with on_existing = replace (it is deleted with its progress, and this one takes its place) or on_existing = new (keep both)")]
+    MapExists { id: String, title: String, status: MapStatus },
+
     #[error("{what} not found")]
     NotFound { what: String },
 }
@@ -93,7 +96,8 @@ impl DomainError {
             | DomainError::Unreachable { .. }
             | DomainError::InvalidTransition { .. }
             | DomainError::MapNotOpen { .. }
-            | DomainError::Conflict { .. } => ErrorKind::Conflict,
+            | DomainError::Conflict { .. }
+            | DomainError::MapExists { .. } => ErrorKind::Conflict,
             DomainError::NotFound { .. } => ErrorKind::NotFound,
         }
     }
@@ -113,6 +117,7 @@ impl DomainError {
             DomainError::InvalidTransition { .. } => "invalid_transition",
             DomainError::MapNotOpen { .. } => "map_not_open",
             DomainError::Conflict { .. } => "conflict",
+            DomainError::MapExists { .. } => "map_exists",
             DomainError::NotFound { .. } => "not_found",
         }
     }
@@ -143,6 +148,10 @@ impl DomainError {
             DomainError::MapNotOpen { status, .. } => {
                 json!({ "field": "status", "status": status.as_str() })
             }
+            DomainError::MapExists { id, title, status } => json!({
+                "field": "on_existing", "mind_map_id": id, "title": title, "status": status.as_str(),
+                "allowed": ["new", "replace"],
+            }),
             // An empty object rather than null: clients read `details.field` without a check.
             DomainError::Conflict { .. } | DomainError::NotFound { .. } => json!({}),
         }

@@ -20,6 +20,7 @@ use serde_json::json;
 use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
+use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::trace::TraceLayer;
 
 /// The largest request body accepted.
@@ -82,6 +83,7 @@ pub fn router(state: AppState) -> Router {
         .route("/me", get(learners::me))
         .route("/me/llm-usage", get(learners::llm_usage))
         .route("/mind-maps", get(maps::list_maps).post(maps::create_map))
+        .route("/mind-maps/outline", post(curriculum::import_outline))
         .route("/mind-maps/{id}", get(maps::get_map).patch(maps::update_map).delete(maps::delete_map))
         .route("/mind-maps/{id}/nodes", get(maps::list_nodes).post(maps::create_node))
         .route("/mind-maps/{id}/edges", post(maps::create_edge))
@@ -156,8 +158,26 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(|_| internal_error()))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().on_failure(log_failure))
         .with_state(state)
+}
+
+/// A failed request in the log, at the level its cause deserves: a 500 is a bug (ERROR); a
+/// dependency that failed, such as the language model (502, 504), is the operator's to look
+/// at (WARN); a 503 is a known condition answered with what to do about it (no model
+/// configured, said once at start; a busy database, warned where it happens), so each such
+/// request is only a DEBUG line rather than an ERROR the client's request did not cause.
+fn log_failure(class: ServerErrorsFailureClass, latency: std::time::Duration, _span: &tracing::Span) {
+    let latency_ms = latency.as_millis();
+    match class {
+        ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE) => {
+            tracing::debug!(%class, latency_ms, "response failed")
+        }
+        ServerErrorsFailureClass::StatusCode(status) if status != StatusCode::INTERNAL_SERVER_ERROR => {
+            tracing::warn!(%class, latency_ms, "response failed")
+        }
+        class => tracing::error!(%class, latency_ms, "response failed"),
+    }
 }
 
 async fn not_found(uri: axum::http::Uri) -> Response {

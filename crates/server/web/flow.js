@@ -42,7 +42,8 @@ export function topicForm() {
       location.hash = `#/maps/topic/${flow.id}`;
     } catch (ex) {
       // What was typed stays in the fields (and in the saved draft).
-      if (ex instanceof ApiError && ex.status === 422) err.textContent = `Not started: ${ex.message}`;
+      // 503: no language model; the server's message says what to set and what works without one.
+      if (ex instanceof ApiError && (ex.status === 422 || ex.status === 503)) err.textContent = `Not started: ${ex.message}`;
       else if (ex instanceof NetworkError) err.textContent = 'Not started: the server cannot be reached. Your topic is kept; try again when it is back.';
       else reportError(ex);
     } finally { submit.disabled = false; }

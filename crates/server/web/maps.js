@@ -2,8 +2,9 @@
 // reviews due today, with a form to start a topic; #/maps/<map id> draws one map's concept
 // DAG (dag.js) coloured by mastery status, the next concept highlighted, a concept's details
 // and answer history beside it, and that map's due reviews answered in place;
-// #/maps/topic/<flow id> runs a topic's learning loop (flow.js).
-import { api, ApiError } from './api.js';
+// #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
+// map with no language model (POST /mind-maps/outline).
+import { api, ApiError, NetworkError, keyFor } from './api.js';
 import { el, fill, reportError, fmtTime } from './ui.js';
 import { layout, curve } from './dag.js';
 import { mountReviews } from './reviews.js';
@@ -49,7 +50,8 @@ function mountIndex(root) {
       el('section', { class: 'card', 'aria-labelledby': 'topics-h' }, el('h2', { id: 'topics-h' }, 'Topics in progress'), topics),
       el('section', { class: 'card', 'aria-labelledby': 'maps-h' }, el('h2', { id: 'maps-h' }, 'Your maps'), maps)),
     el('aside', { class: 'maps-side' }, reviews,
-      el('section', { class: 'card', 'aria-labelledby': 'start-h' }, el('h2', { id: 'start-h' }, 'Start a topic'), topicForm())));
+      el('section', { class: 'card', 'aria-labelledby': 'start-h' }, el('h2', { id: 'start-h' }, 'Start a topic'), topicForm()),
+      el('section', { class: 'card', 'aria-labelledby': 'outline-h' }, el('h2', { id: 'outline-h' }, 'Paste an outline'), outlineForm())));
   root.replaceChildren(page);
 
   (async () => {
@@ -68,6 +70,46 @@ function mountIndex(root) {
       mountReviews(reviews, { mapTitles: titles });
     }
   })();
+}
+
+// An outline (Markdown headings or a nested list) becomes a map; a map the learner has for
+// the same topic is offered to open, keep beside the new one, or replace.
+function outlineForm() {
+  const text = el('textarea', { id: 'outline-input', name: 'outline', rows: '7', spellcheck: 'false',
+    placeholder: '# Rust\n- Ownership\n  - Borrowing\n- Traits', 'aria-describedby': 'outline-help outline-err' });
+  const err = el('p', { class: 'form-error', id: 'outline-err', 'aria-live': 'polite' });
+  const submit = el('button', { type: 'submit', class: 'primary' }, 'Make the map');
+  const actions = el('div', { class: 'card-actions' }, submit);
+  const send = async (onExisting) => {
+    err.textContent = '';
+    fill(actions, submit);
+    submit.disabled = true;
+    const body = { outline: text.value, on_existing: onExisting };
+    try {
+      const plan = await api('POST', '/mind-maps/outline', body, { idempotencyKey: keyFor(`outline\n${JSON.stringify(body)}`) });
+      location.hash = `#/maps/${plan.mind_map_id}`;
+    } catch (ex) {
+      if (ex instanceof ApiError && ex.code === 'map_exists') {
+        err.textContent = `You have a map for “${ex.details.title}” already.`;
+        fill(actions,
+          el('a', { href: `#/maps/${ex.details.mind_map_id}`, class: 'button-link' }, 'Open it'),
+          el('button', { type: 'button', class: 'secondary', onclick: () => send('new') }, 'Keep both'),
+          el('button', { type: 'button', class: 'secondary danger',
+            onclick: () => confirm('Replace that map? Its progress is deleted.') && send('replace') }, 'Replace it'));
+      } else if (ex instanceof ApiError && ex.status < 500) err.textContent = `Not made: ${ex.message}`;
+      else if (ex instanceof NetworkError) err.textContent = 'Not made: the server cannot be reached. Your outline is kept; try again when it is back.';
+      else reportError(ex);
+    } finally { submit.disabled = false; }
+  };
+  return el('form', { class: 'topic-form outline-form', novalidate: true, onsubmit: (e) => {
+    e.preventDefault();
+    if (!text.value.trim()) { err.textContent = 'Paste or write an outline first.'; text.focus(); return; }
+    send('refuse');
+  } },
+  el('label', { for: 'outline-input' }, 'Outline'), text,
+  el('p', { id: 'outline-help', class: 'muted small' },
+    'Headings (#, ##) or a nested list (-, 1.): the first line is the topic, and whatever is nested under a concept needs it first. No language model needed.'),
+  err, actions);
 }
 
 function renderTopics(box, flows) {

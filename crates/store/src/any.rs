@@ -97,6 +97,13 @@ impl Store for AnyStore {
         delegate!(self.insert_map(map, changes))
     }
 
+    async fn insert_topic_map<F>(&self, map: &MindMap, changes: &MapChanges, place: F) -> StoreResult<Option<MindMapId>>
+    where
+        F: FnOnce(&[MindMap]) -> Result<Option<MindMapId>, DomainError> + Send + 'static,
+    {
+        delegate!(self.insert_topic_map(map, changes, place))
+    }
+
     async fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> StoreResult<T>
     where
         T: Send + 'static,

@@ -204,6 +204,19 @@ pub trait Store:
     /// Create a map and write `changes` to it, in one transaction.
     fn insert_map(&self, map: &MindMap, changes: &MapChanges) -> impl Future<Output = StoreResult<()>> + Send;
 
+    /// Create a map for a topic and write `changes` to it, in one transaction, if `place`
+    /// allows: it sees the learner's maps (under a per-learner write lock, so that two
+    /// imports of one topic cannot both miss each other) and names the map the new one
+    /// replaces, if any, which is deleted in the same transaction. Returns that map's id.
+    fn insert_topic_map<F>(
+        &self,
+        map: &MindMap,
+        changes: &MapChanges,
+        place: F,
+    ) -> impl Future<Output = StoreResult<Option<MindMapId>>> + Send
+    where
+        F: FnOnce(&[MindMap]) -> Result<Option<MindMapId>, DomainError> + Send + 'static;
+
     /// Load a map under a write lock, let `decide` compute the changes from it, and write
     /// them in the same transaction. If `decide` refuses, nothing is written.
     fn update_map<T, F>(

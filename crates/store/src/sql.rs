@@ -408,6 +408,39 @@ macro_rules! shared_store {
                 Ok(())
             }
 
+            async fn insert_topic_map<F>(&self, map: &MindMap, changes: &MapChanges, place: F) -> StoreResult<Option<MindMapId>>
+            where
+                F: FnOnce(&[MindMap]) -> Result<Option<MindMapId>, DomainError> + Send + 'static,
+            {
+                let mut tx = self.begin_write().await?;
+                // One learner's new maps take turns, so that the second sees the first. (On
+                // SQLite the write transaction is already the database's only one.)
+                sqlx::query(&format!("SELECT 1 FROM learners WHERE id = $1 {}", $for_update))
+                    .bind(map.learner_id.0)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let sql = format!("SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.learner_id = $1");
+                let maps = sqlx::query(&sql)
+                    .bind(map.learner_id.0)
+                    .fetch_all(&mut *tx)
+                    .await?
+                    .iter()
+                    .map(map_from_row)
+                    .collect::<StoreResult<Vec<_>>>()?;
+                let replaced = place(&maps)?;
+                if let Some(old) = replaced {
+                    sqlx::query("DELETE FROM mind_maps WHERE id = $1 AND learner_id = $2")
+                        .bind(old.0)
+                        .bind(map.learner_id.0)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                insert_map_row(&mut tx, map).await?;
+                apply_changes(&mut tx, changes).await?;
+                tx.commit().await?;
+                Ok(replaced)
+            }
+
             async fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> StoreResult<T>
             where
                 T: Send + 'static,

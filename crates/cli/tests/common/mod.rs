@@ -22,6 +22,7 @@ pub const TOOLS: &[&str] = &[
     "mind_map_frontier",
     "mind_map_subtree",
     "curriculum_generate",
+    "mind_map_import_outline",
     "curriculum_replan",
     "curriculum_next_node",
     "mastery_record_response",

@@ -2,8 +2,9 @@
 // learned "days ago" (MAP_ID; REVIEW_LABEL is one of its due reviews): the map is drawn with
 // every node and the next concept highlighted; a concept's history opens by click and by
 // keyboard; a due review is answered in place (it leaves the list, its node changes
-// status); the topic list and the "Start a topic" form, whose first step needs a model that
-// this server does not have (the page says which setting); a reload resumes the topic.
+// status); the "Start a topic" form, refused by this server, which has no model (the page
+// says what to set and what works without one); a pasted outline drawn as a map, and the
+// same outline again offered the map it already made.
 // Screenshots at desktop and phone width. Measures, in the page (performance.now()): the
 // render from navigation to nodes drawn, the time from a click to the history shown, and the
 // time to record a review. The last line printed is a JSON report for web_e2e.rs.
@@ -215,18 +216,28 @@ async function mapView(page, pageErrors) {
   await page.getByLabel('Topic', { exact: true }).fill('Graph algorithms');
   await page.getByLabel(/^Goal/).fill('Find shortest paths in a road network');
   await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await page.waitForURL(/#\/maps\/topic\//);
-  await page.getByRole('heading', { name: 'Graph algorithms' }).waitFor();
-  await page.getByRole('button', { name: 'Start the diagnostic' }).click();
-  await page.getByRole('heading', { name: 'This step needs a language model' }).waitFor();
-  await page.locator('.flow-problem').getByText('llm_base_url').first().waitFor();
+  // No model here: refused before anything is stored, the form saying what to set and what works without one.
+  await page.locator('#topic-err').getByText(/PATHWISE_LLM_BASE_URL/).waitFor();
+  check((await page.locator('#topic-err').innerText()).includes('outline'), 'the refusal names the outline');
+  check((await page.getByLabel('Topic', { exact: true }).inputValue()) === 'Graph algorithms', 'the topic is kept');
   await page.screenshot({ path: `${artifacts}/maps-topic-desktop.png`, fullPage: false });
-  step('a topic started; the missing model explained');
-  await page.reload();
-  await page.getByRole('heading', { name: 'Graph algorithms' }).waitFor();
-  await page.getByRole('button', { name: 'Start the diagnostic' }).waitFor();
-  check((await page.locator('.stepper li[aria-current="step"]').innerText()).includes('Diagnostic'), 'the flow resumes at its step');
-  step('reload resumed the topic');
+  step('a topic refused without a model, the ways without one named');
+
+  const outline = '# Graph algorithms\n- Graphs\n  - Shortest paths (45 min)\n- Traversal\n';
+  await page.getByLabel('Outline', { exact: true }).fill(outline);
+  await page.getByRole('button', { name: 'Make the map' }).click();
+  await page.waitForURL(/#\/maps\/[0-9a-f-]{36}$/);
+  await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length === 4);
+  const outlineMap = page.url();
+  step('a pasted outline drawn as a map');
+  await page.goto(`${base}/#/maps`);
+  await page.getByLabel('Outline', { exact: true }).fill(outline);
+  await page.getByRole('button', { name: 'Make the map' }).click();
+  await page.locator('#outline-err').getByText(/You have a map for “Graph algorithms” already/).waitFor();
+  await page.getByRole('button', { name: 'Keep both' }).waitFor();
+  await page.getByRole('link', { name: 'Open it' }).click();
+  await page.waitForURL(outlineMap);
+  step('the same outline again offered the map it made');
 
   // ---- phone width: the same learner, the map pannable and a node opened by touch
   const small = await onPhone(browser, page, timeout);

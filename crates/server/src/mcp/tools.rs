@@ -5,7 +5,7 @@
 use super::args::{FlowArg, MapArg, NodeArg, Nothing, With};
 use super::registry::{tool, Effect::Reads, Effect::Writes, ToolSpec};
 use pathwise_app::analytics::MapAnalytics;
-use pathwise_app::curriculum::{GenerateInput, ReplanInput};
+use pathwise_app::curriculum::{GenerateInput, ImportOutline, ReplanInput};
 use pathwise_app::diagnostics::{RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode, UpdateNode};
@@ -250,9 +250,20 @@ fn learning() -> Vec<ToolSpec> {
             "Create and plan a map for a topic in one call. Pass `decomposition` (the concept graph you \
              wrote, following the curriculum_planning prompt) or leave it out to have Pathwise's configured \
              model write it. A goal scopes the plan to what the goal needs; diagnostic_results seed what the \
-             learner already knows. Returns {mind_map_id, node_count, edge_count, status}.",
+             learner already knows. A map the learner has for the topic already is refused (map_exists) unless \
+             on_existing is new or replace. Returns {mind_map_id, node_count, edge_count, status}.",
             Writes,
             |app, l, input: GenerateInput| async move { app.curriculum_generate(l, input).await },
+        ),
+        tool(
+            "mind_map_import_outline",
+            "Create and plan a map from an outline the learner pasted: Markdown headings (#, ##, ...) or a nested \
+             list (-, *, 1.). The first heading or item is the topic; whatever is nested under an entry needs it \
+             first; a label written again is the same concept; `(45 min)` at an entry's end gives its effort. \
+             Refusals (cycle, depth over 5, over 30 concepts) name the outline's line. Needs no language model. \
+             Returns {mind_map_id, node_count, edge_count, status}.",
+            Writes,
+            |app, l, input: ImportOutline| async move { app.import_outline(l, input).await },
         ),
         tool(
             "curriculum_replan",
@@ -370,7 +381,11 @@ fn flows() -> Vec<ToolSpec> {
              quizzing -> reviewing -> completed). Next: diagnostic_start, or teaching_flow_advance with step \
              plan to skip the diagnostic.",
             Writes,
-            |app, l, input: StartFlow| async move { app.flow_start(l, input).await },
+            // The caller is an assistant, which can write every step: no model needed, unless it says so.
+            |app, l, mut input: StartFlow| async move {
+                input.caller_writes_steps.get_or_insert(true);
+                app.flow_start(l, input).await
+            },
         ),
         tool(
             "teaching_flow_get",

@@ -6,7 +6,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use pathwise_app::curriculum::{GenerateInput, PlanInput, PlanSummary, ReplanInput, ReplanResult};
+use pathwise_app::curriculum::{GenerateInput, ImportOutline, PlanInput, PlanSummary, ReplanInput, ReplanResult};
 use pathwise_domain::model::Node;
 use pathwise_domain::MindMapId;
 use serde::Serialize;
@@ -19,12 +19,15 @@ pub struct NextNode {
 }
 
 /// `curriculum_generate`: a new active map for the topic, planned from the decomposition
-/// given or, without one, from the configured language model's (503 when none is
-/// configured, 502 when the model fails or its graph is rejected after one correction).
+/// given or, without one, from the configured language model's (503 `llm_not_configured`
+/// when none is configured, naming the settings and the ways that need no model; 502 when
+/// the model fails or its graph is rejected after one correction).
 #[utoipa::path(post, operation_id = "curriculum_generate", path = "/api/curriculum/generate", tag = "curriculum", request_body = GenerateInput,
     responses((status = 201, body = PlanSummary),
-        (status = 409, description = "The decomposition breaks a rule of the graph's structure (`unreachable`: a \
-            concept no prerequisite path leads to from the root; `duplicate_label`, `duplicate_edge`).",
+        (status = 409, description = "`map_exists`: the learner has a map for this topic already (its id in \
+            `details.mind_map_id`); send `on_existing` `new` or `replace`. Or the decomposition breaks a rule of the \
+            graph's structure (`unreachable`: a concept no prerequisite path leads to from the root; \
+            `duplicate_label`, `duplicate_edge`).",
             body = ErrorBody),
         (status = 502, body = ErrorBody), (status = 503, body = ErrorBody)),
     security(("bearer" = [])))]
@@ -34,6 +37,24 @@ pub async fn generate(
     JsonBody(input): JsonBody<GenerateInput>,
 ) -> ApiResult<(StatusCode, Json<PlanSummary>)> {
     Ok((StatusCode::CREATED, Json(s.app.curriculum_generate(l.id, input).await?)))
+}
+
+/// A new active map from a pasted outline (Markdown headings or a nested list): the first
+/// heading or item is the topic, nesting gives prerequisites. Needs no language model.
+#[utoipa::path(post, operation_id = "mind_map_import_outline", path = "/api/mind-maps/outline", tag = "curriculum", request_body = ImportOutline,
+    responses((status = 201, body = PlanSummary),
+        (status = 409, description = "`map_exists`: the learner has a map with this title already (its id in \
+            `details.mind_map_id`); send `on_existing` `new` or `replace`.", body = ErrorBody),
+        (status = 422, description = "The outline cannot be read (no entries, a second top-level entry, an entry \
+            without text) or breaks a rule of every map (`cycle` with its path, `max_depth`, `max_nodes`, \
+            `self_loop`); `details.line` is the outline's line.", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn import_outline(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    JsonBody(input): JsonBody<ImportOutline>,
+) -> ApiResult<(StatusCode, Json<PlanSummary>)> {
+    Ok((StatusCode::CREATED, Json(s.app.import_outline(l.id, input).await?)))
 }
 
 /// Plan an empty draft map from a decomposition, all or nothing.

@@ -21,7 +21,7 @@ use super::{analytics, courses, curriculum, flows, learners, library, maps, mast
         maps::create_map, maps::list_maps, maps::get_map, maps::update_map, maps::delete_map,
         maps::create_node, maps::list_nodes, maps::create_edge, maps::delete_edge, maps::frontier,
         nodes::get_node, nodes::update_node, nodes::delete_node, nodes::history, nodes::subtree,
-        curriculum::generate, curriculum::plan, curriculum::replan, curriculum::next_node,
+        curriculum::generate, curriculum::import_outline, curriculum::plan, curriculum::replan, curriculum::next_node,
         mastery::record, mastery::list, mastery::summary, mastery::struggles, mastery::map_reviews, mastery::all_reviews,
         flows::start, flows::list, flows::get, flows::abandon,
         flows::diagnostic_start, flows::diagnostic_answer, flows::diagnostic_complete,

@@ -32,9 +32,14 @@ pub struct ListFlowsQuery {
     limit: Option<i64>,
 }
 
-/// Start learning a topic: a pending flow.
+/// Start learning a topic: a pending flow. With no language model configured, refused
+/// (503, nothing stored) unless the caller writes the steps itself (`caller_writes_steps`).
 #[utoipa::path(post, operation_id = "flows_start", path = "/api/flows", tag = "flows", request_body = StartFlow,
-    responses((status = 201, body = Flow)), security(("bearer" = [])))]
+    responses((status = 201, body = Flow),
+        (status = 503, description = "`llm_not_configured`: no language model is configured and the caller does not \
+            write the steps; the message names the settings and the ways to make a map without a model.",
+            body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn start(
     State(s): State<AppState>,
     Auth(l): Auth,
