@@ -1,6 +1,7 @@
 //! `pathwise`: the adaptive tutoring engine's one binary.
 
 mod bench;
+mod bench_analytics;
 mod bench_irt;
 mod bench_items;
 mod bench_loop;
@@ -82,7 +83,7 @@ enum Command {
         #[arg(long, env = "PATHWISE_TOKEN", global = true)]
         token: Option<String>,
     },
-    /// Learning analytics: the nightly snapshots now, a map's trend, the portfolio.
+    /// Learning analytics, live: a map's figures and trend, the portfolio; the nightly snapshot now.
     Analytics {
         #[command(subcommand)]
         command: learn::AnalyticsCommand,
