@@ -1,7 +1,7 @@
 //! When a learner studied: time windows, sessions, parts of the day and streaks.
 
 use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, Timelike, Utc};
-use pathwise_domain::model::QuizResponse;
+use pathwise_domain::model::ResponseEvent;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashSet};
 use utoipa::ToSchema;
@@ -27,7 +27,7 @@ pub fn local_time(at: DateTime<Utc>, utc_offset_minutes: i32) -> NaiveDateTime {
 /// sessions wherever two consecutive ones are more than [`SESSION_GAP_MINUTES`] apart
 /// (exactly 30 minutes still continues the session); they never join an identified
 /// session, even one running at the same time.
-pub fn count_sessions<'a>(responses: impl IntoIterator<Item = &'a QuizResponse>) -> usize {
+pub fn count_sessions<'a>(responses: impl IntoIterator<Item = &'a ResponseEvent>) -> usize {
     let mut identified = HashSet::new();
     let mut loose = Vec::new();
     for response in responses {
@@ -118,7 +118,13 @@ pub fn current_streak_days(
         .filter(|&at| at <= now)
         .map(|at| local_time(at, utc_offset_minutes).date())
         .collect();
-    let today = local_time(now, utc_offset_minutes).date();
+    streak_through(&days, local_time(now, utc_offset_minutes).date())
+}
+
+/// The study streak on `today` from the days that had at least one response: consecutive
+/// days counting back from today, or from yesterday when today has none yet, as in
+/// [`current_streak_days`]. Days after `today` are ignored.
+pub fn streak_through(days: &BTreeSet<NaiveDate>, today: NaiveDate) -> u32 {
     let mut day = if days.contains(&today) { today } else { today - Duration::days(1) };
     let mut streak = 0;
     while days.contains(&day) {
@@ -200,6 +206,17 @@ mod tests {
         // 23:30 UTC on the 7th is already the 8th at +01:00, and now (20:00 UTC) is the 8th there too.
         assert_eq!(current_streak_days([at("2026-03-07T23:30:00Z")], now, 60), 1);
         assert_eq!(current_streak_days(Vec::new(), now, 0), 0);
+    }
+
+    #[test]
+    fn a_streak_from_study_days_matches_the_one_from_response_times() {
+        let days: BTreeSet<NaiveDate> = ["2026-03-05", "2026-03-06", "2026-03-07", "2026-03-09"].map(date).into();
+        assert_eq!(streak_through(&days, date("2026-03-08")), 3, "the 9th is after today");
+        assert_eq!(streak_through(&days, date("2026-03-09")), 1);
+        assert_eq!(streak_through(&days, date("2026-03-10")), 1, "yesterday's streak stands until today ends");
+        assert_eq!(streak_through(&days, date("2026-03-11")), 0);
+        let times = days.iter().map(|d| d.and_hms_opt(12, 0, 0).unwrap().and_utc());
+        assert_eq!(current_streak_days(times, at("2026-03-08T20:00:00Z"), 0), 3);
     }
 
     proptest::proptest! {

@@ -29,7 +29,11 @@ pub struct DigestMapInput {
     pub map_id: MindMapId,
     pub title: String,
     pub status: MapStatus,
-    /// The map's snapshots of the last [`DIGEST_DAYS`] days and today, in any order.
+    /// The day the map was created: a map begun during the week started with nothing
+    /// mastered.
+    pub created_on: NaiveDate,
+    /// The map's snapshots of the last [`DIGEST_DAYS`] days and today, in any order (today's
+    /// being its figures now).
     pub snapshots: Vec<Snapshot>,
     /// Labels of the map's nodes (at least the struggling ones); others go by id.
     pub labels: HashMap<NodeId, String>,
@@ -55,8 +59,13 @@ pub struct DigestMapFacts {
     pub mastered_nodes: usize,
     pub mastery_pct: f64,
     /// Nodes newly mastered during the week: the rise in `mastered_nodes` from the
-    /// week's oldest snapshot to its newest (0 if it fell); `null` with one snapshot only.
+    /// week's oldest snapshot to its newest (0 if it fell); for a map created during the
+    /// week with one snapshot only, every node mastered (it started with none); otherwise
+    /// `null` with one snapshot only.
     pub newly_mastered: Option<u32>,
+    /// Answers of the last 7 days (the newest snapshot's), and the study sessions they made.
+    pub answers_this_week: u32,
+    pub sessions_this_week: usize,
     /// Every node of the map is mastered.
     pub completed: bool,
     pub retention_rate_7d: Option<f64>,
@@ -107,6 +116,11 @@ fn map_facts(map: &DigestMapInput, week_start: NaiveDate, today: NaiveDate) -> O
         .max_by_key(|s| s.snapshot_date)?;
     let metrics: &MapMetrics = &latest.metrics;
     let trend = trend(&map.snapshots, today, DIGEST_DAYS);
+    let newly_mastered = match &trend {
+        Some(trend) => Some(u32::try_from(trend.mastered_nodes.change.max(0)).unwrap_or(u32::MAX)),
+        None if map.created_on >= week_start => Some(u32::try_from(metrics.mastered_nodes).unwrap_or(u32::MAX)),
+        None => None,
+    };
     Some(DigestMapFacts {
         map_id: map.map_id,
         title: map.title.clone(),
@@ -115,7 +129,9 @@ fn map_facts(map: &DigestMapInput, week_start: NaiveDate, today: NaiveDate) -> O
         total_nodes: metrics.total_nodes,
         mastered_nodes: metrics.mastered_nodes,
         mastery_pct: metrics.mastery_pct,
-        newly_mastered: trend.as_ref().map(|t| u32::try_from(t.mastered_nodes.change.max(0)).unwrap_or(u32::MAX)),
+        newly_mastered,
+        answers_this_week: metrics.time_of_day_distribution.total(),
+        sessions_this_week: metrics.sessions_this_period,
         completed: metrics.total_nodes > 0 && metrics.mastered_nodes == metrics.total_nodes,
         retention_rate_7d: metrics.retention_rate_7d,
         avg_quality_score: metrics.avg_quality_score,
@@ -191,6 +207,14 @@ fn render_map(body: &mut String, map: &DigestMapFacts) {
         }
         None => body.push_str(".\n"),
     }
+    if map.answers_this_week > 0 {
+        let _ = writeln!(
+            body,
+            "- {} in {} this week.",
+            plural(map.answers_this_week.into(), "answer", "answers"),
+            plural(map.sessions_this_week as u64, "study session", "study sessions")
+        );
+    }
     if map.completed {
         let _ = writeln!(body, "- Completed: every concept mastered. Well done!");
     }
@@ -260,6 +284,7 @@ mod tests {
                     map_id: map_id(1),
                     title: "Rust".into(),
                     status: MapStatus::Active,
+                    created_on: date("2026-01-05"),
                     snapshots: vec![
                         snapshot("2026-03-08", 13, Some(0.8), &[3, 4]),
                         snapshot("2026-03-01", 10, Some(0.9), &[3]),
@@ -272,6 +297,7 @@ mod tests {
                     map_id: map_id(2),
                     title: "Go".into(),
                     status: MapStatus::Active,
+                    created_on: date("2026-01-05"),
                     snapshots: vec![snapshot("2026-03-07", 2, None, &[])],
                     labels: HashMap::new(),
                     reviews_due_next_week: 6,
@@ -280,6 +306,7 @@ mod tests {
                     map_id: map_id(3),
                     title: "Forgotten".into(),
                     status: MapStatus::Abandoned,
+                    created_on: date("2026-01-05"),
                     snapshots: vec![snapshot("2026-02-20", 2, None, &[])],
                     labels: HashMap::new(),
                     reviews_due_next_week: 0,
@@ -338,6 +365,36 @@ mod tests {
         }
         assert!(!body.contains("Forgotten"));
         assert!(body.lines().count() < 25, "short:\n{body}");
+    }
+
+    #[test]
+    fn a_map_begun_this_week_counts_what_it_mastered_and_its_answers() {
+        let mut today = snapshot("2026-03-08", 2, Some(1.0), &[]);
+        today.metrics.time_of_day_distribution.evening = 3;
+        today.metrics.sessions_this_period = 1;
+        let mut input = input();
+        input.maps = vec![DigestMapInput {
+            map_id: map_id(4),
+            title: "Brand new".into(),
+            status: MapStatus::Active,
+            created_on: date("2026-03-08"),
+            snapshots: vec![today.clone()],
+            labels: HashMap::new(),
+            reviews_due_next_week: 2,
+        }];
+        let facts = digest_facts(&input);
+        let map = &facts.maps[0];
+        assert_eq!((map.newly_mastered, map.trend.is_none()), (Some(2), true), "it started with nothing mastered");
+        assert_eq!((map.answers_this_week, map.sessions_this_week), (3, 1));
+        assert_eq!(facts.newly_mastered, 2);
+        let (subject, body) = render_text(&facts);
+        assert_eq!(subject, "Your learning week: 2 new concepts mastered");
+        assert!(body.contains("Brand new: 2 of 25 concepts mastered (8%), 2 new this week."), "{body}");
+        assert!(body.contains("- 3 answers in 1 study session this week."), "{body}");
+        assert!(!body.contains("No progress was recorded"), "{body}");
+        // A map older than the week with one snapshot says nothing of what is new.
+        input.maps[0].created_on = date("2026-02-01");
+        assert_eq!(digest_facts(&input).maps[0].newly_mastered, None);
     }
 
     #[test]

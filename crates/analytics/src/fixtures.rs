@@ -1,9 +1,8 @@
 //! Hand-built maps, nodes and responses with fixed timestamps, for the tests.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use pathwise_domain::model::{Edge, MindMap, Node, QuizResponse};
-use pathwise_domain::{EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseId, ResponseType};
-use std::sync::atomic::{AtomicU64, Ordering};
+use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
+use pathwise_domain::{EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
 use uuid::Uuid;
 
 pub fn at(rfc3339: &str) -> DateTime<Utc> {
@@ -57,18 +56,6 @@ pub fn edge(parent: u128, child: u128) -> Edge {
     }
 }
 
-static NEXT_RESPONSE: AtomicU64 = AtomicU64::new(1);
-
-pub fn response(node: NodeId, quality: u8, response_type: ResponseType, responded_at: DateTime<Utc>) -> QuizResponse {
-    QuizResponse {
-        id: ResponseId(Uuid::from_u128(u128::from(NEXT_RESPONSE.fetch_add(1, Ordering::Relaxed)) << 64)),
-        node_id: node,
-        mind_map_id: map_id(1),
-        question_text: "Q?".into(),
-        user_answer: None,
-        quality,
-        response_type,
-        session_id: None,
-        responded_at,
-    }
+pub fn response(node: NodeId, quality: u8, response_type: ResponseType, responded_at: DateTime<Utc>) -> ResponseEvent {
+    ResponseEvent { node_id: node, mind_map_id: map_id(1), quality, response_type, session_id: None, responded_at }
 }

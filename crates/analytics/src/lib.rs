@@ -1,9 +1,10 @@
-//! Pure learning analytics (learning-loop-design.md D6): a map's nightly metrics, trends
-//! between snapshots, a learner's portfolio, the re-plan trigger and the weekly digest.
+//! Pure learning analytics (learning-loop-design.md D6): a map's metrics, trends between
+//! snapshots, a learner's portfolio, the re-plan trigger and the weekly digest.
 //!
 //! Like the domain crate, nothing here performs I/O, reads the clock or draws random
-//! numbers: the nightly job loads a map with its nodes, edges, responses and earlier
-//! snapshots, passes `now`, and stores what [`metrics::compute`] returns as the day's row of
+//! numbers: the application loads a map's nodes, edges, recent responses, totals and an
+//! earlier snapshot, passes `now`, and gets what [`metrics::compute`] returns: the figures
+//! every read shows, and what the nightly job stores as the day's row of
 //! `analytics_snapshots`. Rules that the domain already states (struggle detection, the
 //! prerequisite graph) are called, not restated.
 //!
@@ -24,7 +25,7 @@ pub mod trend;
 #[cfg(test)]
 mod fixtures;
 
-pub use activity::{current_streak_days, TimeOfDayDistribution};
+pub use activity::{current_streak_days, streak_through, TimeOfDayDistribution};
 pub use digest::{digest_facts, render_text, DigestFacts, DigestInput, DigestMapFacts, DigestMapInput, NamedNode};
 pub use feedback::{replan_trigger, ReplanCause, ReplanTrigger};
 pub use metrics::{compute, snapshot_date, MapInput, MapMetrics, ResponseTotals, Snapshot};

@@ -1,10 +1,11 @@
-//! A map's nightly metrics: the `metrics` JSON of one `analytics_snapshots` row (D6).
+//! A map's metrics (D6): what every analytics read shows, and the `metrics` JSON of one
+//! `analytics_snapshots` row.
 
 use crate::activity::{count_sessions, within_days, TimeOfDayDistribution};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use pathwise_domain::graph::Prerequisites;
 use pathwise_domain::mastery::{struggle_reasons, STRUGGLE_HISTORY};
-use pathwise_domain::model::{Edge, MapAggregate, MindMap, Node, QuizResponse};
+use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
 use pathwise_domain::srs::INITIAL_EASE_FACTOR;
 use pathwise_domain::{MasteryStatus, NodeId, ResponseType};
 use serde::{Deserialize, Serialize};
@@ -20,8 +21,8 @@ pub const VELOCITY_LOOKBACK_DAYS: i64 = 28;
 /// A review response of at least this quality counts as retained (SM-2's pass mark).
 pub const RETAINED_QUALITY: u8 = 3;
 
-/// Totals of responses that are not in [`MapInput::responses`], so that a job which loads
-/// only recent responses still reports all-time figures.
+/// Totals of responses that are not in [`MapInput::responses`], so that a caller which
+/// loads only recent responses still reports all-time figures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResponseTotals {
     pub count: u64,
@@ -29,7 +30,7 @@ pub struct ResponseTotals {
     pub quality_sum: u64,
 }
 
-/// Everything the nightly job loads for one map.
+/// Everything the metrics of one map are computed from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapInput {
     pub map: MindMap,
@@ -38,30 +39,16 @@ pub struct MapInput {
     /// The map's responses, in any order: all of them, or every response after some
     /// cut-off at least [`MONTH_DAYS`] before `now` (the 30-day retention needs them). The
     /// windowed metrics read only these; responses after `now` are ignored everywhere.
-    pub responses: Vec<QuizResponse>,
+    pub responses: Vec<ResponseEvent>,
     /// Count and quality sum of the map's responses left out of `responses` (those
     /// before the cut-off); zero when `responses` holds them all.
     pub older_responses: ResponseTotals,
     /// Each node's latest qualities, newest first, at least
     /// [`STRUGGLE_HISTORY`] of them when it has that many, as
-    /// `Store::recent_qualities` returns them. `None` derives them from `responses`
+    /// nodes keep them (`RecentHistory`). `None` derives them from `responses`
     /// (newest first; of two at the same instant the one listed later is newer), which is
     /// exact when `responses` holds every response. Given lists are used as they are.
     pub recent_qualities: Option<HashMap<NodeId, Vec<u8>>>,
-}
-
-impl MapInput {
-    /// A map loaded whole, with all of its responses.
-    pub fn from_aggregate(aggregate: MapAggregate, responses: Vec<QuizResponse>) -> Self {
-        MapInput {
-            map: aggregate.map,
-            nodes: aggregate.nodes,
-            edges: aggregate.edges,
-            responses,
-            older_responses: ResponseTotals::default(),
-            recent_qualities: None,
-        }
-    }
 }
 
 /// One stored snapshot: `snapshot_date` and the `metrics` JSON of an
@@ -143,7 +130,7 @@ pub struct MapMetrics {
 /// The metrics of one map at `now`, given the map's earlier snapshots (in any order;
 /// those dated today or later are ignored) and the learner's clock as minutes east of UTC.
 pub fn compute(input: &MapInput, earlier: &[Snapshot], now: DateTime<Utc>, utc_offset_minutes: i32) -> MapMetrics {
-    let responses: Vec<&QuizResponse> = input.responses.iter().filter(|r| r.responded_at <= now).collect();
+    let responses: Vec<&ResponseEvent> = input.responses.iter().filter(|r| r.responded_at <= now).collect();
     let nodes = &input.nodes;
     let total_nodes = nodes.len();
     let mastered_nodes = nodes.iter().filter(|n| n.mastery_status == MasteryStatus::Mastered).count();
@@ -152,7 +139,7 @@ pub fn compute(input: &MapInput, earlier: &[Snapshot], now: DateTime<Utc>, utc_o
     let velocity = velocity(mastered_nodes, earlier, input.map.created_at, now);
     let total_quiz_responses = responses.len() as u64 + input.older_responses.count;
     let quality_sum = responses.iter().map(|r| u64::from(r.quality)).sum::<u64>() + input.older_responses.quality_sum;
-    let this_week: Vec<&QuizResponse> =
+    let this_week: Vec<&ResponseEvent> =
         responses.iter().copied().filter(|r| within_days(r.responded_at, now, WEEK_DAYS)).collect();
     MapMetrics {
         total_nodes,
@@ -191,7 +178,7 @@ fn avg_ease_factor(nodes: &[Node]) -> f64 {
 }
 
 /// Share of `review` responses in the window with quality >= 3, and how many there were.
-fn retention(responses: &[&QuizResponse], now: DateTime<Utc>, days: i64) -> (Option<f64>, u32) {
+fn retention(responses: &[&ResponseEvent], now: DateTime<Utc>, days: i64) -> (Option<f64>, u32) {
     let reviews: Vec<u8> = responses
         .iter()
         .filter(|r| r.response_type == ResponseType::Review && within_days(r.responded_at, now, days))
@@ -233,7 +220,7 @@ fn estimated_completion_days(total: usize, mastered: usize, velocity_per_week: f
     }
 }
 
-fn struggling_nodes(input: &MapInput, responses: &[&QuizResponse]) -> Vec<NodeId> {
+fn struggling_nodes(input: &MapInput, responses: &[&ResponseEvent]) -> Vec<NodeId> {
     let derived;
     let recent = match &input.recent_qualities {
         Some(given) => given,
@@ -254,8 +241,8 @@ fn struggling_nodes(input: &MapInput, responses: &[&QuizResponse]) -> Vec<NodeId
 
 /// Each node's latest [`STRUGGLE_HISTORY`] qualities, newest first; of two responses at
 /// the same instant the one listed later is taken as newer.
-fn recent_qualities(responses: &[&QuizResponse]) -> HashMap<NodeId, Vec<u8>> {
-    let mut ordered: Vec<(usize, &QuizResponse)> = responses.iter().copied().enumerate().collect();
+fn recent_qualities(responses: &[&ResponseEvent]) -> HashMap<NodeId, Vec<u8>> {
+    let mut ordered: Vec<(usize, &ResponseEvent)> = responses.iter().copied().enumerate().collect();
     ordered.sort_by(|(i, a), (j, b)| b.responded_at.cmp(&a.responded_at).then(j.cmp(i)));
     let mut recent: HashMap<NodeId, Vec<u8>> = HashMap::new();
     for (_, response) in ordered {
@@ -305,7 +292,7 @@ mod tests {
         now() - Duration::days(days)
     }
 
-    fn input(nodes: Vec<Node>, edges: Vec<Edge>, responses: Vec<QuizResponse>) -> MapInput {
+    fn input(nodes: Vec<Node>, edges: Vec<Edge>, responses: Vec<ResponseEvent>) -> MapInput {
         MapInput {
             map: mind_map(at("2026-02-01T00:00:00Z"), nodes.first().map(|n| n.id)),
             nodes,

@@ -1,4 +1,5 @@
-//! A learner's maps side by side, from each map's latest snapshot.
+//! A learner's maps side by side, from each map's figures (its snapshot of today, computed
+//! when the portfolio is read).
 
 use crate::metrics::Snapshot;
 use chrono::NaiveDate;
@@ -13,7 +14,7 @@ pub struct PortfolioMap {
     pub map_id: MindMapId,
     pub title: String,
     pub status: MapStatus,
-    /// The map's newest snapshot; `None` before the first nightly run.
+    /// The map's figures: today's snapshot as computed now; `None` leaves them at 0.
     pub latest: Option<Snapshot>,
 }
 
@@ -23,7 +24,8 @@ pub struct PortfolioEntry {
     pub map_id: MindMapId,
     pub title: String,
     pub status: MapStatus,
-    /// The date of the snapshot the figures come from; `null` (and figures 0) without one.
+    /// The day of the figures (today: they are computed when the portfolio is read);
+    /// `null` (and figures 0) without any.
     pub snapshot_date: Option<NaiveDate>,
     pub total_nodes: usize,
     pub mastered_nodes: usize,

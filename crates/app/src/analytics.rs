@@ -1,38 +1,48 @@
-//! Learning analytics (D6) and what is built on them: the nightly snapshot of every active
-//! map (metrics by `pathwise-analytics`), the feedback loop that re-plans a struggling map,
-//! trends and the portfolio for the doors, the weekly digest (written by the model when one
-//! is configured, from the template otherwise) and review reminders, delivered through the
-//! configured notifiers.
+//! Learning analytics (D6) and what is built on them. A map's figures are computed live
+//! (`live`) whenever they are read: the portfolio, the digest and a map's analytics count
+//! a response the moment it is recorded. The nightly job keeps the history: it stores each
+//! active map's figures as the day's snapshot (the points of a trend before today), re-plans
+//! the maps the feedback rule flags, and tidies up. Also the weekly digest (written by the
+//! model when one is configured, from the template otherwise) and review reminders,
+//! delivered through the configured notifiers.
+
+mod live;
 
 use crate::curriculum::ReplanInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
-use chrono::{Duration, NaiveDate};
-use pathwise_analytics::{self as analytics, DigestFacts, MapInput, MapMetrics, MapTrend, Portfolio};
-use pathwise_domain::model::QuizResponse;
+use chrono::{DateTime, Duration, Utc};
+use live::LiveMap;
+use pathwise_analytics::{self as analytics, DigestFacts, MapMetrics, MapTrend, Portfolio};
+use pathwise_domain::model::MindMap;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId};
 use pathwise_llm::{prompts, Message, OutputSchema, Request};
 use pathwise_notify::{Message as Notification, Recipient};
-use pathwise_store::{Job, ResponseFilter, Snapshot};
+use pathwise_store::{Job, Snapshot};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-/// Responses read per query when a map's history is loaded for its snapshot.
-const RESPONSE_PAGE: i64 = 500;
 /// Snapshots shown and trended unless a window is asked for: the last week.
 pub const TREND_DAYS: u32 = 7;
 /// The longest window a map's analytics cover: a year (and a leap day).
 pub const MAX_TREND_DAYS: u32 = 366;
 pub const DIGEST: &str = "digest";
 
-/// A map's analytics: the latest snapshot, the recent ones, and their trend.
+/// A map's analytics: its figures now, the nightly snapshots of the window before today,
+/// and the trend from the oldest of them to now.
 #[derive(Debug, Clone, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct MapAnalytics {
     pub mind_map_id: MindMapId,
-    /// The window covered: the snapshots of the last this many days (and today's).
+    /// The window covered: the snapshots of the last this many days, and today.
     pub days: u32,
-    pub latest: Option<Snapshot>,
+    /// Today's point: the map's figures computed at the moment of the request (`created_at`),
+    /// every response recorded so far included. Not stored; the nightly job stores the
+    /// day's figures as its snapshot.
+    pub latest: Snapshot,
+    /// The nightly snapshots of the window, oldest first, then `latest` in place of any
+    /// stored for today.
     pub snapshots: Vec<Snapshot>,
+    /// From the oldest point of the window to today's; `null` with today's alone.
     pub trend: Option<MapTrend>,
 }
 
@@ -59,9 +69,8 @@ impl<S: Store> App<S> {
         let maps = self.store.maps_with_status(MapStatus::Active).await?;
         let mut replanned = 0;
         for map in &maps {
-            let metrics = self.snapshot_map(map.learner_id, map.id).await?;
-            let nodes = self.get_map(map.learner_id, map.id).await?.nodes;
-            if let Some(trigger) = analytics::replan_trigger(&metrics, &nodes) {
+            let live = self.store_snapshot(map).await?;
+            if let Some(trigger) = analytics::replan_trigger(&live.metrics, &live.nodes) {
                 let input = ReplanInput { reason: Some(trigger.reason.clone()), ..ReplanInput::default() };
                 match self.replan(map.learner_id, map.id, input).await {
                     Ok(_) => replanned += 1,
@@ -77,97 +86,116 @@ impl<S: Store> App<S> {
         ))
     }
 
-    /// Compute and store today's snapshot of one map.
+    /// Store one map's figures now as today's snapshot (replacing one taken earlier today).
     pub async fn snapshot_map(&self, learner: LearnerId, map: MindMapId) -> AppResult<MapMetrics> {
-        let now = self.now();
-        let today = analytics::snapshot_date(now);
-        let aggregate = self.get_map(learner, map).await?;
-        let responses = self.all_responses(learner, map).await?;
-        let recent =
-            self.store.recent_qualities(learner, map, pathwise_domain::mastery::STRUGGLE_HISTORY as i64).await?;
-        let earlier = self.earlier_snapshots(learner, map, today - Duration::days(28)).await?;
-        let mut input = MapInput::from_aggregate(aggregate, responses);
-        input.recent_qualities = Some(recent);
-        let metrics = analytics::compute(&input, &earlier, now, 0);
-        let snapshot = Snapshot {
-            mind_map_id: map,
-            learner_id: learner,
-            snapshot_date: today,
-            metrics: serde_json::to_value(&metrics).map_err(|e| AppError::internal(e.to_string()))?,
-            created_at: now,
-        };
-        self.store.upsert_snapshot(&snapshot).await?;
-        Ok(metrics)
+        let map = self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
+        Ok(self.store_snapshot(&map).await?.metrics)
     }
 
-    /// A map's latest snapshot, those of the last week, and their trend.
+    async fn store_snapshot(&self, map: &MindMap) -> AppResult<LiveMap> {
+        let now = self.now();
+        let live = self.live_map(map, now).await?;
+        self.store.upsert_snapshot(&stored(map, &live.metrics, now)?).await?;
+        Ok(live)
+    }
+
+    /// One map's figures at `now`.
+    async fn live_map(&self, map: &MindMap, now: DateTime<Utc>) -> AppResult<LiveMap> {
+        let mut figures = self.live_metrics(map.learner_id, std::slice::from_ref(map), Some(map.id), now).await?;
+        figures.remove(&map.id).ok_or_else(|| AppError::internal(format!("no figures were computed for map {}", map.id)))
+    }
+
+    /// A map's figures now, its snapshots of the last week, and the trend.
     pub async fn map_analytics(&self, learner: LearnerId, map: MindMapId) -> AppResult<MapAnalytics> {
         self.map_analytics_over(learner, map, TREND_DAYS).await
     }
 
-    /// A map's snapshots of the last `days` days (1 to [`MAX_TREND_DAYS`]) and their trend.
+    /// A map's figures now, its snapshots of the last `days` days (1 to
+    /// [`MAX_TREND_DAYS`]), and the trend from the oldest to now.
     pub async fn map_analytics_over(&self, learner: LearnerId, map: MindMapId, days: u32) -> AppResult<MapAnalytics> {
         if !(1..=MAX_TREND_DAYS).contains(&days) {
             return Err(AppError::invalid("days", format!("{days} is out of range; allowed: 1-{MAX_TREND_DAYS}")));
         }
-        self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
-        let today = analytics::snapshot_date(self.now());
-        let snapshots = self.store.snapshots(learner, map, today - Duration::days(i64::from(days))).await?;
-        let parsed = parse_snapshots(&snapshots)?;
-        Ok(MapAnalytics {
-            mind_map_id: map,
-            days,
-            latest: snapshots.last().cloned(),
-            trend: analytics::trend(&parsed, today, days),
-            snapshots,
-        })
+        let found = self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
+        let now = self.now();
+        let today = analytics::snapshot_date(now);
+        let (history, live) = tokio::try_join!(
+            async { Ok::<_, AppError>(self.store.snapshots(learner, map, today - Duration::days(i64::from(days))).await?) },
+            self.live_map(&found, now),
+        )?;
+        let latest = stored(&found, &live.metrics, now)?;
+        let mut snapshots: Vec<Snapshot> = history.into_iter().filter(|s| s.snapshot_date < today).collect();
+        snapshots.push(latest.clone());
+        let trend = analytics::trend(&parse_snapshots(&snapshots)?, today, days);
+        Ok(MapAnalytics { mind_map_id: map, days, latest, snapshots, trend })
     }
 
-    /// Every map of the learner with its latest snapshot, summed up.
+    /// Every map of the learner with its figures now, summed up.
     pub async fn portfolio(&self, learner: LearnerId) -> AppResult<Portfolio> {
-        let latest = self.store.latest_snapshots(learner).await?;
+        let now = self.now();
+        let today = analytics::snapshot_date(now);
         let maps = self.store.list_maps(learner, None, 0, crate::paging::MAX_LIMIT).await?.items;
-        let mut entries = Vec::with_capacity(maps.len());
-        for map in maps {
-            let snapshot = latest.iter().find(|s| s.mind_map_id == map.id);
-            entries.push(analytics::PortfolioMap {
+        let mut live = self.live_metrics(learner, &maps, None, now).await?;
+        let entries: Vec<analytics::PortfolioMap> = maps
+            .into_iter()
+            .map(|map| analytics::PortfolioMap {
+                latest: live
+                    .remove(&map.id)
+                    .map(|figures| analytics::Snapshot { snapshot_date: today, metrics: figures.metrics }),
                 map_id: map.id,
                 title: map.title,
                 status: map.status,
-                latest: snapshot.map(parse_snapshot).transpose()?,
-            });
-        }
+            })
+            .collect();
         Ok(analytics::portfolio(&entries))
     }
 
-    /// The learner's digest for this week, written but not sent.
+    /// The learner's digest for this week, written but not sent: each active or completed
+    /// map's week from its first snapshot of the week to its figures now.
     pub async fn digest(&self, learner: LearnerId) -> AppResult<Digest> {
         let now = self.now();
         let today = analytics::snapshot_date(now);
+        let week_start = today - Duration::days(i64::from(analytics::digest::DIGEST_DAYS));
         let learner_name = self.store.all_learners().await?.into_iter().find(|l| l.id == learner).map(|l| l.name);
-        let maps = self.store.list_maps(learner, None, 0, crate::paging::MAX_LIMIT).await?.items;
-        let mut inputs = Vec::new();
-        let mut times = Vec::new();
-        for map in maps.into_iter().filter(|m| matches!(m.status, MapStatus::Active | MapStatus::Completed)) {
-            let aggregate = self.get_map(learner, map.id).await?;
-            let snapshots = self.store.snapshots(learner, map.id, today - Duration::days(7)).await?;
-            let week_ahead = now + Duration::days(7);
-            let reviews_due_next_week =
-                aggregate.nodes.iter().filter(|n| n.next_review_at.is_some_and(|at| at <= week_ahead)).count() as u32;
-            times.extend(self.all_responses(learner, map.id).await?.into_iter().map(|r| r.responded_at));
+        let maps: Vec<MindMap> = self
+            .store
+            .list_maps(learner, None, 0, crate::paging::MAX_LIMIT)
+            .await?
+            .items
+            .into_iter()
+            .filter(|m| matches!(m.status, MapStatus::Active | MapStatus::Completed))
+            .collect();
+        let (mut live, week_first, streak) = tokio::try_join!(
+            self.live_metrics(learner, &maps, None, now),
+            async { Ok::<_, AppError>(self.store.first_snapshots(learner, None, week_start, today).await?) },
+            self.study_streak(learner, today),
+        )?;
+        let week_ahead = now + Duration::days(7);
+        let mut inputs = Vec::with_capacity(maps.len());
+        for map in maps {
+            let Some(figures) = live.remove(&map.id) else { continue };
+            let mut snapshots = vec![analytics::Snapshot { snapshot_date: today, metrics: figures.metrics }];
+            if let Some(first) = week_first.iter().find(|s| s.mind_map_id == map.id) {
+                snapshots.push(parse_snapshot(first)?);
+            }
             inputs.push(analytics::DigestMapInput {
                 map_id: map.id,
-                title: map.title.clone(),
+                title: map.title,
                 status: map.status,
-                snapshots: parse_snapshots(&snapshots)?,
-                labels: aggregate.nodes.iter().map(|n| (n.id, n.label.clone())).collect(),
-                reviews_due_next_week,
+                created_on: map.created_at.date_naive(),
+                snapshots,
+                reviews_due_next_week: figures
+                    .nodes
+                    .iter()
+                    .filter(|n| n.next_review_at.is_some_and(|at| at <= week_ahead))
+                    .count() as u32,
+                labels: figures.nodes.into_iter().map(|n| (n.id, n.label)).collect(),
             });
         }
         let facts = analytics::digest_facts(&analytics::DigestInput {
             learner_name,
             today,
-            streak_days: Some(analytics::current_streak_days(times, now, 0)),
+            streak_days: Some(streak),
             maps: inputs,
         });
         if self.llm.is_configured() {
@@ -270,28 +298,6 @@ impl<S: Store> App<S> {
         }
         Ok(format!("delivered by {}", delivered.join(", ")))
     }
-
-    async fn all_responses(&self, learner: LearnerId, map: MindMapId) -> AppResult<Vec<QuizResponse>> {
-        let filter = ResponseFilter { mind_map_id: Some(map), ..Default::default() };
-        let mut all = Vec::new();
-        loop {
-            let page = self.store.list_responses(learner, &filter, all.len() as i64, RESPONSE_PAGE).await?;
-            let done = (page.items.len() as i64) < RESPONSE_PAGE;
-            all.extend(page.items);
-            if done {
-                return Ok(all);
-            }
-        }
-    }
-
-    async fn earlier_snapshots(
-        &self,
-        learner: LearnerId,
-        map: MindMapId,
-        from: NaiveDate,
-    ) -> AppResult<Vec<analytics::Snapshot>> {
-        parse_snapshots(&self.store.snapshots(learner, map, from).await?)
-    }
 }
 
 fn parse_snapshot(snapshot: &Snapshot) -> AppResult<analytics::Snapshot> {
@@ -301,4 +307,15 @@ fn parse_snapshot(snapshot: &Snapshot) -> AppResult<analytics::Snapshot> {
 
 fn parse_snapshots(snapshots: &[Snapshot]) -> AppResult<Vec<analytics::Snapshot>> {
     snapshots.iter().map(parse_snapshot).collect()
+}
+
+/// A map's figures at `now` as a snapshot row of today.
+fn stored(map: &MindMap, metrics: &MapMetrics, now: DateTime<Utc>) -> AppResult<Snapshot> {
+    Ok(Snapshot {
+        mind_map_id: map.id,
+        learner_id: map.learner_id,
+        snapshot_date: analytics::snapshot_date(now),
+        metrics: serde_json::to_value(metrics).map_err(|e| AppError::internal(e.to_string()))?,
+        created_at: now,
+    })
 }

@@ -178,10 +178,9 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
         .unwrap();
     assert_eq!(reviewed.grade.as_ref().map(|g| (g.quality, g.graded_by.as_str())), Some((5, "model")));
 
-    // The nightly snapshot sees the review; retention counts review responses only.
-    t.app().nightly_analytics().await.unwrap();
+    // The map's figures count the review at once; retention counts review responses only.
     let analytics: MapAnalytics = t.app().map_analytics(t.learner, map).await.unwrap();
-    let metrics = &analytics.latest.expect("a snapshot").metrics;
+    let metrics = &analytics.latest.metrics;
     assert_eq!(metrics["retention_rate_7d"], json!(1.0));
     assert_eq!(metrics["total_quiz_responses"], json!(step.probes_answered + 2));
     assert_eq!(metrics["total_nodes"], json!(INVENTORY.len()));

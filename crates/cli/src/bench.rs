@@ -181,6 +181,21 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
             outcome?;
         }
     }
+    if wanted("analytics") {
+        use crate::bench_analytics::{live_reads, Shape};
+        let reads = if flags.quick { 30 } else { 300 };
+        let shape = Shape { maps: 50, responses: 100_000 / scale, reads };
+        if sqlite {
+            let app = sqlite_app(dir.path(), "analytics").await?;
+            live_reads(&app, &shape).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = live_reads(&app, &shape).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
     if wanted("session_streams") && sqlite {
         crate::bench_sessions::open_streams(if flags.quick { 200 } else { 2_000 }).await?;
     }

@@ -67,11 +67,12 @@ pub enum JobsCommand {
 
 #[derive(Subcommand)]
 pub enum AnalyticsCommand {
-    /// Snapshot every active map now, with the feedback re-plan (the nightly job).
+    /// Store every active map's figures as today's snapshot, with the feedback re-plan
+    /// (the nightly job, which keeps the history trends are drawn from).
     Nightly,
-    /// A map's latest snapshot, the last week's, and their trend.
+    /// A map's figures now, its snapshots of the last week, and the trend.
     Show { map: MindMapId },
-    /// Every map of the learner with its latest snapshot.
+    /// Every map of the learner with its figures now.
     Portfolio,
 }
 

@@ -4,6 +4,7 @@
 #![deny(clippy::print_stdout)]
 
 mod bench;
+mod bench_analytics;
 mod bench_irt;
 mod bench_items;
 mod bench_loop;
@@ -83,7 +84,7 @@ enum Command {
         #[arg(long, env = "PATHWISE_TOKEN", global = true)]
         token: Option<String>,
     },
-    /// Learning analytics: the nightly snapshots now, a map's trend, the portfolio.
+    /// Learning analytics, live: a map's figures and trend, the portfolio; the nightly snapshot now.
     Analytics {
         #[command(subcommand)]
         command: learn::AnalyticsCommand,

@@ -57,15 +57,18 @@ pub fn score(newest_first: &[u8]) -> f64 {
 /// keep it with the node, so that a response costs the same however long the history.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecentHistory {
-    /// Qualities of the latest responses of any type (the score needs the last four).
+    /// Qualities of the latest responses of any type (the score needs the last four,
+    /// struggle detection the last six).
     pub qualities: Vec<u8>,
     /// Qualities of the latest `review` responses (graduation needs the last three).
     pub review_qualities: Vec<u8>,
 }
 
 impl RecentHistory {
-    /// How many responses of any type are kept: the score reads the new one and these.
-    pub const KEPT: usize = SCORE_WINDOW - 1;
+    /// How many responses of any type are kept, the latest included: the score reads the
+    /// latest five, struggle detection seven, so that analytics find a node's struggles on
+    /// the node itself rather than in its responses.
+    pub const KEPT: usize = STRUGGLE_HISTORY;
     /// How many review responses are kept: graduation may read three without a new one.
     pub const KEPT_REVIEWS: usize = GRADUATION_REVIEWS;
 
@@ -328,17 +331,20 @@ mod tests {
     }
 
     #[test]
-    fn recent_history_keeps_the_newest_four_and_the_newest_three_reviews() {
+    fn recent_history_keeps_the_newest_seven_and_the_newest_three_reviews() {
         use ResponseType::{Diagnostic, Review, Teach};
         let mut history = RecentHistory::default();
         for (quality, kind) in [(1, Review), (2, Teach), (3, Review), (4, Diagnostic), (5, Review), (0, Review)] {
             history = history.after(quality, kind);
         }
-        assert_eq!(history.qualities, vec![0, 5, 4, 3]);
+        assert_eq!(history.qualities, vec![0, 5, 4, 3, 2, 1]);
         assert_eq!(history.review_qualities, vec![0, 5, 3]);
         let after_teach = history.after(2, Teach);
-        assert_eq!(after_teach.qualities, vec![2, 0, 5, 4]);
+        assert_eq!(after_teach.qualities, vec![2, 0, 5, 4, 3, 2, 1]);
         assert_eq!(after_teach.review_qualities, vec![0, 5, 3], "only reviews enter the review history");
+        let after_two = after_teach.after(3, Teach).after(4, Teach);
+        assert_eq!(after_two.qualities, vec![4, 3, 2, 0, 5, 4, 3], "enough for struggle detection, no more");
+        assert_eq!(after_two.qualities.len(), STRUGGLE_HISTORY);
     }
 
     #[test]

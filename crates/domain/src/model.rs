@@ -122,6 +122,32 @@ pub struct QuizResponse {
     pub responded_at: DateTime<Utc>,
 }
 
+/// What analytics read of a response: where it was, how well it went, of which kind, when
+/// and in which session; not the question and the answer, which no figure needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResponseEvent {
+    pub node_id: NodeId,
+    pub mind_map_id: MindMapId,
+    /// SM-2 quality, 0 to 5.
+    pub quality: u8,
+    pub response_type: ResponseType,
+    pub session_id: Option<Uuid>,
+    pub responded_at: DateTime<Utc>,
+}
+
+impl From<&QuizResponse> for ResponseEvent {
+    fn from(response: &QuizResponse) -> Self {
+        ResponseEvent {
+            node_id: response.node_id,
+            mind_map_id: response.mind_map_id,
+            quality: response.quality,
+            response_type: response.response_type,
+            session_id: response.session_id,
+            responded_at: response.responded_at,
+        }
+    }
+}
+
 /// A mind map with everything in it: the unit that graph rules are checked against.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct MapAggregate {

@@ -13,7 +13,7 @@
 mod support;
 
 use pathwise_domain::LearnerId;
-use pathwise_store::ResponseFilter;
+use pathwise_store::{ResponseFilter, SnapshotStore};
 use reqwest::{Method, StatusCode};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -115,7 +115,9 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
     for map in &maps.items {
         aggregates.push(json!({
             "map": app.get_map(l, map.id).await.unwrap(),
-            "analytics": app.map_analytics(l, map.id).await.unwrap(),
+            // The stored history, and the figures now (without the moment they were computed).
+            "snapshots": app.store().snapshots(l, map.id, chrono::NaiveDate::default()).await.unwrap(),
+            "figures": app.map_analytics(l, map.id).await.unwrap().latest.metrics,
         }));
     }
     let flows = app.flow_list(l, None, Some(0), Some(500)).await.unwrap();

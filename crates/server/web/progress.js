@@ -1,8 +1,8 @@
-// progress.js: the Progress view. #/progress: every map's progress (the portfolio, from
-// each map's latest nightly snapshot), this week's digest and the model's usage;
+// progress.js: the Progress view. #/progress: every map's progress (the portfolio, each
+// map's figures as they are now), this week's digest and the model's usage;
 // #/progress/<mapId>: one map's mastery by status, its trend over the last week (or month,
-// quarter, year) of snapshots, and the concepts it struggles with (each linking to itself
-// in the Maps view).
+// quarter, year) of nightly snapshots up to today's live figures, and the concepts it
+// struggles with (each linking to itself in the Maps view).
 import { api, ApiError } from './api.js';
 import { el, fill, reportError, withBusy } from './ui.js';
 import { stackedBar, lineChart, fmtDay } from './charts.js';
@@ -88,7 +88,7 @@ async function showPortfolio(page, config, gen) {
   if (!current(gen)) return;
   const usage = el('section', { class: 'card pg-usage', 'aria-labelledby': 'pg-usage-h' });
   fill(page, heading,
-    el('p', { class: 'muted' }, 'Figures come from each map’s latest snapshot, taken every night for active maps.'),
+    el('p', { class: 'muted' }, 'Figures are as of now; every night adds a point to each active map’s trend.'),
     portfolio.maps_total ? [overview(portfolio), mapList(portfolio)] : noMaps(),
     el('div', { class: 'pg-grid' }, digestCard(config, portfolio), usage));
   loadUsage(usage, gen);
@@ -98,7 +98,7 @@ function noMaps() {
   return el('section', { class: 'card pg-empty' },
     el('h2', {}, 'No maps yet'),
     el('p', {}, 'Your progress shows here once you study a topic: start one in the ', el('a', { href: '#/maps' }, 'Maps'),
-      ' view (or a session with the ', el('a', { href: '#/tutor' }, 'tutor'), '). Its figures appear after its first snapshot.'));
+      ' view (or a session with the ', el('a', { href: '#/tutor' }, 'tutor'), ').'));
 }
 
 function overview(p) {
@@ -253,7 +253,7 @@ async function showMap(page, config, id, gen) {
       el('span', { class: `badge map-${m.status}` }, MAP_STATUS[m.status] ?? m.status),
       el('a', { class: 'pg-open', href: `#/maps/${encodeURIComponent(id)}` }, 'Open in Maps')),
     el('div', { class: 'pg-grid' }, masteryCard(summary), strugglesCard(id, struggles)),
-    trendCard(id, analytics, labels, gen, refresh));
+    trendCard(analytics, labels, gen, refresh));
 }
 
 function masteryCard(s) {
@@ -294,25 +294,14 @@ function strugglesCard(mapId, struggles) {
         el('a', { href: link(s.id), class: 'small', 'aria-label': `Open ${s.label} in the Maps view` }, 'Open in Maps')))));
 }
 
-function trendCard(mapId, analytics, labels, gen, refresh) {
+function trendCard(analytics, labels, gen, refresh) {
+  // The nightly snapshots of the window, then today's figures as they are now.
   const snapshots = [...(analytics.snapshots ?? [])].sort((a, b) => a.snapshot_date.localeCompare(b.snapshot_date));
-  const today = new Date().toISOString().slice(0, 10);
-  const hasToday = snapshots.some((s) => s.snapshot_date === today);
-  const snap = el('button', { type: 'button', class: 'secondary', onclick: () => withBusy(async () => {
-    await api('POST', `/mind-maps/${encodeURIComponent(mapId)}/analytics/snapshot`, {});
-    refresh();
-  }) }, hasToday ? 'Update today’s snapshot' : 'Take today’s snapshot');
   const span = WINDOWS.find(([d]) => d === windowDays)?.[1] ?? `${windowDays} days`;
   const range = el('select', { 'aria-label': 'Period shown', onchange: (e) => { windowDays = Number(e.target.value); refresh(); } },
     WINDOWS.map(([d, name]) => el('option', { value: String(d), selected: d === windowDays }, `Last ${name}`)));
   const card = el('section', { class: 'card pg-trend', 'aria-labelledby': 'pg-trend-h' },
-    el('div', { class: 'pg-card-head' }, el('h2', { id: 'pg-trend-h' }, `Trend over the last ${span}`), range, snap));
-  if (!snapshots.length) {
-    card.append(el('div', { class: 'pg-empty-trend' },
-      el('p', {}, 'Trends appear after the first nightly snapshot of this map.'),
-      el('p', { class: 'muted' }, 'Active maps are snapshotted every night. Take today’s snapshot now to see where you stand; the line grows a point a day from there.')));
-    return card;
-  }
+    el('div', { class: 'pg-card-head' }, el('h2', { id: 'pg-trend-h' }, `Trend over the last ${span}`), range));
   const latest = snapshots[snapshots.length - 1];
   if (!SERIES[series]) series = 'mastery_pct';
   const chartBox = el('div', { class: 'pg-chart' });
@@ -393,6 +382,6 @@ function latestFacts(latest, labels) {
     ['Ease', `${num(m.avg_ease_factor, 2)} (SM-2 ease factor; higher means easier to remember)`],
     ['Time of day', studied ? parts.filter(([k]) => tod[k]).map(([k, l]) => `${l}: ${tod[k]} answer${tod[k] === 1 ? '' : 's'}`).join(' · ') : 'no answers this week'],
   ];
-  return el('div', { class: 'pg-latest' }, el('h3', {}, `Latest snapshot: ${fmtDay(latest.snapshot_date, { weekday: 'long', month: 'long', day: 'numeric' })}`),
+  return el('div', { class: 'pg-latest' }, el('h3', {}, `Now: ${fmtDay(latest.snapshot_date, { weekday: 'long', month: 'long', day: 'numeric' })}`),
     el('dl', { class: 'pg-facts' }, rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])));
 }

@@ -1,13 +1,13 @@
 //! Either store behind one type, chosen at start-up from the configuration.
 
 use crate::{
-    FinishedJob, FlowStore, Job, JobRun, JobStore, Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore,
+    AnalyticsStore, FinishedJob, NodeActivity, FlowStore, Job, JobRun, JobStore, Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore,
     PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter, ReviewDue, Snapshot,
     SnapshotStore, SqliteStore, Store, StoreResult,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use pathwise_domain::flow::Flow;
-use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
+use pathwise_domain::model::{Edge, MapAggregate, MapChanges, MindMap, Node, QuizResponse, ResponseEvent};
 use pathwise_domain::{DomainError, FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId};
 use std::collections::HashMap;
 use std::path::Path;
@@ -264,6 +264,40 @@ impl JobStore for AnyStore {
 
     async fn job_runs(&self, learner: Option<LearnerId>, limit: i64) -> StoreResult<Vec<JobRun>> {
         delegate!(self.job_runs(learner, limit))
+    }
+}
+
+impl AnalyticsStore for AnyStore {
+    async fn node_activity(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<NodeActivity>> {
+        delegate!(self.node_activity(learner, map))
+    }
+
+    async fn map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
+        delegate!(self.map_edges(learner, map))
+    }
+
+    async fn response_events(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> StoreResult<Vec<ResponseEvent>> {
+        delegate!(self.response_events(learner, map, after, until))
+    }
+
+    async fn first_snapshots(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        from: NaiveDate,
+        before: NaiveDate,
+    ) -> StoreResult<Vec<Snapshot>> {
+        delegate!(self.first_snapshots(learner, map, from, before))
+    }
+
+    async fn study_days(&self, learner: LearnerId, until: NaiveDate, limit: i64) -> StoreResult<Vec<NaiveDate>> {
+        delegate!(self.study_days(learner, until, limit))
     }
 }
 

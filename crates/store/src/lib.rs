@@ -5,6 +5,7 @@
 //! conformance suite. Stores decide nothing: every rule comes from `pathwise-domain`,
 //! applied inside the store's transaction through the closures the application passes.
 
+mod analytics;
 mod any;
 mod error;
 mod evidence;
@@ -23,6 +24,7 @@ pub mod testing;
 mod ts;
 mod tutor;
 
+pub use analytics::{AnalyticsStore, NodeActivity};
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
@@ -162,6 +164,7 @@ pub trait Store:
     FlowStore
     + JobStore
     + SnapshotStore
+    + AnalyticsStore
     + PreferenceStore
     + SessionStore
     + TutorStore
@@ -264,7 +267,8 @@ pub trait Store:
         limit: i64,
     ) -> impl Future<Output = StoreResult<Page<QuizResponse>>> + Send;
 
-    /// For every node of a map with responses: the latest `per_node` qualities, newest first.
+    /// For every node of a map with responses: the latest `per_node` qualities, newest first,
+    /// from the history the node keeps (at most `RecentHistory::KEPT` of them).
     fn recent_qualities(
         &self,
         learner: LearnerId,

@@ -17,6 +17,12 @@ crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR 
 crate::sql_sessions::sessions_store!(PgStore);
 crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
 crate::evidence::evidence_store!(PgStore);
+crate::analytics::analytics_store!(PgStore);
+
+/// A node's recent qualities as PostgreSQL keeps them: a `smallint[]`.
+fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
+    qualities(row.try_get(i)?)
+}
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -28,13 +34,18 @@ static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// The node update and the response insert as one statement: atomic without an explicit
-/// transaction, and the insert happens only if the node is still at the version read.
+/// The node update (the response counted in its totals), the learner's study day and the
+/// response insert as one statement: atomic without an explicit transaction, and the
+/// inserts happen only if the node is still at the version read.
 const WRITE_SQL: &str = "WITH updated AS ( \
        UPDATE mind_map_nodes SET mastery_score = $3, mastery_status = $4, ease_factor = $5, repetitions = $6, \
          interval_days = $7, next_review_at = $8, last_reviewed_at = $9, updated_at = $10, \
-         recent_qualities = $18, recent_review_qualities = $19, version = version + 1 \
-       WHERE id = $1 AND version = $2 RETURNING id, mind_map_id) \
+         recent_qualities = $18, recent_review_qualities = $19, response_count = response_count + 1, \
+         quality_sum = quality_sum + $14, version = version + 1 \
+       WHERE id = $1 AND version = $2 RETURNING id, mind_map_id), \
+     studied AS ( \
+       INSERT INTO study_days (learner_id, day) SELECT $21, ($17 AT TIME ZONE 'UTC')::date FROM updated \
+       ON CONFLICT DO NOTHING) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
        session_id, responded_at, idempotency_key) \
      SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17, $20 FROM updated";
@@ -208,6 +219,7 @@ async fn write(
         .bind(history.qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
         .bind(history.review_qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
         .bind(new.stored_key(learner))
+        .bind(learner.0)
         .execute(&mut *conn)
         .await
         .map_err(duplicate_key)?;

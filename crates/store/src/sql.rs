@@ -61,6 +61,7 @@ pub(crate) const TABLES: &[&str] = &[
     "exam_events",
     "drill_offers",
     "idempotency_keys",
+    "study_days",
 ];
 
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
@@ -546,23 +547,22 @@ macro_rules! shared_store {
             }
 
             async fn recent_qualities(&self, learner: LearnerId, map: MindMapId, per_node: i64) -> StoreResult<HashMap<NodeId, Vec<u8>>> {
+                // The history each node keeps, as the response path wrote it.
                 let rows = sqlx::query(
-                    "SELECT node_id, quality FROM ( \
-                       SELECT r.node_id, r.quality, ROW_NUMBER() OVER ( \
-                         PARTITION BY r.node_id ORDER BY r.responded_at DESC, r.seq DESC) AS rn \
-                       FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
-                       WHERE r.mind_map_id = $1 AND m.learner_id = $2) ranked \
-                     WHERE rn <= $3 ORDER BY node_id, rn",
+                    "SELECT n.id, n.recent_qualities FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
+                     WHERE n.mind_map_id = $1 AND m.learner_id = $2",
                 )
                 .bind(map.0)
                 .bind(learner.0)
-                .bind(per_node)
                 .fetch_all(self.reader())
                 .await?;
                 let mut out: HashMap<NodeId, Vec<u8>> = HashMap::new();
                 for row in rows {
-                    let quality: i32 = row.try_get(1)?;
-                    out.entry(NodeId(row.try_get(0)?)).or_default().push(u8::try_from(quality).map_err(StoreError::corrupt)?);
+                    let mut qualities = history_at(&row, 1)?;
+                    qualities.truncate(usize::try_from(per_node).unwrap_or(0));
+                    if !qualities.is_empty() {
+                        out.insert(NodeId(row.try_get(0)?), qualities);
+                    }
                 }
                 Ok(out)
             }

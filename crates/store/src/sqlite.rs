@@ -16,6 +16,12 @@ crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite, "", "");
 crate::sql_sessions::sessions_store!(SqliteStore);
 crate::sql_tutor::tutor_store!(SqliteStore, "");
 crate::evidence::evidence_store!(SqliteStore);
+crate::analytics::analytics_store!(SqliteStore);
+
+/// A node's recent qualities as SQLite keeps them: comma-separated text.
+fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
+    crate::sqlite_batch::qualities_of(&row.try_get::<String, _>(i)?)
+}
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
@@ -100,7 +106,9 @@ impl SqliteStore {
         new: &NewResponse,
         decide: &crate::Decide,
     ) -> StoreResult<(QuizResponse, Node)> {
-        use crate::sqlite_batch::{list_of, qualities_of, CONTEXT_SQL, INSERT_RESPONSE_SQL, UPDATE_NODE_SQL};
+        use crate::sqlite_batch::{
+            list_of, qualities_of, study_day, CONTEXT_SQL, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL,
+        };
         let row = sqlx::query(&CONTEXT_SQL)
             .bind(new.node_id.0)
             .bind(learner.0)
@@ -128,6 +136,7 @@ impl SqliteStore {
             .bind(Ts(node.updated_at))
             .bind(list_of(&decision.history.qualities))
             .bind(list_of(&decision.history.review_qualities))
+            .bind(i32::from(new.quality))
             .execute(&mut **tx)
             .await?;
         sqlx::query(INSERT_RESPONSE_SQL)
@@ -143,6 +152,7 @@ impl SqliteStore {
             .bind(new.stored_key(learner))
             .execute(&mut **tx)
             .await?;
+        sqlx::query(INSERT_STUDY_DAY_SQL).bind(learner.0).bind(study_day(new.responded_at)).execute(&mut **tx).await?;
         if decision.became_mastered {
             sqlx::query(crate::sql::COMPLETE_MAP_SQL)
                 .bind(new.mind_map_id.0)

@@ -103,10 +103,17 @@ pub(crate) static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The node as the rules left it, with the response counted in its totals (`?12` is the
+/// response's quality).
 pub(crate) const UPDATE_NODE_SQL: &str =
     "UPDATE mind_map_nodes SET mastery_score = ?2, mastery_status = ?3, ease_factor = ?4, \
      repetitions = ?5, interval_days = ?6, next_review_at = ?7, last_reviewed_at = ?8, updated_at = ?9, \
-     recent_qualities = ?10, recent_review_qualities = ?11, version = version + 1 WHERE id = ?1";
+     recent_qualities = ?10, recent_review_qualities = ?11, response_count = response_count + 1, \
+     quality_sum = quality_sum + ?12, version = version + 1 WHERE id = ?1";
+
+/// The learner studied on the response's (UTC) day; only the day's first response writes.
+pub(crate) const INSERT_STUDY_DAY_SQL: &str =
+    "INSERT INTO study_days (learner_id, day) VALUES (?1, ?2) ON CONFLICT DO NOTHING";
 
 pub(crate) const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, \
      user_answer, quality, response_type, session_id, responded_at, idempotency_key) \
@@ -219,6 +226,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
                 node.updated_at.timestamp_micros(),
                 list_of(&decision.history.qualities),
                 list_of(&decision.history.review_qualities),
+                i32::from(new.quality),
             ])
         })
         .map_err(sqlite_error)?;
@@ -238,6 +246,9 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
             ])
         })
         .map_err(insert_error)?;
+    db.prepare_cached(INSERT_STUDY_DAY_SQL)
+        .and_then(|mut s| s.execute(params![item.learner.0.as_bytes(), study_day(new.responded_at)]))
+        .map_err(sqlite_error)?;
     if decision.became_mastered {
         db.prepare_cached(COMPLETE_MAP_SQL)
             // By name: SQLite numbers `$n` parameters in order of appearance, not by n.
@@ -290,6 +301,12 @@ fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
     node.mastery_status = crate::sql::parse(&status)?;
     node.metadata = serde_json::from_str(&metadata).map_err(StoreError::corrupt)?;
     Ok(node)
+}
+
+/// The study day of a response as `study_days` keeps it: its UTC date, `YYYY-MM-DD` (how
+/// sqlx writes a date, so that both connections agree).
+pub(crate) fn study_day(at: DateTime<Utc>) -> String {
+    at.date_naive().format("%Y-%m-%d").to_string()
 }
 
 /// Qualities as the node keeps them: newest first, comma-separated.

@@ -1,5 +1,7 @@
 //! Upgrading a database that already holds responses: migration 0002 moves each node's
-//! recent history onto the node, where the response path now reads it.
+//! recent history onto the node, where the response path now reads it; 0010 lengthens it to
+//! the seven qualities struggle detection reads, adds each node's response totals, and the
+//! learner's study days, which live analytics read.
 
 use sqlx::migrate::Migrator;
 use std::path::Path;
@@ -80,7 +82,7 @@ macro_rules! seed_old_database {
 }
 
 #[tokio::test]
-async fn sqlite_upgrade_backfills_each_nodes_recent_history() {
+async fn sqlite_upgrade_backfills_each_nodes_history_totals_and_study_days() {
     let dir = tempfile::tempdir().expect("temp dir");
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
     let pool = sqlx::SqlitePool::connect(&url).await.expect("sqlite");
@@ -93,8 +95,9 @@ async fn sqlite_upgrade_backfills_each_nodes_recent_history() {
     let recent = |id: Uuid| {
         let pool = pool.clone();
         async move {
-            sqlx::query_as::<_, (String, String)>(
-                "SELECT recent_qualities, recent_review_qualities FROM mind_map_nodes WHERE id = $1",
+            sqlx::query_as::<_, (String, String, i64, i64)>(
+                "SELECT recent_qualities, recent_review_qualities, response_count, quality_sum \
+                 FROM mind_map_nodes WHERE id = $1",
             )
             .bind(id)
             .fetch_one(&pool)
@@ -102,12 +105,14 @@ async fn sqlite_upgrade_backfills_each_nodes_recent_history() {
             .unwrap()
         }
     };
-    assert_eq!(recent(node).await, ("0,5,4,3".to_string(), "0,5,3".to_string()));
-    assert_eq!(recent(quiet).await, (String::new(), String::new()));
+    assert_eq!(recent(node).await, ("0,5,4,3,2,1".to_string(), "0,5,3".to_string(), 6, 15));
+    assert_eq!(recent(quiet).await, (String::new(), String::new(), 0, 0));
+    let days: Vec<String> = sqlx::query_scalar("SELECT day FROM study_days").fetch_all(&pool).await.unwrap();
+    assert_eq!(days, vec!["1970-01-01".to_string()]);
 }
 
 #[tokio::test]
-async fn postgres_upgrade_backfills_each_nodes_recent_history() {
+async fn postgres_upgrade_backfills_each_nodes_history_totals_and_study_days() {
     use sqlx::Connection;
     let Some(url) = pathwise_store::testing::test_database_url() else {
         return;
@@ -130,8 +135,9 @@ async fn postgres_upgrade_backfills_each_nodes_recent_history() {
     let recent = |id: Uuid| {
         let pool = pool.clone();
         async move {
-            sqlx::query_as::<_, (Vec<i16>, Vec<i16>)>(
-                "SELECT recent_qualities, recent_review_qualities FROM mind_map_nodes WHERE id = $1",
+            sqlx::query_as::<_, (Vec<i16>, Vec<i16>, i64, i64)>(
+                "SELECT recent_qualities, recent_review_qualities, response_count, quality_sum \
+                 FROM mind_map_nodes WHERE id = $1",
             )
             .bind(id)
             .fetch_one(&pool)
@@ -141,8 +147,11 @@ async fn postgres_upgrade_backfills_each_nodes_recent_history() {
     };
     let answered = recent(node).await;
     let never = recent(quiet).await;
+    let days: Vec<String> =
+        sqlx::query_scalar("SELECT day::text FROM study_days").fetch_all(&pool).await.unwrap();
     pool.close().await;
     sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.unwrap();
-    assert_eq!(answered, (vec![0, 5, 4, 3], vec![0, 5, 3]));
-    assert_eq!(never, (vec![], vec![]));
+    assert_eq!(answered, (vec![0, 5, 4, 3, 2, 1], vec![0, 5, 3], 6, 15));
+    assert_eq!(never, (vec![], vec![], 0, 0));
+    assert_eq!(days, vec!["1970-01-01".to_string()]);
 }

@@ -1,10 +1,11 @@
 // The Progress view in Chromium, against a learner whose history web_e2e/progress.rs wrote
-// over several days (MAP_ID: four daily snapshots, concepts mastered and struggling;
-// FRESH_MAP_ID: an active map with no snapshot yet). The script reads the API itself (with
-// the local learner's token) and checks that the page shows the same numbers: the
-// portfolio, the status bar's segments, every series of the trend chart point by point,
-// the struggling concepts with their reasons and Maps links; then the digest on request,
-// the empty trend and its "take a snapshot" button, an unknown map, and phone width.
+// over several days (MAP_ID: daily snapshots, concepts mastered and struggling; FRESH_MAP_ID:
+// an active map with no snapshot stored). The script reads the API itself (with the local
+// learner's token) and checks that the page shows the same numbers: the portfolio, the
+// status bar's segments, every series of the trend chart point by point (the last being
+// today's live figures), the struggling concepts with their reasons and Maps links; then
+// the digest on request, the fresh map's figures and its one point (today's, live, with no
+// snapshot taken), an unknown map, and phone width.
 // Screenshots progress-desktop.png and progress-phone.png; the last line printed is a JSON
 // report for web_e2e.rs.
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
@@ -76,7 +77,9 @@ try {
   const entry = portfolio.maps.find((m) => m.map_id === mapId);
   same(await page.locator(`.pg-map[data-map-id="${mapId}"] .pg-map-mastery`).textContent(),
     `${entry.mastered_nodes} of ${entry.total_nodes} concepts mastered (${pct(entry.mastery_pct)})`, 'the seeded map\'s line');
-  await page.locator(`.pg-map[data-map-id="${freshId}"]`).getByText('No snapshot yet').waitFor();
+  const fresh = portfolio.maps.find((m) => m.map_id === freshId);
+  same(await page.locator(`.pg-map[data-map-id="${freshId}"] .pg-map-mastery`).textContent(),
+    `0 of ${fresh.total_nodes} concept${fresh.total_nodes === 1 ? '' : 's'} mastered (0%)`, 'the fresh map\'s line, live');
   step('portfolio matches the API');
 
   // One map: mastery by status.
@@ -164,13 +167,12 @@ try {
   await shoot(page, 'progress-portfolio-desktop.png');
   step('digest written on request, its model call counted');
 
-  // A map without snapshots explains itself; a snapshot taken now gives the first point.
+  // A map with no snapshot stored still has today's point: its figures now.
   await page.goto(`${base}/#/progress/${freshId}`);
-  await page.getByText('Trends appear after the first nightly snapshot').waitFor();
-  await page.getByRole('button', { name: 'Take today’s snapshot' }).click();
   await page.locator('.pg-chart svg circle.point').first().waitFor();
   await page.getByText('One snapshot so far').waitFor();
-  step('empty trend explained, snapshot taken from the page');
+  check(await page.getByRole('button', { name: /snapshot/ }).count() === 0, 'a snapshot button on live figures');
+  step('a map without history shows today\'s point');
 
   // An unknown map: the shared banner says why, the page says what to do.
   await page.goto(`${base}/#/progress/${unknownMap}`);

@@ -27,7 +27,10 @@ fn digest_writer(request: &Value) -> Script {
 struct Seeded {
     map: MindMapId,
     fresh_map: MindMapId,
+    /// The points of the week's trend: the nights stored in the last 7 days, and today's.
     snapshot_days: usize,
+    /// The same over 30 days.
+    month_days: usize,
 }
 
 /// One day of study: (concept, response type, quality) in the order answered.
@@ -35,9 +38,10 @@ type Day<'a> = (i64, &'a [(usize, ResponseType, i64)]);
 
 /// The local learner's history: "Rust ownership" (7 concepts) studied on four days within
 /// the last week, and once three weeks before, with a snapshot after each day, so that its
-/// week's trend has four points and its month's five; two
+/// week's trend has four points (today's being its live figures) and its month's five; two
 /// concepts mastered along the way, and two that keep going wrong (struggling). Also an
-/// active map with no snapshot yet ("Linear algebra"), for the empty state.
+/// active map with no snapshot stored ("Linear algebra"): its figures and its one point are
+/// live.
 async fn seed(data_dir: &std::path::Path) -> Seeded {
     let store = AnyStore::Sqlite(SqliteStore::open(&data_dir.join("pathwise.db")).await.expect("open the database"));
     // The server writes its local learner just after it prints its address.
@@ -127,8 +131,17 @@ async fn seed(data_dir: &std::path::Path) -> Seeded {
     .await
     .expect("create a node");
     app.update_map_status(learner, fresh, MapStatus::Active).await.expect("activate the second map");
-    let within_week = days.iter().filter(|(days_ago, _)| *days_ago <= 7).count();
-    Seeded { map, fresh_map: fresh, snapshot_days: within_week }
+    // The nights before today within the window, and today's live point.
+    let today = Utc::now().date_naive();
+    let points = |window: i64| {
+        let nights: std::collections::BTreeSet<_> = days
+            .iter()
+            .map(|(days_ago, _)| (end - Duration::days(*days_ago)).date_naive())
+            .filter(|&day| day < today && day >= today - Duration::days(window))
+            .collect();
+        nights.len() + 1
+    };
+    Seeded { map, fresh_map: fresh, snapshot_days: points(7), month_days: points(30) }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -148,7 +161,7 @@ async fn progress_charts_match_the_api() {
     let report = run_script("progress.mjs", &served, env).await;
     // The script compared what it saw with the API; these say it saw enough to compare.
     assert_eq!(report["trend_points"], seeded.snapshot_days, "{report}");
-    assert_eq!(report["month_points"], seeded.snapshot_days + 1, "the day three weeks ago: {report}");
+    assert_eq!(report["month_points"], seeded.month_days, "the day three weeks ago: {report}");
     assert!(report["struggling"].as_u64().unwrap_or(0) >= 2, "{report}");
     assert!(report["mastered"].as_u64().unwrap_or(0) >= 2, "{report}");
     assert!(

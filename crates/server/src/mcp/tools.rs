@@ -108,7 +108,7 @@ pub struct PendingReviewsQuery {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotQuery {
-    /// Compute and store today's snapshot first (default false: the latest stored one).
+    /// Also store the figures as today's snapshot (default false: only read them).
     #[serde(default)]
     refresh: bool,
 }
@@ -142,8 +142,9 @@ pub struct Done {
 
 #[derive(Serialize, JsonSchema)]
 pub struct LatestSnapshot {
-    /// Null until the nightly analytics (or `refresh`) has taken one.
-    pub snapshot: Option<Snapshot>,
+    /// The map's figures now (today's point, computed at the call; not stored unless
+    /// `refresh` asked for it).
+    pub snapshot: Snapshot,
 }
 
 pub fn all() -> Vec<ToolSpec> {
@@ -347,8 +348,8 @@ fn learning() -> Vec<ToolSpec> {
         ),
         tool(
             "analytics_get_snapshot",
-            "A map's latest analytics snapshot (mastery, retention, velocity, struggles); refresh: true \
-             computes and stores today's first.",
+            "A map's analytics figures now (mastery, retention, velocity, struggles), every recorded response \
+             counted; refresh: true also stores them as today's snapshot, a point of the map's trend.",
             Writes,
             |app, l, a: With<MapArg, SnapshotQuery>| async move {
                 if a.input.refresh {
@@ -360,13 +361,14 @@ fn learning() -> Vec<ToolSpec> {
         ),
         tool(
             "analytics_get_trend",
-            "A map's snapshots of the last week and their trend (improving, steady, declining).",
+            "A map's nightly snapshots of the last week, its figures now as today's point, and the trend \
+             between them (improving, steady, declining).",
             Reads,
             |app, l, a: With<MapArg, Nothing>| async move { app.map_analytics(l, a.id).await },
         ),
         tool(
             "analytics_get_cross_topic",
-            "Every map of the learner with its latest snapshot, summed up across topics.",
+            "Every map of the learner with its figures now, summed up across topics.",
             Reads,
             |app, l, _: Nothing| async move { app.portfolio(l).await },
         ),

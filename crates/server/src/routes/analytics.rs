@@ -21,8 +21,9 @@ pub struct AnalyticsQuery {
     days: Option<u32>,
 }
 
-/// A map's latest nightly snapshot, those of the window (the last week unless `days` says
-/// otherwise), and their trend.
+/// A map's figures now (`latest`: every response recorded so far counts), its nightly
+/// snapshots of the window before today (the last week unless `days` says otherwise), and
+/// the trend from the oldest of them to now.
 #[utoipa::path(get, operation_id = "analytics_map", path = "/api/mind-maps/{id}/analytics", tag = "analytics",
     params(("id" = MindMapId, Path), AnalyticsQuery),
     responses((status = 200, body = MapAnalytics), (status = 422, description = "`days` out of range.", body = ErrorBody)),
@@ -37,7 +38,8 @@ pub async fn map_analytics(
     Ok(Json(s.app.map_analytics_over(l.id, id, days).await?))
 }
 
-/// Take today's snapshot of a map now, without waiting for the night.
+/// Store the map's figures now as today's snapshot, without waiting for the night (reads
+/// are live either way; this keeps today's point in the history).
 #[utoipa::path(post, operation_id = "analytics_snapshot", path = "/api/mind-maps/{id}/analytics/snapshot", tag = "analytics", params(("id" = MindMapId, Path)),
     responses((status = 200, body = MapMetrics)), security(("bearer" = [])))]
 pub async fn snapshot(
@@ -48,7 +50,7 @@ pub async fn snapshot(
     Ok(Json(s.app.snapshot_map(l.id, id).await?))
 }
 
-/// Every map of the caller with its latest snapshot, summed up.
+/// Every map of the caller with its figures now, summed up.
 #[utoipa::path(get, operation_id = "analytics_portfolio", path = "/api/me/portfolio", tag = "analytics",
     responses((status = 200, body = Portfolio)), security(("bearer" = [])))]
 pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Portfolio>> {
@@ -56,7 +58,8 @@ pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Js
 }
 
 /// This week's digest, as it would be delivered (written by the model when one is
-/// configured, from the template otherwise); nothing is sent.
+/// configured, from the template otherwise), from each map's figures now and its first
+/// snapshot of the week; nothing is sent.
 #[utoipa::path(get, operation_id = "analytics_digest", path = "/api/me/digest", tag = "analytics",
     responses((status = 200, body = Digest)), security(("bearer" = [])))]
 pub async fn digest(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Digest>> {

@@ -76,24 +76,31 @@ static READ_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// Every node update and response insert of a group, in one statement (so atomic without
-/// a transaction); a response is inserted only if its node is still at the version read.
-/// Returns the nodes written.
+/// Every node update (each response counted in its node's totals), study day and response
+/// insert of a group, in one statement (so atomic without a transaction); a response is
+/// inserted only if its node is still at the version read. Study days are inserted in
+/// order, so that two groups on their way at once wait for each other's new days in the
+/// same order rather than deadlock. Returns the nodes written.
 const WRITE_SQL: &str = "WITH input AS ( \
        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::float8[], $4::text[], $5::float8[], $6::int4[], \
          $7::float8[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], \
          $13::uuid[], $14::uuid[], $15::text[], $16::text[], $17::int4[], $18::text[], $19::uuid[], \
-         $20::timestamptz[], $21::bytea[]) \
+         $20::timestamptz[], $21::bytea[], $22::uuid[]) \
        AS i(node_id, version, score, status, ease, repetitions, interval_days, next_review_at, \
          last_reviewed_at, updated_at, recent, recent_reviews, response_id, mind_map_id, question_text, \
-         user_answer, quality, response_type, session_id, responded_at, idempotency_key)), \
+         user_answer, quality, response_type, session_id, responded_at, idempotency_key, learner_id)), \
      updated AS ( \
        UPDATE mind_map_nodes n SET mastery_score = i.score, mastery_status = i.status, ease_factor = i.ease, \
          repetitions = i.repetitions, interval_days = i.interval_days, next_review_at = i.next_review_at, \
          last_reviewed_at = i.last_reviewed_at, updated_at = i.updated_at, \
          recent_qualities = string_to_array(i.recent, ',')::smallint[], \
-         recent_review_qualities = string_to_array(i.recent_reviews, ',')::smallint[], version = n.version + 1 \
-       FROM input i WHERE n.id = i.node_id AND n.version = i.version RETURNING n.id) \
+         recent_review_qualities = string_to_array(i.recent_reviews, ',')::smallint[], \
+         response_count = n.response_count + 1, quality_sum = n.quality_sum + i.quality, version = n.version + 1 \
+       FROM input i WHERE n.id = i.node_id AND n.version = i.version RETURNING n.id), \
+     studied AS ( \
+       INSERT INTO study_days (learner_id, day) \
+       SELECT DISTINCT i.learner_id, (i.responded_at AT TIME ZONE 'UTC')::date FROM input i \
+       JOIN updated u ON u.id = i.node_id ORDER BY 1, 2 ON CONFLICT DO NOTHING) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
        session_id, responded_at, idempotency_key) \
      SELECT i.response_id, i.node_id, i.mind_map_id, i.question_text, i.user_answer, i.quality, i.response_type, \
@@ -277,6 +284,7 @@ async fn write_decided(pool: &PgPool, decided: &[(Pending, ResponseDecision, i64
         .bind(column(decided, |p, _, _| p.new.session_id))
         .bind(column(decided, |p, _, _| p.new.responded_at))
         .bind(column(decided, |p, _, _| p.new.stored_key(p.learner)))
+        .bind(column(decided, |p, _, _| p.learner.0))
         .fetch_all(pool)
         .await?;
     Ok(written.into_iter().collect())

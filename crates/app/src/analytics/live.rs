@@ -1,0 +1,124 @@
+//! A learner's figures as they are at this moment. Every read (the portfolio, the digest,
+//! a map's analytics) and the nightly snapshot compute them here, with the same
+//! `pathwise_analytics::compute`, so that a response counts the moment it is recorded and
+//! a stored snapshot is exactly what a read would have shown at the time it was taken.
+//!
+//! The cost does not grow with the learner's history: all-time totals and each node's
+//! latest qualities are kept on the node by the response path, so only the responses of
+//! the last [`MONTH_DAYS`] (the longest window a figure looks at) are read, and velocity
+//! needs one earlier snapshot per map. Four queries cover every map of the learner at once.
+
+use crate::{App, AppResult, Store};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use pathwise_analytics::metrics::{MONTH_DAYS, VELOCITY_LOOKBACK_DAYS};
+use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals};
+use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
+use pathwise_domain::{LearnerId, MindMapId, NodeId};
+use std::collections::{BTreeSet, HashMap};
+
+/// Study days read per query while the streak goes on.
+const STUDY_DAYS_PAGE: usize = 100;
+
+/// One map's figures now, with the nodes they were computed from.
+#[derive(Debug, Clone)]
+pub(crate) struct LiveMap {
+    pub metrics: MapMetrics,
+    /// In learning order.
+    pub nodes: Vec<Node>,
+}
+
+/// Everything loaded for one map.
+#[derive(Default)]
+struct Loaded {
+    nodes: Vec<Node>,
+    recent_qualities: HashMap<NodeId, Vec<u8>>,
+    totals: ResponseTotals,
+    edges: Vec<Edge>,
+    responses: Vec<ResponseEvent>,
+}
+
+impl<S: Store> App<S> {
+    /// The figures of each of `maps` (the learner's own) at `now`. With `only` set, just
+    /// that map's rows are read; `maps` must then hold it.
+    pub(crate) async fn live_metrics(
+        &self,
+        learner: LearnerId,
+        maps: &[MindMap],
+        only: Option<MindMapId>,
+        now: DateTime<Utc>,
+    ) -> AppResult<HashMap<MindMapId, LiveMap>> {
+        let today = analytics::snapshot_date(now);
+        let (nodes, edges, responses, earlier) = tokio::try_join!(
+            self.store.node_activity(learner, only),
+            self.store.map_edges(learner, only),
+            self.store.response_events(learner, only, now - Duration::days(MONTH_DAYS), now),
+            self.store.first_snapshots(learner, only, today - Duration::days(VELOCITY_LOOKBACK_DAYS), today),
+        )?;
+        let mut loaded: HashMap<MindMapId, Loaded> = HashMap::with_capacity(maps.len());
+        for activity in nodes {
+            let map = loaded.entry(activity.node.mind_map_id).or_default();
+            map.totals.count += activity.responses;
+            map.totals.quality_sum += activity.quality_sum;
+            if !activity.recent_qualities.is_empty() {
+                map.recent_qualities.insert(activity.node.id, activity.recent_qualities);
+            }
+            map.nodes.push(activity.node);
+        }
+        for edge in edges {
+            loaded.entry(edge.mind_map_id).or_default().edges.push(edge);
+        }
+        for response in responses {
+            loaded.entry(response.mind_map_id).or_default().responses.push(response);
+        }
+        let earlier: HashMap<MindMapId, analytics::Snapshot> = earlier
+            .iter()
+            .map(|s| super::parse_snapshot(s).map(|parsed| (s.mind_map_id, parsed)))
+            .collect::<AppResult<_>>()?;
+        let mut figures = HashMap::with_capacity(maps.len());
+        for map in maps.iter().filter(|m| only.is_none_or(|id| id == m.id)) {
+            let Loaded { nodes, recent_qualities, totals, edges, responses } = loaded.remove(&map.id).unwrap_or_default();
+            let input = MapInput {
+                map: map.clone(),
+                nodes,
+                edges,
+                older_responses: older_than_window(totals, &responses),
+                responses,
+                recent_qualities: Some(recent_qualities),
+            };
+            let earlier = earlier.get(&map.id).map(std::slice::from_ref).unwrap_or_default();
+            let metrics = analytics::compute(&input, earlier, now, 0);
+            figures.insert(map.id, LiveMap { metrics, nodes: input.nodes });
+        }
+        Ok(figures)
+    }
+
+    /// The learner's study streak on `today`: consecutive (UTC) days with an answer on any
+    /// map, counting back from today, or from yesterday when today has none yet.
+    pub(crate) async fn study_streak(&self, learner: LearnerId, today: NaiveDate) -> AppResult<u32> {
+        let mut days = BTreeSet::new();
+        let mut until = today;
+        loop {
+            let page = self.store.study_days(learner, until, STUDY_DAYS_PAGE as i64).await?;
+            let (full, oldest) = (page.len() == STUDY_DAYS_PAGE, page.last().copied());
+            days.extend(page);
+            let streak = analytics::streak_through(&days, today);
+            // Another page only while every day read so far belongs to the streak.
+            match oldest {
+                Some(oldest) if full && streak as usize == days.len() => until = oldest - Duration::days(1),
+                _ => return Ok(streak),
+            }
+        }
+    }
+}
+
+/// The totals of a map's responses other than those read for the windows: its node totals
+/// less the window's. The two come from separate reads, so a response recorded between
+/// them may be in one and not the other: a total can then be a response behind for that
+/// read, never count one twice.
+fn older_than_window(all: ResponseTotals, window: &[ResponseEvent]) -> ResponseTotals {
+    let quality_sum: u64 = window.iter().map(|r| u64::from(r.quality)).sum();
+    ResponseTotals {
+        count: all.count.saturating_sub(window.len() as u64),
+        quality_sum: all.quality_sum.saturating_sub(quality_sum),
+    }
+}

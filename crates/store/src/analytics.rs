@@ -1,0 +1,213 @@
+//! What live analytics read. A learner's figures are computed when they are asked for,
+//! from a handful of queries whose cost does not grow with the length of the history:
+//! every node of the learner's maps with the totals and recent qualities the response path
+//! keeps on it, their edges, the responses of the last weeks (the windows the figures look
+//! at), the snapshot a trend or a velocity starts from, and the days the learner studied.
+//! Each is one query however many maps the learner has; `map` narrows it to one.
+
+use crate::learning_loop::Snapshot;
+use crate::StoreResult;
+use chrono::{DateTime, NaiveDate, Utc};
+use pathwise_domain::model::{Edge, Node, ResponseEvent};
+use pathwise_domain::{LearnerId, MindMapId};
+use std::future::Future;
+
+/// A node with what its responses left on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeActivity {
+    pub node: Node,
+    /// The qualities of its latest responses, newest first (the latest seven at most:
+    /// `RecentHistory::KEPT`).
+    pub recent_qualities: Vec<u8>,
+    /// Every response the node has had, and the sum of their qualities.
+    pub responses: u64,
+    pub quality_sum: u64,
+}
+
+pub trait AnalyticsStore {
+    /// The nodes of the learner's maps (or of `map`), each map's in learning order as
+    /// `load_map` gives them, maps in id order.
+    fn node_activity(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+    ) -> impl Future<Output = StoreResult<Vec<NodeActivity>>> + Send;
+
+    /// The edges of the learner's maps (or of `map`).
+    fn map_edges(&self, learner: LearnerId, map: Option<MindMapId>)
+        -> impl Future<Output = StoreResult<Vec<Edge>>> + Send;
+
+    /// The learner's responses (or those on `map`) answered after `after` and no later
+    /// than `until`, in no particular order.
+    fn response_events(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<Vec<ResponseEvent>>> + Send;
+
+    /// For each of the learner's maps (or for `map`) its oldest snapshot dated from `from`
+    /// to the day before `before`; maps without one are left out.
+    fn first_snapshots(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        from: NaiveDate,
+        before: NaiveDate,
+    ) -> impl Future<Output = StoreResult<Vec<Snapshot>>> + Send;
+
+    /// The (UTC) days on which the learner answered anything, newest first, from `until`
+    /// back, at most `limit` of them.
+    fn study_days(
+        &self,
+        learner: LearnerId,
+        until: NaiveDate,
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Vec<NaiveDate>>> + Send;
+}
+
+/// The SQL of [`AnalyticsStore`], shared by both stores. Expanded next to `shared_store!`
+/// and `loop_store!`, whose row readers it uses; the backend supplies `history_at`, which
+/// reads a node's recent qualities in the backend's own column type.
+macro_rules! analytics_store {
+    ($store:ty) => {
+        use crate::analytics::{AnalyticsStore, NodeActivity};
+        use pathwise_domain::model::ResponseEvent;
+
+        /// `sql` with ` AND {column} = $n` appended when there is a map, `n` being the
+        /// next placeholder.
+        fn scoped(sql: &str, column: &str, next: usize, map: Option<MindMapId>) -> String {
+            match map {
+                Some(_) => format!("{sql} AND {column} = ${next}"),
+                None => sql.to_string(),
+            }
+        }
+
+        impl AnalyticsStore for $store {
+            async fn node_activity(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<NodeActivity>> {
+                let sql = scoped(
+                    &format!(
+                        "SELECT {NODE_COLUMNS}, n.recent_qualities, n.response_count, n.quality_sum \
+                         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1"
+                    ),
+                    "n.mind_map_id",
+                    2,
+                    map,
+                );
+                let sql = format!("{sql} ORDER BY n.mind_map_id, n.sequence IS NULL, n.sequence, n.depth, n.label, n.id");
+                let mut query = sqlx::query(&sql).bind(learner.0);
+                if let Some(map) = map {
+                    query = query.bind(map.0);
+                }
+                let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
+                query
+                    .fetch_all(self.reader())
+                    .await?
+                    .iter()
+                    .map(|row| {
+                        Ok(NodeActivity {
+                            node: node_from_row(row)?,
+                            recent_qualities: history_at(row, 17)?,
+                            responses: count(row.try_get(18)?)?,
+                            quality_sum: count(row.try_get(19)?)?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
+                let sql = scoped(
+                    "SELECT e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at \
+                     FROM mind_map_edges e JOIN mind_maps m ON m.id = e.mind_map_id WHERE m.learner_id = $1",
+                    "e.mind_map_id",
+                    2,
+                    map,
+                );
+                let sql = format!("{sql} ORDER BY e.mind_map_id, e.created_at, e.parent_node_id, e.child_node_id");
+                let mut query = sqlx::query(&sql).bind(learner.0);
+                if let Some(map) = map {
+                    query = query.bind(map.0);
+                }
+                query.fetch_all(self.reader()).await?.iter().map(edge_from_row).collect()
+            }
+
+            async fn response_events(
+                &self,
+                learner: LearnerId,
+                map: Option<MindMapId>,
+                after: DateTime<Utc>,
+                until: DateTime<Utc>,
+            ) -> StoreResult<Vec<ResponseEvent>> {
+                let sql = scoped(
+                    "SELECT r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at \
+                     FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
+                     WHERE m.learner_id = $1 AND r.responded_at > $2 AND r.responded_at <= $3",
+                    "r.mind_map_id",
+                    4,
+                    map,
+                );
+                let mut query = sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until));
+                if let Some(map) = map {
+                    query = query.bind(map.0);
+                }
+                query
+                    .fetch_all(self.reader())
+                    .await?
+                    .iter()
+                    .map(|row| {
+                        let quality: i32 = row.try_get(2)?;
+                        Ok(ResponseEvent {
+                            node_id: NodeId(row.try_get(0)?),
+                            mind_map_id: MindMapId(row.try_get(1)?),
+                            quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
+                            response_type: parse(&row.try_get::<String, _>(3)?)?,
+                            session_id: row.try_get(4)?,
+                            responded_at: row.try_get::<Ts, _>(5)?.0,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn first_snapshots(
+                &self,
+                learner: LearnerId,
+                map: Option<MindMapId>,
+                from: NaiveDate,
+                before: NaiveDate,
+            ) -> StoreResult<Vec<Snapshot>> {
+                // The first date of each map in the range, then its row by the primary key.
+                let first = scoped(
+                    "SELECT mind_map_id, MIN(snapshot_date) AS first_date FROM analytics_snapshots \
+                     WHERE learner_id = $1 AND snapshot_date >= $2 AND snapshot_date < $3",
+                    "mind_map_id",
+                    4,
+                    map,
+                );
+                let sql = format!(
+                    "SELECT s.mind_map_id, s.learner_id, s.snapshot_date, s.metrics, s.created_at \
+                     FROM analytics_snapshots s JOIN ({first} GROUP BY mind_map_id) f \
+                     ON s.mind_map_id = f.mind_map_id AND s.snapshot_date = f.first_date ORDER BY s.mind_map_id"
+                );
+                let mut query = sqlx::query(&sql).bind(learner.0).bind(from).bind(before);
+                if let Some(map) = map {
+                    query = query.bind(map.0);
+                }
+                query.fetch_all(self.reader()).await?.iter().map(snapshot_from_row).collect()
+            }
+
+            async fn study_days(&self, learner: LearnerId, until: NaiveDate, limit: i64) -> StoreResult<Vec<NaiveDate>> {
+                Ok(sqlx::query_scalar(
+                    "SELECT day FROM study_days WHERE learner_id = $1 AND day <= $2 ORDER BY day DESC LIMIT $3",
+                )
+                .bind(learner.0)
+                .bind(until)
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?)
+            }
+        }
+    };
+}
+
+pub(crate) use analytics_store;
