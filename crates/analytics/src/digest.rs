@@ -326,7 +326,7 @@ mod tests {
             "Rust: 13 of 25 concepts mastered (52%), 3 new this week. Trend: steady.",
             "Remembered in reviews: 80% (down 10 points).",
             "Average answer quality: 3.8 of 5.",
-            "Needs more work: Borrowing, Lifetimes.",
+            "Needs more work: Borrowing and Lifetimes.",
             "14 reviews due in the coming week.",
             "about 14 days to finish",
             "Go: 2 of 25 concepts mastered (8%).",

@@ -95,7 +95,10 @@ mod tests {
             let (word, next) = (pair[0].to_lowercase(), pair[1].trim_start_matches(|c: char| !c.is_alphanumeric()));
             let first = next.chars().next().map(|c| c.to_ascii_lowercase());
             if word == "a" || word == "an" {
+                let single_letter = next.chars().filter(|c| c.is_alphanumeric()).count() == 1
+                    && first.is_some_and(|c| c.is_alphabetic());
                 let wants_an = match first {
+                    _ if single_letter => None, // read as the letter's name
                     Some('a' | 'e' | 'i' | 'o') => Some(true),
                     Some('8') => Some(true),
                     Some('1') if next.starts_with("11") || next.starts_with("18") => Some(true),

@@ -34,7 +34,7 @@ fn vowel_sound(word: &str) -> bool {
     }
     let letters: String = word.chars().take_while(|c| c.is_alphabetic()).collect();
     if is_initialism(&letters) {
-        return VOWEL_SOUND_LETTERS.contains(first);
+        return VOWEL_SOUND_LETTERS.contains(first.to_ascii_uppercase());
     }
     let lower = letters.to_lowercase();
     if SILENT_H_PREFIXES.iter().any(|p| lower.starts_with(p)) {
@@ -49,11 +49,11 @@ fn vowel_sound(word: &str) -> bool {
     matches!(lower.chars().next(), Some('a' | 'e' | 'i' | 'o' | 'u'))
 }
 
-/// A single capital, or capitals only ("SQL", "HTTP"): read letter by letter.
+/// A single letter ("an x"), or capitals only ("SQL", "HTTP"): read letter by letter.
 fn is_initialism(letters: &str) -> bool {
     let mut chars = letters.chars();
     match (chars.next(), chars.next()) {
-        (Some(c), None) => c.is_uppercase(),
+        (Some(c), None) => c.is_alphabetic(),
         (Some(_), Some(_)) => letters.chars().all(|c| c.is_ascii_uppercase()) && letters.len() <= 5,
         _ => false,
     }
@@ -167,6 +167,8 @@ mod tests {
             ("HTTP error", "an"),
             ("F", "an"),
             ("B", "a"),
+            ("x slip", "an"),
+            ("y", "a"),
             ("8 bit value", "an"),
             ("80", "an"),
             ("800", "an"),
