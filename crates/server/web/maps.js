@@ -126,7 +126,7 @@ function mountMap(root, mapId, initialNode) {
     el('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom' },
       el('button', { type: 'button', class: 'secondary', 'aria-label': 'Zoom out', onclick: () => zoom(s.scale / 1.25) }, '−'),
       el('button', { type: 'button', class: 'secondary', 'aria-label': 'Zoom in', onclick: () => zoom(s.scale * 1.25) }, '+'),
-      el('button', { type: 'button', class: 'secondary', 'aria-label': 'Fit the whole map', onclick: fit }, 'Fit'), zoomLabel),
+      el('button', { type: 'button', class: 'secondary', 'aria-label': 'Fit the whole map', onclick: fitWhole }, 'Fit'), zoomLabel),
     legend());
   const page = el('div', { class: 'map-page' },
     el('header', { class: 'map-head' }, el('a', { href: '#/maps', class: 'back' }, '← All topics and maps'), title, meta, summary),
@@ -138,7 +138,7 @@ function mountMap(root, mapId, initialNode) {
   // A fitted map is fitted again when its box changes width or the window its height (a
   // window resized, a phone turned), until the page is left.
   let boxWidth = 0;
-  const refit = () => { if (s.fitted && s.svg) fit(); };
+  const refit = () => { if (s.fitted && s.svg) fitWhole(); };
   const resized = new ResizeObserver(() => {
     const w = scroller.clientWidth;
     if (Math.abs(w - boxWidth) > 2) refit();
@@ -231,7 +231,7 @@ function mountMap(root, mapId, initialNode) {
     fill(scroller, svg);
     s.svg = svg;
     // The whole map first; the zoom buttons enlarge it (and the drawing then scrolls).
-    fit();
+    fitWhole();
     live.textContent = `${nodes.length} concepts drawn.`;
   }
 
@@ -268,7 +268,7 @@ function mountMap(root, mapId, initialNode) {
     const h = (Number.isFinite(maxH) ? maxH : window.innerHeight * 0.7) - frame('borderTopWidth', 'borderBottomWidth') - frame('paddingTop', 'paddingBottom');
     return Math.min(1.5, w / s.layout.width, h / s.layout.height);
   }
-  function fit() {
+  function fitWhole() {
     zoom(fitScale(), { fitting: true });
   }
   function zoom(scale, { fitting = false } = {}) {
@@ -374,8 +374,6 @@ function mountMap(root, mapId, initialNode) {
     walk(n);
     return ready.sort((a, b) => (a.sequence ?? 1e9) - (b.sequence ?? 1e9))[0] ?? null;
   }
-  const joinLabels = (list) => (list.length < 2 ? list.map((m) => m.label).join('')
-    : `${list.slice(0, -1).map((m) => m.label).join(', ')} and ${list[list.length - 1].label}`);
 
   async function studyNext(n) {
     const error = details.querySelector('.study-error');
@@ -473,6 +471,12 @@ function fit(text, width) {
   return `${text.slice(0, n).trimEnd()}…`;
 }
 const isDue = (n) => !!n.next_review_at && new Date(n.next_review_at).getTime() <= Date.now();
+
+// "A", "A and B", "A, B and C": the concepts' labels as a list in a sentence.
+function joinLabels(list) {
+  const labels = list.map((m) => m.label);
+  return labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}`;
+}
 
 function svgEl(tag, attrs = {}, ...kids) {
   const n = document.createElementNS(SVG, tag);

@@ -46,17 +46,18 @@ function watch(p, errors) {
   });
 }
 
+const pageErrors = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(timeout);
-  const pageErrors = [];
   watch(page, pageErrors);
   if (process.env.SCENARIO === 'loop') await learningLoop(page);
   else await mapView(page, pageErrors);
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
+  if (pageErrors.length) report.page_errors = pageErrors;
   await failed(report, e, page, 'maps');
 }
 await finish(report, browser);
@@ -278,7 +279,7 @@ async function mapView(page, pageErrors) {
   await page.getByRole('button', { name: 'Start learning' }).click();
   await page.waitForURL(/#\/sessions\/.+/);
   await page.locator('form.widget').waitFor();
-  check((await page.locator('.sess-progress').textContent()).includes('Strings'), 'the session practises the concept chosen');
+  await page.locator('.sess-text', { hasText: 'Let\'s practise Strings.' }).waitFor();
   await page.screenshot({ path: `${artifacts}/maps-study-session-desktop.png`, fullPage: false });
   step('study this next: a learning session on the concept');
 
@@ -356,6 +357,10 @@ async function mapView(page, pageErrors) {
   await small.locator('.node-details .history').waitFor();
   await small.locator('.node-details').getByRole('button', { name: /^Study .* next$/ }).waitFor();
   await small.locator('.node-details').screenshot({ path: `${artifacts}/maps-study-phone.png` });
+  await small.goto(`${base}/#/maps/${process.env.COURSE_MAP_ID}`);
+  await small.locator('.map-summary').getByText(`0 of ${units} mastered`).waitFor();
+  check((await fitted(small)).fits, 'the course map fits the phone');
+  await small.screenshot({ path: `${artifacts}/maps-course-phone.png`, fullPage: false });
   await small.goto(`${base}/#/maps`);
   await small.locator('.maps-side .reviews li.review').first().waitFor();
   check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the list page fits the phone');
