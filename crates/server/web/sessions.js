@@ -661,8 +661,8 @@ function practiseMissed(view, res) {
     }
     button.disabled = true;
     try {
-      const config = await learningPractice(view.config, res.results);
-      create({ session_type: 'learning', title, config }, error, button);
+      const { config, concepts } = await learningPractice(view.config, res.results);
+      create({ session_type: 'learning', title: `Practice: ${concepts.join(', ')}`.slice(0, 200), config }, error, button);
     } catch (e) {
       button.disabled = false;
       error.textContent = `The practice could not be prepared: ${e.message}`;
@@ -678,9 +678,13 @@ async function learningPractice(config, results) {
   const missed = new Set(results.filter((r) => !r.correct).map((r) => r.node_id));
   const map = await api('GET', `/mind-maps/${config.map_id}`);
   const byKey = (key) => map.nodes.find((n) => n.id === key.trim() || n.label.trim().toLowerCase() === key.trim().toLowerCase());
-  const templates = Object.fromEntries(Object.entries(config.item_templates ?? {})
-    .map(([key, skills]) => [byKey(key)?.id, skills]).filter(([id]) => id && missed.has(id)));
-  if (!Object.keys(templates).length) throw new Error('the concepts you missed are no longer on the map');
+  const chosen = Object.entries(config.item_templates ?? {})
+    .map(([key, skills]) => [byKey(key), skills]).filter(([node]) => node && missed.has(node.id));
+  if (!chosen.length) throw new Error('the concepts you missed are no longer on the map');
   const wrong = results.filter((r) => !r.correct).length;
-  return { map_id: config.map_id, item_templates: templates, max_items: Math.min(200, Math.max(wrong, 1)) };
+  return {
+    config: { map_id: config.map_id, item_templates: Object.fromEntries(chosen.map(([node, skills]) => [node.id, skills])),
+      max_items: Math.min(200, Math.max(wrong, 1)) },
+    concepts: chosen.map(([node]) => node.label),
+  };
 }

@@ -283,6 +283,46 @@ async function mapView(page, pageErrors) {
   await page.screenshot({ path: `${artifacts}/maps-study-session-desktop.png`, fullPage: false });
   step('study this next: a learning session on the concept');
 
+  // A learning session with a wrong answer offers to practise the concept missed: a new
+  // learning session on that concept alone, with its skills.
+  await page.goto(`${base}/#/sessions`);
+  await page.getByRole('tab', { name: 'Learning' }).click();
+  await page.locator('#learn-map').selectOption(mapId);
+  const operators = page.locator('.concept', { hasText: 'Arithmetic operators' });
+  await operators.locator('select').selectOption('MATH.ARITH.ADD.1DIGIT');
+  await page.locator('#learn-items').fill('2');
+  await page.getByRole('button', { name: 'Start learning' }).click();
+  await page.waitForURL(/#\/sessions\/.+/);
+  const learningId = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/sessions\//, ''));
+  for (let n = 1; n <= 2; n++) {
+    const widget = page.locator(`form.widget[data-item-number="${n}"]`);
+    await widget.waitFor();
+    const prompt = (await widget.locator('.widget-prompt').textContent()).trim();
+    const [, a, b] = prompt.match(/(\d+)\s*\+\s*(\d+)/);
+    const labels = (await widget.locator('label.option').allTextContents()).map((t) => t.trim());
+    const right = labels.indexOf(String(Number(a) + Number(b)));
+    await widget.getByRole('radio').nth(n === 1 ? (right + 1) % labels.length : right).check();
+    await widget.getByRole('button', { name: 'Submit answer' }).click();
+    await widget.waitFor({ state: 'detached' });
+  }
+  const learned = page.locator('section.sess-results');
+  await learned.getByText('1 of 2 items right.').waitFor();
+  await learned.getByText('You missed 1 answer: practise it again in a new session.').waitFor();
+  await learned.getByRole('button', { name: 'Practise what you missed' }).click();
+  await page.waitForURL((u) => !u.hash.endsWith(learningId));
+  await page.locator('form.widget').waitFor();
+  const practiceView = await page.evaluate(async (id) => {
+    const r = await fetch(`/api/session/${id}`, { headers: { Authorization: `Bearer ${localStorage.getItem('pw.token')}` } });
+    return r.json();
+  }, decodeURIComponent(new URL(page.url()).hash.replace(/^#\/sessions\//, '')));
+  const concepts = Object.values(practiceView.config.item_templates);
+  check(practiceView.session_type === 'learning' && concepts.length === 1 && concepts[0][0] === 'MATH.ARITH.ADD.1DIGIT',
+    `a learning session on the concept missed: ${JSON.stringify(practiceView.config)}`);
+  check(practiceView.title === 'Practice: Arithmetic operators', `titled by the concept: ${practiceView.title}`);
+  await page.locator('.sess-text', { hasText: 'Let\'s practise Arithmetic operators.' }).waitFor();
+  await page.screenshot({ path: `${artifacts}/maps-learning-practice-desktop.png`, fullPage: false });
+  step('a learning session: practise what you missed');
+
   // ---- a course's map: a concept per unit of the course, no more, counted the same in
   // the map, the list and the tutor; "Study this next" on a unit asks the course's tutor
   // for a drill on it, and the tutor shows its tiers in words ("not yet").
