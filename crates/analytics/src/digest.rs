@@ -4,6 +4,7 @@
 use crate::metrics::{MapMetrics, Snapshot};
 use crate::trend::{trend, Direction, MapTrend};
 use chrono::{Duration, NaiveDate};
+use pathwise_domain::wording::{count, count_as, join_and};
 use pathwise_domain::{MapStatus, MindMapId, NodeId};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -146,9 +147,6 @@ fn map_facts(map: &DigestMapInput, week_start: NaiveDate, today: NaiveDate) -> O
     })
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
 
 fn percent(rate: f64) -> String {
     format!("{:.0}%", rate * 100.0)
@@ -163,15 +161,15 @@ fn day(date: NaiveDate) -> String {
 pub fn render_text(facts: &DigestFacts) -> (String, String) {
     let subject = match (facts.newly_mastered, facts.reviews_due_next_week) {
         (0, 0) => "Your learning week".to_string(),
-        (0, due) => format!("Your learning week: {} ahead", plural(due.into(), "review", "reviews")),
-        (new, _) => format!("Your learning week: {} mastered", plural(new.into(), "new concept", "new concepts")),
+        (0, due) => format!("Your learning week: {} ahead", count(due.into(), "review")),
+        (new, _) => format!("Your learning week: {} mastered", count(new.into(), "new concept")),
     };
     let mut body = String::new();
     let name = facts.learner_name.as_deref().map(|n| format!(" {n}")).unwrap_or_default();
     let _ = writeln!(body, "Hello{name},\n");
     let _ = writeln!(body, "Here is your week, {} to {}.", day(facts.week_start), day(facts.week_end));
     if let Some(streak) = facts.streak_days.filter(|&s| s >= 2) {
-        let _ = writeln!(body, "You have studied {streak} days in a row. Keep it going!");
+        let _ = writeln!(body, "You have studied {} in a row. Keep it going!", count(streak.into(), "day"));
     }
     if facts.maps.is_empty() {
         let _ = writeln!(body, "\nNo progress was recorded in your maps this week.");
@@ -183,8 +181,8 @@ pub fn render_text(facts: &DigestFacts) -> (String, String) {
     let _ = write!(
         body,
         "\nIn all: {} this week, {} in the coming week.\n",
-        plural(facts.newly_mastered.into(), "concept mastered", "concepts mastered"),
-        plural(facts.reviews_due_next_week.into(), "review due", "reviews due"),
+        count_as(facts.newly_mastered.into(), "concept mastered", "concepts mastered"),
+        count_as(facts.reviews_due_next_week.into(), "review due", "reviews due"),
     );
     (subject, body)
 }
@@ -192,10 +190,10 @@ pub fn render_text(facts: &DigestFacts) -> (String, String) {
 fn render_map(body: &mut String, map: &DigestMapFacts) {
     let _ = write!(
         body,
-        "{}: {} of {} concepts mastered ({})",
+        "{}: {} of {} mastered ({})",
         map.title,
         map.mastered_nodes,
-        map.total_nodes,
+        count(map.total_nodes as u64, "concept"),
         percent(map.mastery_pct)
     );
     if let Some(new) = map.newly_mastered.filter(|&n| n > 0) {
@@ -239,17 +237,17 @@ fn render_map(body: &mut String, map: &DigestMapFacts) {
     }
     if !map.struggling.is_empty() {
         let labels: Vec<&str> = map.struggling.iter().map(|n| n.label.as_str()).collect();
-        let _ = writeln!(body, "- Needs more work: {}.", labels.join(", "));
+        let _ = writeln!(body, "- Needs more work: {}.", join_and(&labels));
     }
     if map.reviews_due_next_week > 0 {
         let _ = writeln!(
             body,
             "- {} in the coming week.",
-            plural(map.reviews_due_next_week.into(), "review due", "reviews due")
+            count_as(map.reviews_due_next_week.into(), "review due", "reviews due")
         );
     }
     if let Some(days) = map.estimated_completion_days.filter(|&d| d > 0 && !map.completed) {
-        let _ = writeln!(body, "- At this pace, about {} to finish.", plural(days.into(), "day", "days"));
+        let _ = writeln!(body, "- At this pace, about {} to finish.", count(days.into(), "day"));
     }
 }
 
@@ -355,7 +353,7 @@ mod tests {
             "Rust: 13 of 25 concepts mastered (52%), 3 new this week. Trend: steady.",
             "Remembered in reviews: 80% (down 10 points).",
             "Average answer quality: 3.8 of 5.",
-            "Needs more work: Borrowing, Lifetimes.",
+            "Needs more work: Borrowing and Lifetimes.",
             "14 reviews due in the coming week.",
             "about 14 days to finish",
             "Go: 2 of 25 concepts mastered (8%).",

@@ -41,7 +41,7 @@ impl FlowStep {
     pub fn fields(self) -> &'static [&'static str] {
         match self {
             FlowStep::Plan => &["decomposition"],
-            FlowStep::Teach => &["caller_explains"],
+            FlowStep::Teach => &["node_id", "caller_explains"],
             FlowStep::Quiz => &["question"],
             FlowStep::Answer => &["answer", "question_id", "quality", "feedback"],
             FlowStep::Review => &["node_id", "question"],
@@ -70,7 +70,9 @@ pub struct AdvanceFlow {
     /// node's label, case aside; it is stored under the label).
     #[serde(default)]
     pub question: Option<Question>,
-    /// review: which due concept to ask about; default the most overdue.
+    /// teach: which concept to teach, one ready to learn (not learned yet, its prerequisites
+    /// mastered); default the next in the learning order. review: which due concept to ask
+    /// about; default the most overdue.
     #[serde(default)]
     pub node_id: Option<NodeId>,
     /// answer to a free-text question: the caller's grade, SM-2 quality 0-5 (3 or more is
@@ -142,7 +144,7 @@ impl<S: Store> App<S> {
         input.check_fields()?;
         match input.step {
             FlowStep::Plan => self.plan_step(learner, id, input.decomposition).await,
-            FlowStep::Teach => self.teach_step(learner, id, input.caller_explains).await,
+            FlowStep::Teach => self.teach_step(learner, id, input.node_id, input.caller_explains).await,
             FlowStep::Quiz => self.quiz_step(learner, id, input.question).await,
             FlowStep::Answer => {
                 let answer = input.answer.ok_or_else(|| {

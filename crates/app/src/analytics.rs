@@ -270,11 +270,7 @@ impl<S: Store> App<S> {
             return Ok(Some("nothing due any more".into()));
         }
         let labels: Vec<&str> = due.iter().map(|n| n.label.as_str()).collect();
-        let subject = match labels.as_slice() {
-            [one] => format!("Time to review: {one}"),
-            many => format!("Time to review {} concepts", many.len()),
-        };
-        let body = format!("These concepts are due for review: {}.", labels.join(", "));
+        let (subject, body) = crate::feedback::review_reminder(&labels);
         self.deliver(&learner, &subject, &body).await.map(Some)
     }
 

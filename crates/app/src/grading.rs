@@ -92,9 +92,9 @@ pub(crate) async fn grade_answer<S: Store>(
 fn exact_grade(question: &Question, graded: ChoiceGrade) -> AnswerGrade {
     let feedback = match &question.kind {
         QuestionKind::Choice { choices, correct: Some(key) } if !graded.correct => {
-            format!("Not quite: the answer is \"{}\".", choices[*key])
+            crate::feedback::choice_feedback(false, &choices[*key])
         }
-        _ => "Correct.".to_string(),
+        _ => crate::feedback::choice_feedback(true, ""),
     };
     AnswerGrade { quality: graded.quality, correct: graded.correct, feedback, graded_by: "exact".into() }
 }

@@ -12,6 +12,7 @@ pub mod curriculum;
 pub mod diagnostics;
 pub mod error;
 mod export;
+mod feedback;
 pub mod flows;
 mod fsrs;
 pub mod generation;

@@ -16,7 +16,9 @@ use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
 use pathwise_domain::model::{MapAggregate, Node};
 use pathwise_domain::question::Question;
-use pathwise_domain::{FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId, ResponseType};
+use pathwise_domain::graph;
+use pathwise_domain::wording::join_and;
+use pathwise_domain::{EdgeType, FlowId, FlowStatus, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
 use pathwise_store::ResponseFilter;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -155,12 +157,14 @@ impl<S: Store> App<S> {
         Ok(())
     }
 
-    /// Explain the next frontier concept, or leave the explaining to the caller with the
-    /// concept's context; completes the flow when nothing is left to learn.
+    /// Explain the next frontier concept (or `chosen`, one the learner picked among those
+    /// ready to learn), or leave the explaining to the caller with the concept's context;
+    /// completes the flow when nothing is left to learn.
     pub(crate) async fn teach_step(
         &self,
         learner: LearnerId,
         id: FlowId,
+        chosen: Option<NodeId>,
         caller_explains: bool,
     ) -> AppResult<TeachingStep> {
         let flow = self.load_flow(learner, id).await?;
@@ -169,7 +173,10 @@ impl<S: Store> App<S> {
         if map.map.status == MapStatus::Completed {
             return self.complete(&flow).await;
         }
-        let node = self.concept_to_teach(learner, &flow, &map).await?;
+        let node = match chosen {
+            Some(chosen) => ready_to_learn(&map, chosen)?,
+            None => self.concept_to_teach(learner, &flow, &map).await?,
+        };
         let context = self.step_context(learner, &flow, &map, Some(node.id)).await?;
         let explanation = if caller_explains { None } else { Some(self.explain(learner, &node, &context).await?) };
         let mut next = flow.step(FlowStatus::Teaching, self.now())?;
@@ -398,6 +405,45 @@ fn generate_input(flow: &Flow) -> GenerateInput {
         // Not used: a flow's plan is stored with the flow, beside any map of the same title.
         on_existing: Default::default(),
     }
+}
+
+/// The concept a learner chose to study next, if the rules let it be taught now: a concept
+/// of the map still to learn whose prerequisites are all mastered (the frontier). Pathwise
+/// still decides what is ready; the learner picks among it, as a review picks among what is due.
+fn ready_to_learn(map: &MapAggregate, chosen: NodeId) -> AppResult<Node> {
+    let node = map.node(chosen).ok_or_else(|| {
+        AppError::invalid("node_id", format!("{chosen} is not a concept of this flow's map '{}'", map.map.title))
+    })?;
+    if graph::frontier(map).iter().any(|n| n.id == chosen) {
+        return Ok(node.clone());
+    }
+    let ready: Vec<String> = graph::frontier(map).iter().take(5).map(|n| format!("'{}'", n.label)).collect();
+    let ready = match ready.as_slice() {
+        [] => "nothing else is ready to learn".to_string(),
+        some => format!("ready to learn now: {}", join_and(some)),
+    };
+    if !node.mastery_status.is_open() {
+        return Err(AppError::new(
+            ErrorKind::Conflict,
+            "already_learned",
+            format!("teach: '{}' is learned already ({}); reviews bring it back; {ready}", node.label, node.mastery_status),
+        )
+        .with_details(json!({ "field": "node_id" })));
+    }
+    let waiting: Vec<&Node> = map
+        .edges
+        .iter()
+        .filter(|e| e.child_node_id == chosen && e.edge_type == EdgeType::Prerequisite)
+        .filter_map(|e| map.node(e.parent_node_id))
+        .filter(|p| p.mastery_status != MasteryStatus::Mastered)
+        .collect();
+    let names: Vec<String> = waiting.iter().map(|p| format!("'{}'", p.label)).collect();
+    Err(AppError::new(
+        ErrorKind::Conflict,
+        "not_ready",
+        format!("teach: '{}' needs {} mastered first; {ready}", node.label, join_and(&names)),
+    )
+    .with_details(json!({ "field": "node_id", "prerequisites": waiting.iter().map(|p| p.id).collect::<Vec<_>>() })))
 }
 
 pub(crate) fn planned_map(flow: &Flow) -> AppResult<MindMapId> {

@@ -581,7 +581,7 @@ async fn caller_content_that_breaks_a_rule_is_refused_and_changes_nothing(t: &Te
         t,
         flow,
         "a field of another step",
-        (Invalid, "decomposition: does not belong to the teach step, which takes only: caller_explains"),
+        (Invalid, "decomposition: does not belong to the teach step, which takes only: node_id, caller_explains"),
         app.flow_advance(me, flow, teach_with_graph),
     )
     .await;
@@ -665,6 +665,66 @@ async fn caller_content_that_breaks_a_rule_is_refused_and_changes_nothing(t: &Te
     let off_topic = AdvanceFlow { question: Some(a_free_text("Generics")), ..review(taught.id) };
     refused(t, flow, "review: another concept", (Invalid, "question.concept"), app.flow_advance(me, flow, off_topic))
         .await;
+}
+
+/// "Study this next": the learner picks the concept to teach among those ready to learn
+/// (not learned yet, every prerequisite mastered); one that is not ready, learned already
+/// or on another map is refused, naming why and what is ready, and nothing changes.
+async fn a_learner_chooses_the_concept_to_study_among_those_ready(t: &TestApp) {
+    use ErrorKind::{Conflict, Invalid};
+    let app = t.app();
+    let (me, flow) = (t.learner, start(app, t).await);
+    let plan = AdvanceFlow { decomposition: Some(caller_decomposition()), ..advance(FlowStep::Plan) };
+    let map = app.flow_advance(me, flow, plan).await.unwrap().plan.unwrap().mind_map_id;
+    let ids = t.ids(map).await;
+    let teach = |label: &str| AdvanceFlow {
+        node_id: Some(ids[label]),
+        caller_explains: true,
+        ..advance(FlowStep::Teach)
+    };
+    refused(
+        t,
+        flow,
+        "a prerequisite not mastered",
+        (Conflict, "teach: 'Traits' needs 'Values' mastered first; ready to learn now: 'Values'"),
+        app.flow_advance(me, flow, teach("Traits")),
+    )
+    .await;
+    let elsewhere = AdvanceFlow { node_id: Some(NodeId(uuid::Uuid::now_v7())), ..teach("Values") };
+    refused(t, flow, "not on the map", (Invalid, "is not a concept of this flow's map"), app.flow_advance(me, flow, elsewhere))
+        .await;
+
+    // Values mastered: Ownership and Traits are ready; the learning order would teach
+    // Ownership, the learner chooses Traits.
+    for kind in [ResponseType::Teach, ResponseType::Review, ResponseType::Review, ResponseType::Review] {
+        t.clock.advance(Duration::minutes(2));
+        let input = pathwise_app::mastery::RecordResponse::new(
+            ids["Values"],
+            map,
+            "Explain values.",
+            Some("An answer"),
+            5,
+            Some(kind),
+        );
+        app.record_response(me, input).await.unwrap();
+    }
+    assert_eq!(t.node(ids["Values"]).await.mastery_status, MasteryStatus::Mastered);
+    assert_eq!(app.next_node(me, map).await.unwrap().map(|n| n.label), Some("Ownership".to_string()));
+    let taught = app.flow_advance(me, flow, teach("Traits")).await.unwrap();
+    assert_eq!((taught.flow.status, taught.node.as_ref().map(|n| n.label.as_str())), (FlowStatus::Teaching, Some("Traits")));
+    assert_eq!(taught.flow.state.current_node_id, Some(ids["Traits"]));
+    assert!(taught.context.unwrap().contains("Traits"), "the context is the chosen concept's");
+    refused(
+        t,
+        flow,
+        "learned already",
+        (Conflict, "teach: 'Values' is learned already (mastered); reviews bring it back; ready to learn now: 'Ownership' and 'Traits'"),
+        app.flow_advance(me, flow, teach("Values")),
+    )
+    .await;
+    // While teaching, the learner may switch to another concept that is ready.
+    let switched = app.flow_advance(me, flow, teach("Ownership")).await.unwrap();
+    assert_eq!(switched.flow.state.current_node_id, Some(ids["Ownership"]));
 }
 
 /// Scripts a failed case left unused would answer the next case: use them up.
@@ -753,4 +813,5 @@ conformance!(
     a_failing_model_leaves_no_partial_graph_and_the_flow_unchanged,
     a_caller_runs_the_whole_flow_without_a_model,
     caller_content_that_breaks_a_rule_is_refused_and_changes_nothing,
+    a_learner_chooses_the_concept_to_study_among_those_ready,
 );

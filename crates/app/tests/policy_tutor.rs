@@ -124,10 +124,14 @@ async fn a_first_thread_makes_a_sparse_snapshot_and_the_courses_map(t: &TestApp)
     assert_eq!(view.snapshot.focus_unit_id, "ENTRY-00", "a new snapshot focuses on the entry unit");
     assert!(view.snapshot.unit_progress.is_empty() && view.snapshot.exam_touched.is_empty());
     let map = t.map(view.mind_map_id.expect("the course's map")).await;
-    assert_eq!(map.nodes.len(), 7, "a root and one node per unit");
+    assert_eq!(map.nodes.len(), 6, "one node per unit, no more: the map's counts are the course's");
+    let root = map.nodes.iter().find(|n| Some(n.id) == map.map.root_node_id).expect("a root");
+    assert_eq!(root.metadata["unit_id"], json!("ENTRY-00"), "the entry unit, the only one without prerequisites, is the root");
     assert_eq!(map.map.metadata["course_id"], json!(COURSE_ID));
     let linear = map.nodes.iter().find(|n| n.label == "Linear equations").unwrap();
-    assert_eq!(linear.depth, 3, "root -> warm-up -> inverse operations -> linear equations");
+    assert_eq!(linear.depth, 2, "warm-up -> inverse operations -> linear equations");
+    let next = app.next_node(t.learner, map.map.id).await.unwrap().expect("a unit to learn first");
+    assert_eq!(next.id, root.id, "the first concept to learn is the entry unit");
     // A second thread shares the snapshot and the map.
     let again = app
         .create_thread(t.learner, CreateThread { course_id: COURSE_ID.into(), title: Some("Again".into()) })

@@ -210,7 +210,11 @@ impl Flow {
             transition(self.status, to)?;
         } else if allowed_from(self.status).is_empty() {
             return Err(DomainError::Conflict {
-                message: format!("the flow is {}; a {} flow takes no more steps", self.status, self.status),
+                message: format!(
+                    "the flow is {}; {} takes no more steps",
+                    self.status,
+                    crate::wording::with_article(&format!("{} flow", self.status))
+                ),
             });
         }
         let mut next = self.clone();

@@ -21,6 +21,7 @@ pub mod review_jobs;
 pub mod session;
 pub mod srs;
 pub mod status;
+pub mod wording;
 
 pub use error::DomainError;
 pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, ThreadId, TurnId};

@@ -240,6 +240,88 @@ async fn a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_cor
     assert_eq!(results["percent"], 100.0);
 }
 
+/// "Practise what you missed": a finished evaluation's wrong answers come back as an
+/// evaluation of their own, each a fresh item of the missed item's skill (never the missed
+/// item itself); an inline quiz's missed items come back as they were. Asking for it on a
+/// session that is not over, not an evaluation, with nothing missed, or not yours is
+/// refused with nothing stored.
+async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _: &Arc<ManualClock>) {
+    let quiz = create(t, json!({ "session_type": "evaluation", "title": "Arithmetic",
+        "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } }))
+    .await;
+    let practise = |source: &str| Body::Json(json!({ "session_type": "evaluation", "config": { "missed_in": source } }));
+    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&quiz), (422, "invalid"), &["config.missed_in", "is not over yet"])
+        .await;
+    let mut events = stream(t, &quiz).await;
+    let mut missed = Vec::new();
+    for number in 1..=10 {
+        let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
+        let (call, _, arguments) = action(&events);
+        let item = item_behind(t, &quiz, &presented).await;
+        let options = arguments["options"].as_array().unwrap().len();
+        let right = (0..options).find(|&i| item.check(&pathwise_items::Answer::Choice(i)).unwrap().correct).unwrap();
+        let answer = if number == 2 || number == 5 {
+            missed.push(item);
+            (right + 1) % options
+        } else {
+            right
+        };
+        respond(t, &quiz, &call, json!({ "selected_index": answer })).await;
+        events = stream(t, &quiz).await;
+    }
+    assert!(!named(&events, "session_completed").is_empty());
+
+    let reply = t.post(&t.a, "/api/session/", json!({ "session_type": "evaluation", "title": "Practice: Arithmetic",
+        "config": { "missed_in": quiz } })).await.expect(201);
+    let practice = text(&reply["id"]);
+    assert_eq!(reply["config"]["missed_in"], quiz.as_str(), "{reply}");
+    assert_eq!(reply["context"]["total_items"], 2, "one item per item missed: {reply}");
+    assert_eq!(reply["deadline"], Value::Null, "practice has no time limit");
+    let mut events = stream(t, &practice).await;
+    for missed in &missed {
+        let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
+        let item = item_behind(t, &practice, &presented).await;
+        assert_eq!(item.blueprint_id, missed.blueprint_id, "the skill of the item missed");
+        assert!((item.difficulty - missed.difficulty).abs() <= 0.35, "{} vs {}", item.difficulty, missed.difficulty);
+        assert_ne!(item.content_key, missed.content_key, "a fresh item, not the one whose answer was shown");
+        let (call, _, arguments) = action(&events);
+        let options = arguments["options"].as_array().unwrap().len();
+        let right = (0..options).find(|&i| item.check(&pathwise_items::Answer::Choice(i)).unwrap().correct).unwrap();
+        respond(t, &practice, &call, json!({ "selected_index": right })).await;
+        events = stream(t, &practice).await;
+    }
+    let done = named(&events, "session_completed").pop().expect("completed").data["data"].clone();
+    assert_eq!((done["results"]["items_answered"].as_i64(), done["results"]["items_correct"].as_i64()), (Some(2), Some(2)));
+
+    // Nothing was missed in the practice; a survey has nothing to practise; others' and
+    // unknown sessions are not found; one source only.
+    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&practice), (422, "invalid"), &["config.missed_in", "nothing to practise"])
+        .await;
+    let survey = create(t, survey()).await;
+    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&survey), (422, "invalid"), &["is a survey session"]).await;
+    t.refused(Method::POST, "/api/session/", Some(&t.b), practise(&quiz), (404, "not_found"), &["session"]).await;
+    let unknown = uuid::Uuid::now_v7().to_string();
+    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&unknown), (404, "not_found"), &["session"]).await;
+    let both = Body::Json(json!({ "session_type": "evaluation",
+        "config": { "missed_in": quiz, "blueprint_id": "MATH-ARITH-QUIZ-10" } }));
+    t.refused(Method::POST, "/api/session/", Some(&t.a), both, (422, "invalid"), &["one of blueprint_id, items and missed_in"]).await;
+
+    // An inline quiz: the item missed comes back as it was.
+    let inline = create(t, inline_quiz(None)).await;
+    let (call, _, _) = action(&stream(t, &inline).await);
+    respond(t, &inline, &call, json!({ "selected_index": 1 })).await;
+    let (call, _, _) = action(&stream(t, &inline).await);
+    respond(t, &inline, &call, json!({ "text": "Lyon" })).await;
+    stream(t, &inline).await;
+    let again = t.post(&t.a, "/api/session/", json!({ "session_type": "evaluation", "config": { "missed_in": inline } }))
+        .await
+        .expect(201);
+    let events = stream(t, &text(&again["id"])).await;
+    let (_, tool, arguments) = action(&events);
+    assert_eq!((tool.as_str(), arguments["prompt"].as_str()), ("request_free_text", Some("Name the capital of France.")));
+    assert_eq!(again["context"]["total_items"], 1);
+}
+
 async fn bad_answers_are_refused_with_the_session_unchanged(t: &TestApp, clock: &Arc<ManualClock>) {
     let id = create(t, inline_quiz(Some(1))).await;
     let path = format!("/api/session/{id}/respond");
@@ -636,6 +718,7 @@ scenarios!(
     the_learner_can_end_a_session,
     a_learning_session_picks_the_concept_and_records_every_answer_as_mastery,
     a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit,
+    practising_what_was_missed_brings_back_the_missed_skills,
 );
 
 // ---------------------------------------------------------------------------------------

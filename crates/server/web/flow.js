@@ -4,7 +4,7 @@
 // question waiting for an answer); only a step's one-off output (an explanation, a grade)
 // is not kept, and the page offers the step again instead.
 import { api, ApiError, NetworkError, keyFor } from './api.js';
-import { el, fill, withBusy, reportError, fmtTime, hideBanner } from './ui.js';
+import { el, fill, withBusy, reportError, fmtTime, hideBanner, count } from './ui.js';
 import { renderText } from './math.js';
 
 export const FLOW_STEPS = [
@@ -53,19 +53,29 @@ export function topicForm() {
   err, el('div', { class: 'card-actions' }, submit));
 }
 
-export function mountFlow(root, flowId) {
+// mountFlow(root, flowId, studyNode): a topic's page; with `studyNode` (the map's "Study
+// this next"), the loop teaches that concept first.
+export function mountFlow(root, flowId, studyNode = null) {
   const title = el('h1', {}, 'Topic');
   const sub = el('p', { class: 'muted' });
   const stepper = el('ol', { class: 'stepper', 'aria-label': 'Learning loop' });
+  // How the last answer was graded, beside (never inside) the card of the step now on
+  // screen, and naming the question it answers: the next question is not what it grades.
+  const lastAnswer = el('div', { class: 'flow-last-answer', 'aria-live': 'polite' });
   const body = el('section', { class: 'card flow-step', 'aria-live': 'polite' }, el('p', { class: 'muted' }, 'Loading…'));
   const problem = el('div', { class: 'flow-problem', role: 'alert' });
   const footer = el('div', { class: 'flow-footer' });
   const page = el('div', { class: 'flow-page' },
-    el('a', { href: '#/maps', class: 'back' }, '← All topics and maps'), title, sub, stepper, problem, body, footer);
+    el('a', { href: '#/maps', class: 'back' }, '← All topics and maps'), title, sub, stepper, problem, lastAnswer, body, footer);
   root.replaceChildren(page);
   let flow = null;
 
-  load();
+  load().then(() => {
+    if (!studyNode || !flow) return;
+    // Once: a reload of the page does not teach it again.
+    history.replaceState(null, '', `#/maps/topic/${flowId}`);
+    step('advance', { step: 'teach', node_id: studyNode });
+  });
 
   async function load(extra = {}) {
     try {
@@ -81,8 +91,9 @@ export function mountFlow(root, flowId) {
     }
   }
 
-  // Run one step: show what it produced, or say clearly why it could not run.
-  function step(path, payload, after) {
+  // Run one step: show what it produced, or say clearly why it could not run. `answered`:
+  // the question an answer step answers, shown with its grade.
+  function step(path, payload, after, answered = null) {
     return withBusy(async () => {
       fill(problem);
       try {
@@ -94,7 +105,7 @@ export function mountFlow(root, flowId) {
         hideBanner();
         flow = r.flow ?? r;
         await after?.(r);
-        render(r);
+        render({ ...r, answered });
         return r;
       } catch (e) {
         explain(e);
@@ -132,7 +143,7 @@ export function mountFlow(root, flowId) {
     fill(stepper, FLOW_STEPS.map((s, i) => el('li', { class: i < at ? 'done' : i === at ? 'now' : '', 'aria-current': i === at ? 'step' : null },
       el('span', { class: 'sr-only' }, i < at ? 'done: ' : i === at ? 'current: ' : ''), s.label)));
     const q = flow.state?.question ?? null;
-    const grade = r.grade ? gradeNote(r.grade) : null;
+    fill(lastAnswer, r.grade ? gradeNote(r.grade, r.answered) : null);
     const mapLink = flow.mind_map_id ? el('a', { href: `#/maps/${flow.mind_map_id}`, class: 'button-link' }, 'Open the map') : null;
     const button = (label, fn, primary = true) => el('button', { type: 'button', class: primary ? 'primary' : 'secondary', onclick: fn }, label);
     switch (flow.status) {
@@ -143,9 +154,9 @@ export function mountFlow(root, flowId) {
         break;
       case 'diagnosing': {
         const answered = flow.state?.diagnostic?.probes?.length ?? r.probes_answered ?? 0;
-        fill(body, el('h2', {}, 'Diagnostic'), grade,
-          el('p', { class: 'muted small' }, `${answered} question${answered === 1 ? '' : 's'} answered.`),
-          q ? questionForm(q, (answer) => step('diagnostic/answer', { answer, question_id: q.id }))
+        fill(body, el('h2', {}, 'Diagnostic'),
+          el('p', { class: 'muted small' }, `${count(answered, 'question')} answered.`),
+          q ? questionForm(q, (answer) => step('diagnostic/answer', { answer, question_id: q.id }, null, q))
             : el('p', {}, 'That is enough to see where you stand.'),
           el('div', { class: 'card-actions' },
             q ? button('Finish the diagnostic now', () => step('diagnostic/complete'), false) : null,
@@ -168,14 +179,14 @@ export function mountFlow(root, flowId) {
           el('div', { class: 'card-actions' }, r.explanation ? null : button('Explain it again', () => step('teach'), false), button('Quiz me', () => step('quiz'))));
         break;
       case 'quizzing':
-        fill(body, el('h2', {}, 'Quiz'), q ? questionForm(q, (answer) => step('answer', { answer, question_id: q.id }))
+        fill(body, el('h2', {}, 'Quiz'), q ? questionForm(q, (answer) => step('answer', { answer, question_id: q.id }, null, q))
           : [el('p', {}, 'No question is waiting.'), el('div', { class: 'card-actions' }, button('Ask me a question', () => step('quiz')))]);
         break;
       case 'reviewing':
         if (q) {
-          fill(body, el('h2', {}, 'Review'), questionForm(q, (answer) => step('answer', { answer, question_id: q.id })));
+          fill(body, el('h2', {}, 'Review'), questionForm(q, (answer) => step('answer', { answer, question_id: q.id }, null, q)));
         } else {
-          fill(body, el('h2', {}, grade ? 'Answer checked' : 'Review or go on'), grade,
+          fill(body, el('h2', {}, 'Review or go on'),
             r.next_review_at ? el('p', {}, `Nothing to review now; the next review is due ${fmtTime(r.next_review_at)}.`) : null,
             el('p', {}, 'Review a concept that is due, or learn the next one.'),
             el('div', { class: 'card-actions' }, button('Review what is due', () => step('review'), false), button('Next concept', () => step('teach'))));
@@ -240,13 +251,15 @@ export function mountFlow(root, flowId) {
   }
 }
 
-function gradeNote(g) {
+// The grade of an answer, with the question it answered (when the page asked it).
+function gradeNote(g, question) {
   return el('div', { class: `grade-note ${g.correct ? 'right' : 'wrong'}` },
-    el('span', { class: `pill ${g.correct ? 'correct' : 'incorrect'}` }, g.correct ? 'Correct' : 'Not quite'),
-    ` ${g.quality}/5 `, g.feedback ? el('span', {}, renderText(g.feedback)) : null);
+    question ? el('p', { class: 'small muted grade-about' }, 'Your answer to ', el('q', {}, renderText(question.text))) : null,
+    el('p', {}, el('span', { class: `pill ${g.correct ? 'correct' : 'incorrect'}` }, g.correct ? 'Correct' : 'Not quite'),
+      ` ${g.quality}/5 `, g.feedback ? el('span', {}, renderText(g.feedback)) : null));
 }
 function planNote(p) {
-  return el('p', { class: 'muted' }, `Your map has ${p.node_count} concepts and ${p.edge_count} prerequisite links. `,
+  return el('p', { class: 'muted' }, `Your map has ${count(p.node_count, 'concept')} and ${count(p.edge_count, 'prerequisite link')}. `,
     el('a', { href: `#/maps/${p.mind_map_id}` }, 'See it'));
 }
 const paragraphs = (text) => text.split(/\n{2,}/).map((t) => el('p', {}, renderText(t)));

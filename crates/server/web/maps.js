@@ -4,21 +4,14 @@
 // and answer history beside it, and that map's due reviews answered in place;
 // #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
 // map with no language model (POST /mind-maps/outline).
-import { api, ApiError, NetworkError, keyFor } from './api.js';
-import { el, fill, reportError, fmtTime } from './ui.js';
+import { api, ApiError, NetworkError, keyFor, newKey } from './api.js';
+import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel } from './ui.js';
 import { layout, curve } from './dag.js';
 import { mountReviews } from './reviews.js';
 import { mountFlow, topicForm, FLOW_STEPS } from './flow.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-export const STATUSES = [
-  { id: 'unseen', label: 'Not started' },
-  { id: 'diagnosed', label: 'Diagnosed' },
-  { id: 'learning', label: 'Learning' },
-  { id: 'reviewing', label: 'Reviewing' },
-  { id: 'mastered', label: 'Mastered' },
-];
-const statusLabel = (s) => STATUSES.find((x) => x.id === s)?.label ?? s;
+const STATUSES = MASTERY_STATUSES;
 const NODE_W = 176, NODE_H = 50;
 
 // The map view currently on screen, so that a hash change to one of its own concepts
@@ -26,8 +19,9 @@ const NODE_W = 176, NODE_H = 50;
 let current = null;
 
 export function mountMaps(root, config, rest) {
-  const [first, second, third] = (rest || '').split('/');
-  if (first === 'topic' && second) { current = null; mountFlow(root, second); return; }
+  const [first, second, third, fourth] = (rest || '').split('/');
+  // #/maps/topic/<flow>/study/<node>: the topic's loop teaches that concept next.
+  if (first === 'topic' && second) { current = null; mountFlow(root, second, third === 'study' ? fourth : null); return; }
   if (first) {
     if (current?.mapId === first && current.el.isConnected && second === 'node' && third) { current.select(third); return; }
     current = mountMap(root, first, second === 'node' ? third : null);
@@ -132,7 +126,7 @@ function renderMapList(list, maps) {
     const progress = el('div', { class: 'map-progress muted small' }, 'Counting…');
     const li = el('li', { class: 'map-item' },
       el('a', { href: `#/maps/${m.id}`, class: 'map-link' }, m.title),
-      el('span', { class: `badge map-${m.status}` }, m.status),
+      el('span', { class: `badge map-${m.status}` }, mapStatusLabel(m.status)),
       progress);
     // Progress comes per map; the list shows at once and fills in.
     api('GET', `/mind-maps/${m.id}/mastery-summary`).then((s) => fill(progress, summaryBar(s)))
@@ -158,7 +152,9 @@ function summaryBar(s) {
 
 function mountMap(root, mapId, initialNode) {
   const started = performance.now();
-  const s = { map: null, byId: new Map(), next: null, selected: null, scale: 1, groups: new Map(), flow: null };
+  // `fitted`: the drawing is shown whole, and is fitted again when the screen changes size
+  // (until the learner zooms).
+  const s = { map: null, byId: new Map(), next: null, selected: null, scale: 1, fitted: true, groups: new Map(), flow: null };
   const title = el('h1', {}, 'Map');
   const meta = el('div', { class: 'map-meta' });
   const summary = el('div', { class: 'map-summary small' });
@@ -172,7 +168,7 @@ function mountMap(root, mapId, initialNode) {
     el('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom' },
       el('button', { type: 'button', class: 'secondary', 'aria-label': 'Zoom out', onclick: () => zoom(s.scale / 1.25) }, '−'),
       el('button', { type: 'button', class: 'secondary', 'aria-label': 'Zoom in', onclick: () => zoom(s.scale * 1.25) }, '+'),
-      el('button', { type: 'button', class: 'secondary', onclick: () => zoom(fitScale()) }, 'Fit'), zoomLabel),
+      el('button', { type: 'button', class: 'secondary', 'aria-label': 'Fit the whole map', onclick: fitWhole }, 'Fit'), zoomLabel),
     legend());
   const page = el('div', { class: 'map-page' },
     el('header', { class: 'map-head' }, el('a', { href: '#/maps', class: 'back' }, '← All topics and maps'), title, meta, summary),
@@ -181,6 +177,18 @@ function mountMap(root, mapId, initialNode) {
   root.replaceChildren(page);
   scroller.append(el('p', { class: 'muted pad' }, 'Loading the map…'));
   enablePan(scroller);
+  // A fitted map is fitted again when its box changes width or the window its height (a
+  // window resized, a phone turned), until the page is left.
+  let boxWidth = 0;
+  const refit = () => { if (s.fitted && s.svg) fitWhole(); };
+  const resized = new ResizeObserver(() => {
+    const w = scroller.clientWidth;
+    if (Math.abs(w - boxWidth) > 2) refit();
+    boxWidth = w;
+  });
+  resized.observe(scroller);
+  window.addEventListener('resize', refit);
+  root.addEventListener('pw:leave', () => { resized.disconnect(); window.removeEventListener('resize', refit); }, { once: true });
 
   const view = { mapId, el: page, select: (id) => select(id) };
   load();
@@ -220,7 +228,7 @@ function mountMap(root, mapId, initialNode) {
     const goal = s.map.metadata?.goal;
     const next = s.next ? s.byId.get(s.next) : null;
     fill(meta,
-      el('span', { class: `badge map-${s.map.status}` }, s.map.status),
+      el('span', { class: `badge map-${s.map.status}` }, mapStatusLabel(s.map.status)),
       goal ? el('span', { class: 'muted' }, ` Goal: ${goal}`) : null,
       next ? el('span', {}, ' Next to learn: ', el('button', { type: 'button', class: 'linklike', onclick: () => { reveal(next.id); select(next.id); } }, next.label)) : null,
       s.flow && !['completed', 'abandoned'].includes(s.flow.status)
@@ -264,8 +272,8 @@ function mountMap(root, mapId, initialNode) {
     svg.append(edgeLayer, nodeLayer);
     fill(scroller, svg);
     s.svg = svg;
-    // Readable text first (the drawing scrolls); Fit shows it whole.
-    zoom(window.innerWidth < 720 ? 0.8 : 1);
+    // The whole map first; the zoom buttons enlarge it (and the drawing then scrolls).
+    fitWhole();
     live.textContent = `${nodes.length} concepts drawn.`;
   }
 
@@ -291,15 +299,28 @@ function mountMap(root, mapId, initialNode) {
     g.replaceChildren(...kids);
   }
 
+  // The scale at which the whole drawing fits the box: its width, and the height the box
+  // may take on this screen (its CSS max-height), never larger than 1.5.
   function fitScale() {
-    const w = scroller.clientWidth - 4;
-    return s.layout ? Math.min(1.5, Math.max(0.35, w / s.layout.width)) : 1;
+    if (!s.layout) return 1;
+    const style = getComputedStyle(scroller);
+    const frame = (a, b) => parseFloat(style[a]) + parseFloat(style[b]);
+    const w = scroller.clientWidth - frame('paddingLeft', 'paddingRight');
+    const maxH = parseFloat(style.maxHeight);
+    const h = (Number.isFinite(maxH) ? maxH : window.innerHeight * 0.7) - frame('borderTopWidth', 'borderBottomWidth') - frame('paddingTop', 'paddingBottom');
+    return Math.min(1.5, w / s.layout.width, h / s.layout.height);
   }
-  function zoom(scale) {
+  function fitWhole() {
+    zoom(fitScale(), { fitting: true });
+  }
+  function zoom(scale, { fitting = false } = {}) {
     if (!s.svg) return;
-    s.scale = Math.min(2, Math.max(0.3, scale));
-    s.svg.setAttribute('width', Math.round(s.layout.width * s.scale));
-    s.svg.setAttribute('height', Math.round(s.layout.height * s.scale));
+    s.fitted = fitting;
+    s.scale = fitting ? Math.max(0.05, scale) : Math.min(2, Math.max(0.1, scale));
+    scroller.classList.toggle('fitted', fitting);
+    // Down to the pixel, so that a fitted drawing never overflows by rounding.
+    s.svg.setAttribute('width', Math.floor(s.layout.width * s.scale));
+    s.svg.setAttribute('height', Math.floor(s.layout.height * s.scale));
     zoomLabel.textContent = `${Math.round(s.scale * 100)}%`;
   }
   // Scroll the drawing so that a node is in view (the map may be wider than a phone).
@@ -332,6 +353,7 @@ function mountMap(root, mapId, initialNode) {
         id === s.next ? el('span', { class: 'badge next-badge' }, 'Next to learn') : null,
         isDue(n) ? el('span', { class: 'badge due-badge' }, 'Review due') : null),
       n.description ? el('p', {}, n.description) : el('p', { class: 'muted' }, 'No description.'),
+      studyBlock(n),
       el('dl', { class: 'facts' },
         fact('Mastery', pct(n.mastery_score)),
         fact('Next review', n.next_review_at ? (isDue(n) ? `due (since ${fmtTime(n.next_review_at)})` : fmtTime(n.next_review_at)) : 'not scheduled'),
@@ -354,6 +376,78 @@ function mountMap(root, mapId, initialNode) {
       reportError(e);
       fill(hist, el('p', {}, 'The history could not be loaded. ', el('button', { type: 'button', class: 'secondary', onclick: () => select(id) }, 'Try again')));
     }
+  }
+
+  // ---- "Study this next": the map's topic teaches the concept (its learning loop), the
+  // course's tutor drills the unit, or else a learning session practises the concept.
+  function studyBlock(n) {
+    const box = el('div', { class: 'study' });
+    if (n.metadata?.course_root) {
+      return fill(box, el('p', { class: 'muted small' }, 'This box stands for the whole course: choose one of its units to study.'));
+    }
+    if (!['unseen', 'diagnosed', 'learning'].includes(n.mastery_status)) {
+      return fill(box, el('p', { class: 'muted small' }, `${statusLabel(n.mastery_status)}: it comes back when a review falls due.`),
+        el('button', { type: 'button', class: 'secondary study-next', onclick: () => studyNext(n) }, 'Study this next'));
+    }
+    const waiting = prerequisitesToLearn(n);
+    const first = waiting.length ? readyAncestor(n) : null;
+    return fill(box,
+      waiting.length ? el('p', { class: 'small study-needs' }, `It builds on ${joinLabels(waiting)}, not mastered yet`,
+        first ? [': start with ', el('strong', {}, first.label), '.'] : '.') : null,
+      el('button', { type: 'button', class: 'primary study-next', onclick: () => studyNext(first ?? n) },
+        first ? `Study ${first.label} next` : 'Study this next'),
+      el('p', { class: 'form-error small study-error', 'aria-live': 'polite' }));
+  }
+  // Prerequisites of `n` not mastered yet, and the first concept on the way to it that is
+  // ready to learn (everything it builds on mastered), in learning order.
+  function prerequisitesToLearn(n) {
+    return s.map.edges.filter((e) => e.child_node_id === n.id && e.edge_type !== 'related')
+      .map((e) => s.byId.get(e.parent_node_id)).filter((p) => p && p.mastery_status !== 'mastered');
+  }
+  function readyAncestor(n) {
+    const seen = new Set(), ready = [];
+    const walk = (m) => {
+      if (seen.has(m.id)) return;
+      seen.add(m.id);
+      const open = prerequisitesToLearn(m);
+      if (!open.length) { if (m.id !== n.id) ready.push(m); return; }
+      open.forEach(walk);
+    };
+    walk(n);
+    return ready.sort((a, b) => (a.sequence ?? 1e9) - (b.sequence ?? 1e9))[0] ?? null;
+  }
+
+  async function studyNext(n) {
+    const error = details.querySelector('.study-error');
+    if (error) error.textContent = '';
+    const courseId = s.map.metadata?.course_id;
+    if (courseId && n.metadata?.unit_id) { await withBusy(() => studyInTutor(courseId, n.metadata.unit_id)); return; }
+    const flow = s.flow;
+    if (flow && ['planning', 'teaching', 'reviewing'].includes(flow.status) && ['unseen', 'diagnosed', 'learning'].includes(n.mastery_status)) {
+      location.hash = `#/maps/topic/${flow.id}/study/${n.id}`;
+      return;
+    }
+    if (flow && flow.status === 'quizzing') {
+      if (error) fill(error, `A question is waiting in “${flow.topic}”: answer it first, then study this. `, el('a', { href: `#/maps/topic/${flow.id}` }, 'Go to the question'));
+      return;
+    }
+    // No learning loop to teach it: a learning session on this concept, to start from the
+    // Sessions view once its skills are chosen.
+    sessionStorage.setItem('pw.learnPreset', JSON.stringify({ map_id: mapId, node_id: n.id }));
+    sessionStorage.setItem('pw.sessionTab', 'learning');
+    location.hash = '#/sessions';
+  }
+
+  // The course's tutor, in the learner's latest thread on the course (or a new one), asked
+  // for a drill on the unit; the Tutor view opens on that thread.
+  async function studyInTutor(courseId, unitId) {
+    const threads = (await api('GET', '/tutor/threads')).items ?? [];
+    const mine = threads.filter((t) => t.courseId === courseId).sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));
+    const thread = mine[0] ?? await api('POST', '/tutor/threads', { courseId });
+    await api('POST', `/tutor/threads/${thread.id}/turn`, { clientEvent: { type: 'REQUEST_DRILL', unitId } },
+      { idempotencyKey: newKey() });
+    localStorage.setItem('pw.thread', thread.id);
+    location.hash = '#/tutor';
   }
 
   // A review was answered in the list: recolour the node, then refresh what depends on it.
@@ -419,6 +513,12 @@ function fit(text, width) {
   return `${text.slice(0, n).trimEnd()}…`;
 }
 const isDue = (n) => !!n.next_review_at && new Date(n.next_review_at).getTime() <= Date.now();
+
+// "A", "A and B", "A, B and C": the concepts' labels as a list in a sentence.
+function joinLabels(list) {
+  const labels = list.map((m) => m.label);
+  return labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}`;
+}
 
 function svgEl(tag, attrs = {}, ...kids) {
   const n = document.createElementNS(SVG, tag);

@@ -13,7 +13,7 @@ const STATUSES = [
   { key: 'reviewing', label: 'Reviewing', color: '#2f5bd3', hint: 'learned, being reviewed at growing intervals' },
   { key: 'learning', label: 'Learning', color: '#d08400', hint: 'being taught and quizzed' },
   { key: 'diagnosed', label: 'Diagnosed', color: '#7a4bd1', hint: 'placed by the diagnostic, not yet taught' },
-  { key: 'unseen', label: 'Unseen', color: '#a3abba', hint: 'not started' },
+  { key: 'unseen', label: 'Not started', color: '#a3abba', hint: 'not taught or diagnosed yet' },
 ];
 const MAP_STATUS = { draft: 'Draft', active: 'Active', completed: 'Completed', abandoned: 'Abandoned' };
 const REASONS = {

@@ -2,7 +2,7 @@
 // learner to recall a concept, lets them check against its description, and records their
 // self-grade (Again/Hard/Good/Easy as SM-2 qualities) with POST /api/responses.
 import { api, keyFor } from './api.js';
-import { el, fill, reportError, fmtTime, hideBanner } from './ui.js';
+import { el, fill, reportError, fmtTime, hideBanner, statusLabel } from './ui.js';
 
 // SM-2 qualities: below 3 is a failed recall (the interval starts again).
 export const GRADES = [
@@ -56,7 +56,7 @@ export function mountReviews(container, opts = {}) {
     const li = el('li', { class: 'review card', 'data-node-id': node.id },
       el('h3', {}, node.label),
       opts.mapTitles && !opts.mapId ? el('p', { class: 'muted small' }, opts.mapTitles.get(node.mind_map_id) ?? 'A map') : null,
-      el('p', { class: 'muted small' }, overdue, ` · now ${node.mastery_status}`),
+      el('p', { class: 'muted small' }, overdue, ` · now ${statusLabel(node.mastery_status).toLowerCase()}`),
       el('label', { for: answer.id }, `Recall ${node.label}: what is it, and how is it used?`), answer, reveal,
       el('p', { class: 'small muted', id: `grade-help-${node.id}` }, 'How well did you remember it?'),
       el('div', { class: 'grades', role: 'group', 'aria-labelledby': `grade-help-${node.id}` }, buttons), err);
@@ -78,7 +78,7 @@ export function mountReviews(container, opts = {}) {
         hideBanner(); // an earlier failure's message is out of date now
         items = items.filter((n) => n.id !== node.id);
         const next = r.node.next_review_at ? ` Next review ${fmtTime(r.node.next_review_at)}.` : '';
-        status.textContent = `${node.label}: recorded as ${g.label}; now ${r.node.mastery_status}.${next}`;
+        status.textContent = `${node.label}: recorded as ${g.label}; now ${statusLabel(r.node.mastery_status).toLowerCase()}.${next}`;
         render();
         opts.onAnswered?.(r.node, g);
         performance.measure('maps:review-answered', { start: started, end: performance.now() });

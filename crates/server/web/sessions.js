@@ -5,12 +5,14 @@
 // the results. #/sessions/<id> resumes a session after a reload; the list on the side
 // (open sessions first) leads back to any of them.
 import { api, ApiError, NetworkError, keyFor } from './api.js';
-import { el, fill, reportError, fmtTime } from './ui.js';
+import { el, fill, reportError, fmtTime, count } from './ui.js';
 import { renderText } from './math.js';
 import { readStream } from './sse.js';
 import { renderWidget, clearDrafts } from './widgets.js';
 
 const SURVEY_DRAFT_KEY = 'pw.surveyDefinition';
+// What the Maps view's "Study this next" asks the learning form for: { map_id, node_id }.
+const LEARN_PRESET_KEY = 'pw.learnPreset';
 const STATUS_LABEL = { created: 'Not started', running: 'In progress', awaiting_response: 'Waiting for you', completed: 'Completed', terminated: 'Ended' };
 const TYPE_LABEL = { evaluation: 'Evaluation', survey: 'Survey', learning: 'Learning', thought: 'Conversation' };
 const END_REASON = {
@@ -249,9 +251,17 @@ function learningForm(signal) {
     }
     fill(mapSelect, el('option', { value: '' }, 'Choose a map…'), list.map((m) => el('option', { value: m.id }, m.title)));
     mapSelect.onchange = () => loadMap(mapSelect.value);
+    // "Study this next" on a map with no learning loop to teach it: this concept, ready to
+    // start once it has a skill (the ones whose wording matches it are added already).
+    const preset = JSON.parse(sessionStorage.getItem(LEARN_PRESET_KEY) ?? 'null');
+    sessionStorage.removeItem(LEARN_PRESET_KEY);
+    if (preset && list.some((m) => m.id === preset.map_id)) {
+      mapSelect.value = preset.map_id;
+      loadMap(preset.map_id, preset.node_id);
+    }
   }).catch((e) => { if (!signal.aborted) fill(concepts, el('p', { class: 'form-error' }, `Your maps or the skills could not be loaded: ${e.message}`)); });
 
-  async function loadMap(id) {
+  async function loadMap(id, focusNode = null) {
     map = null; chosen.clear(); error.textContent = '';
     if (!id) { fill(concepts); return; }
     fill(concepts, el('p', { class: 'muted' }, 'Loading the concepts…'));
@@ -259,7 +269,15 @@ function learningForm(signal) {
       map = await api('GET', `/mind-maps/${id}`);
       const nodes = map.nodes ?? [];
       if (!nodes.length) { fill(concepts, el('p', { class: 'muted' }, 'This map has no concepts yet.')); return; }
-      fill(concepts, nodes.map(conceptRow));
+      const focus = nodes.find((n) => n.id === focusNode);
+      // From the map's "Study this next": that concept alone, first.
+      const rows = (focus ? [focus] : nodes).map(conceptRow);
+      fill(concepts, focus ? el('p', { class: 'study-from-map' }, 'From the map: ', el('strong', {}, focus.label),
+        '. Check the skills that practise it, then start.') : null, rows);
+      if (focus) {
+        rows[0].suggested.forEach((skill) => rows[0].add(skill.skill_id));
+        rows[0].querySelector('select')?.focus();
+      }
     } catch (e) { fill(concepts, el('p', { class: 'form-error' }, `The map could not be loaded: ${e.message}`)); }
   }
 
@@ -288,9 +306,10 @@ function learningForm(signal) {
         el('button', { type: 'button', class: 'icon-btn', 'aria-label': `Remove ${skill?.title ?? skillId}`, onclick: () => { set.delete(skillId); chip.remove(); } }, '×'));
       chips.append(chip);
     }
-    return el('div', { class: 'concept' },
+    const row = el('div', { class: 'concept' },
       el('label', { for: selectId, class: 'concept-label' }, node.label),
       chips, select);
+    return Object.assign(row, { add, suggested });
   }
   return form;
 }
@@ -331,7 +350,7 @@ function showSession(pane, id, signal, refreshList) {
       if (signal.aborted) return;
       const before = view.context?.items_completed ?? view.context?.answered ?? 0;
       if (earlier?.length) log.append(...earlier);
-      else if (before) log.append(el('p', { class: 'muted small sess-resumed' }, `Resumed: ${before} ${view.session_type === 'survey' ? 'question' : 'item'}${before === 1 ? '' : 's'} answered earlier in this session.`));
+      else if (before) log.append(el('p', { class: 'muted small sess-resumed' }, `Resumed: ${count(before, view.session_type === 'survey' ? 'question' : 'item')} answered earlier in this session.`));
       stream(null);
     } catch (e) {
       if (signal.aborted) return;
@@ -517,7 +536,7 @@ function showSession(pane, id, signal, refreshList) {
     endBtn.hidden = true;
     fill(badges, el('span', { class: 'badge' }, TYPE_LABEL[s.view?.session_type] ?? ''),
       el('span', { class: `badge status-${status}` }, STATUS_LABEL[status] ?? status));
-    fill(results, renderResults(s.view?.session_type, res ?? {}, reason));
+    fill(results, renderResults(s.view, res ?? {}, reason));
     refreshList();
     if (s.view && !isFinal(s.view.status)) refreshView();
   }
@@ -582,9 +601,12 @@ function feedback(data) {
 
 const num = (x) => (Number.isInteger(x) ? String(x) : (Math.round(x * 100) / 100).toString());
 
-function renderResults(type, res, reason) {
+function renderResults(view, res, reason) {
+  const type = view?.session_type;
   const why = el('p', { class: 'muted' }, type === 'survey' && reason === 'finished' ? 'Every question that applied was asked.' : END_REASON[reason] ?? '');
-  const again = el('div', { class: 'card-actions' }, el('a', { class: 'button primary', href: '#/sessions' }, 'Start another session'));
+  const practice = practiseMissed(view, res);
+  const again = el('div', { class: 'card-actions' }, practice?.button,
+    el('a', { class: `button ${practice ? 'secondary' : 'primary'}`, href: '#/sessions' }, 'Start another session'));
   if (type === 'evaluation') {
     const items = res.items ?? [];
     return el('section', { class: 'card sess-results', 'aria-labelledby': 'score-title', 'data-score': String(res.score ?? 0), 'data-max-score': String(res.max_score ?? 0) },
@@ -592,9 +614,9 @@ function renderResults(type, res, reason) {
       el('p', { class: 'score-line' },
         el('span', { class: 'sess-score' }, `${num(res.score ?? 0)} / ${num(res.max_score ?? 0)}`),
         el('span', { class: 'score-percent' }, ` (${num(res.percent ?? 0)}%)`)),
-      el('p', {}, `${res.items_correct ?? 0} of ${res.items_answered ?? 0} answered items correct.`),
+      el('p', {}, `${res.items_correct ?? 0} of ${count(res.items_answered ?? 0, 'answered item')} correct.`),
       res.ability?.theta != null ? el('p', { class: 'muted small' }, `Estimated ability: ${num(res.ability.theta)}${res.ability.se != null ? ` ± ${num(res.ability.se)}` : ''}`) : null,
-      why,
+      why, practice?.note,
       items.length ? el('ol', { class: 'sess-items' }, items.map((it) => el('li', { class: it.correct ? 'ok' : 'bad' },
         el('p', {}, renderText(it.stem ?? '')),
         el('p', { class: 'small' },
@@ -602,7 +624,7 @@ function renderResults(type, res, reason) {
           ' Your answer: ', el('strong', {}, it.answer ?? ''),
           it.correct ? null : el('span', {}, ' · Expected: ', el('strong', {}, typeof it.expected === 'string' ? it.expected : JSON.stringify(it.expected ?? ''))),
           it.tests?.total ? el('span', { class: 'muted' }, ` · tests passed ${it.tests.passed}/${it.tests.total}`) : null)))) : null,
-      again);
+      practice?.error, again);
   }
   if (type === 'survey') {
     const n = typeof res.answers === 'number' ? res.answers : Object.keys(res.answers ?? {}).length;
@@ -612,9 +634,57 @@ function renderResults(type, res, reason) {
   }
   if (type === 'learning') {
     return el('section', { class: 'card sess-results' }, el('h2', {}, 'Learning session done'),
-      el('p', {}, `${res.items_correct ?? 0} of ${res.items_answered ?? 0} items right.`),
-      res.concepts?.length ? el('p', { class: 'muted' }, `Concepts covered: ${res.concepts.length}`) : null,
-      why, el('p', {}, 'Your mastery was updated: see ', el('a', { href: '#/progress' }, 'Progress'), '.'), again);
+      el('p', {}, `${res.items_correct ?? 0} of ${count(res.items_answered ?? 0, 'item')} right.`),
+      res.concepts?.length ? el('p', { class: 'muted' }, `${count(res.concepts.length, 'concept')} covered.`) : null,
+      why, practice?.note, el('p', {}, 'Your mastery was updated: see ', el('a', { href: '#/progress' }, 'Progress'), '.'), practice?.error, again);
   }
   return el('section', { class: 'card sess-results' }, el('h2', {}, 'Session over'), why, again);
+}
+
+// "Practise what you missed": a new session on what this one scored wrong. An evaluation's
+// missed items come back as fresh items of the same skills (the server picks them, since
+// item keys never reach the page); a learning session's missed concepts are practised again
+// with the same skills. Null when the session had nothing to practise.
+function practiseMissed(view, res) {
+  if (!view || !['evaluation', 'learning'].includes(view.session_type)) return null;
+  const wrong = view.session_type === 'evaluation'
+    ? (res.items ?? []).filter((it) => !it.correct).length
+    : (res.results ?? []).filter((r) => !r.correct).length;
+  if (!(res.items_answered > 0)) return null;
+  if (!wrong) return { note: el('p', { class: 'muted practice-note' }, 'Nothing missed, so nothing to practise again.') };
+  const error = el('p', { class: 'form-error', role: 'status', 'aria-live': 'polite' });
+  const title = `Practice: ${view.title}`.slice(0, 200);
+  const button = el('button', { type: 'button', class: 'primary practise-missed', onclick: async () => {
+    if (view.session_type === 'evaluation') {
+      create({ session_type: 'evaluation', title, config: { missed_in: view.id } }, error, button);
+      return;
+    }
+    button.disabled = true;
+    try {
+      const { config, concepts } = await learningPractice(view.config, res.results);
+      create({ session_type: 'learning', title: `Practice: ${concepts.join(', ')}`.slice(0, 200), config }, error, button);
+    } catch (e) {
+      button.disabled = false;
+      error.textContent = `The practice could not be prepared: ${e.message}`;
+    }
+  } }, 'Practise what you missed');
+  const note = el('p', { class: 'practice-note' }, `You missed ${count(wrong, view.session_type === 'evaluation' ? 'item' : 'answer')}: practise ${wrong === 1 ? 'it' : 'them'} again in a new session.`);
+  return { button, note, error };
+}
+
+// A learning session's configuration narrowed to the concepts answered wrong (the session
+// named its concepts by label or id; the results name them by id).
+async function learningPractice(config, results) {
+  const missed = new Set(results.filter((r) => !r.correct).map((r) => r.node_id));
+  const map = await api('GET', `/mind-maps/${config.map_id}`);
+  const byKey = (key) => map.nodes.find((n) => n.id === key.trim() || n.label.trim().toLowerCase() === key.trim().toLowerCase());
+  const chosen = Object.entries(config.item_templates ?? {})
+    .map(([key, skills]) => [byKey(key), skills]).filter(([node]) => node && missed.has(node.id));
+  if (!chosen.length) throw new Error('the concepts you missed are no longer on the map');
+  const wrong = results.filter((r) => !r.correct).length;
+  return {
+    config: { map_id: config.map_id, item_templates: Object.fromEntries(chosen.map(([node, skills]) => [node.id, skills])),
+      max_items: Math.min(200, Math.max(wrong, 1)) },
+    concepts: chosen.map(([node]) => node.label),
+  };
 }

@@ -79,6 +79,24 @@ function tick(n) {
 }
 setInterval(() => document.querySelectorAll('[data-until]').forEach(tick), 1000);
 
-export const tierLabel = (t) => (t && t !== 'none' ? t[0].toUpperCase() + t.slice(1) : 'None');
-export const tierBadge = (t) => el('span', { class: `badge tier-${t || 'none'}` }, tierLabel(t));
+// A unit's mastery tier in the learner's words: "not yet" until the first tier is earned.
+const TIER_WORDS = { bronze: 'bronze', silver: 'silver', gold: 'gold' };
+export const tierLabel = (t) => TIER_WORDS[t] ?? 'not yet';
+export const tierBadge = (t) => el('span', { class: `badge tier-${TIER_WORDS[t] ? t : 'none'}` }, tierLabel(t));
+
+// A concept's mastery status, and a map's status, in the learner's words (the same
+// everywhere: maps, reviews, progress).
+export const MASTERY_STATUSES = [
+  { id: 'unseen', label: 'Not started' },
+  { id: 'diagnosed', label: 'Diagnosed' },
+  { id: 'learning', label: 'Learning' },
+  { id: 'reviewing', label: 'Reviewing' },
+  { id: 'mastered', label: 'Mastered' },
+];
+export const statusLabel = (s) => MASTERY_STATUSES.find((x) => x.id === s)?.label ?? s;
+const MAP_STATUS_WORDS = { draft: 'Draft', active: 'Active', completed: 'Completed', abandoned: 'Abandoned' };
+export const mapStatusLabel = (s) => MAP_STATUS_WORDS[s] ?? s;
+
+// "1 concept", "0 concepts", "2 answers"; `many` for irregular plurals.
+export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 export const fmtTime = (iso) => (iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : '');

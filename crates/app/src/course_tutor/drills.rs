@@ -334,15 +334,6 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
             .filter(|t| course.confusion_tags().iter().any(|c| c == t))
             .map(str::to_string)
     };
-    let feedback = if check.correct {
-        format!("Correct: {}.", check.expected)
-    } else {
-        match &tag {
-            Some(t) => {
-                format!("Not quite: the answer is {}. This looks like a {} slip.", check.expected, t.replace('_', " "))
-            }
-            None => format!("Not quite: the answer is {}.", check.expected),
-        }
-    };
+    let feedback = crate::feedback::drill_feedback(check.correct, &check.expected, tag.as_deref());
     Ok(Grade { correct: check.correct, feedback, tag, by: "blueprint".into(), expected: Some(check.expected) })
 }

@@ -132,17 +132,8 @@ impl<S: Store> App<S> {
         let outcome = self.exams.submit(learner, loaded.course.id(), question, request.selected_index, now).await?;
         let before = self.course_snapshot(learner, &loaded).await?.snapshot.tier(&request.unit_id);
         let choice = &question.options[request.selected_index];
-        let verdict = if outcome.correct {
-            format!("Correct: passed ({} tier).", question.tier)
-        } else {
-            match outcome.status.locked_until {
-                Some(until) => format!(
-                    "Not this time. The question is locked until {}; it goes on your revisit list.",
-                    until.to_rfc3339()
-                ),
-                None => "Not this time; it goes on your revisit list.".to_string(),
-            }
-        };
+        let verdict =
+            crate::feedback::exam_verdict(outcome.correct, question.tier.name(), outcome.status.locked_until);
         let answered = CardOutcome::Exam {
             unit_id: request.unit_id.clone(),
             question_id: question.id.clone(),

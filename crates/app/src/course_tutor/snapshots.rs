@@ -124,13 +124,50 @@ fn read(record: SnapshotRecord) -> AppResult<Snapshot> {
     Ok(Snapshot { record, snapshot })
 }
 
-/// The learner's map of a course: a root for the course, a node per unit (labelled with its
-/// title, described by its anchor), an edge per prerequisite, depths and a learning order
-/// computed by the same rules as any map's.
+/// The learner's map of a course: a node per unit (labelled with its title, described by
+/// its anchor), an edge per prerequisite, depths and a learning order computed by the same
+/// rules as any map's. The entry unit is the root when it is the only unit without
+/// prerequisites (so the map's nodes are exactly the course's units, and its counts are the
+/// course's); a course with several such units gets a root for the course to hang them from.
 pub(crate) fn course_map(course: &Course, learner: LearnerId, now: DateTime<Utc>) -> AppResult<CourseMap> {
     let new_id = uuid::Uuid::now_v7;
     let map_id = MindMapId(new_id());
-    let root_id = NodeId(new_id());
+    let mut unit_nodes = Vec::with_capacity(course.units().len());
+    let mut nodes = Vec::with_capacity(course.units().len() + 1);
+    for unit in course.units() {
+        let id = NodeId(new_id());
+        let mut meta = Metadata::new();
+        meta.insert("unit_id".into(), json!(unit.id));
+        let effort = unit.effort_minutes.map(|m| m.min(i32::MAX as u32) as i32);
+        nodes.push(Node::new(id, map_id, unit.title.clone(), Some(clip(&unit.anchor)), effort, meta, now));
+        unit_nodes.push((unit.id.clone(), id));
+    }
+    let node_of: std::collections::HashMap<&str, NodeId> = unit_nodes.iter().map(|(u, n)| (u.as_str(), *n)).collect();
+    let starts: Vec<&str> =
+        course.units().iter().filter(|u| u.prerequisites.is_empty()).map(|u| u.id.as_str()).collect();
+    let root_id = match starts.as_slice() {
+        [only] if *only == course.entry_unit() => {
+            // The root comes first in a map's nodes.
+            let at = nodes.iter().position(|n| n.id == node_of[only]).unwrap_or(0);
+            nodes[..=at].rotate_right(1);
+            node_of[only]
+        }
+        _ => {
+            let root_id = NodeId(new_id());
+            let root_label = if course.units().iter().any(|u| u.title.eq_ignore_ascii_case(course.title())) {
+                format!("{} (course)", course.title())
+            } else {
+                course.title().to_string()
+            };
+            let mut root_meta = Metadata::new();
+            root_meta.insert("course_root".into(), json!(true));
+            nodes.insert(
+                0,
+                Node::new(root_id, map_id, root_label, course.description().map(clip), None, root_meta, now),
+            );
+            root_id
+        }
+    };
     let mut metadata = Metadata::new();
     metadata.insert(COURSE_KEY.into(), json!(course.id()));
     let map = MindMap {
@@ -143,28 +180,13 @@ pub(crate) fn course_map(course: &Course, learner: LearnerId, now: DateTime<Utc>
         created_at: now,
         updated_at: now,
     };
-    let root_label = if course.units().iter().any(|u| u.title.eq_ignore_ascii_case(course.title())) {
-        format!("{} (course)", course.title())
-    } else {
-        course.title().to_string()
-    };
-    let mut root_meta = Metadata::new();
-    root_meta.insert("course_root".into(), json!(true));
-    let mut nodes = vec![Node::new(root_id, map_id, root_label, course.description().map(clip), None, root_meta, now)];
-    let mut unit_nodes = Vec::with_capacity(course.units().len());
-    for unit in course.units() {
-        let id = NodeId(new_id());
-        let mut meta = Metadata::new();
-        meta.insert("unit_id".into(), json!(unit.id));
-        let effort = unit.effort_minutes.map(|m| m.min(i32::MAX as u32) as i32);
-        nodes.push(Node::new(id, map_id, unit.title.clone(), Some(clip(&unit.anchor)), effort, meta, now));
-        unit_nodes.push((unit.id.clone(), id));
-    }
-    let node_of: std::collections::HashMap<&str, NodeId> = unit_nodes.iter().map(|(u, n)| (u.as_str(), *n)).collect();
     let mut edges = Vec::new();
     for unit in course.units() {
         let child = node_of[unit.id.as_str()];
         let parents: Vec<NodeId> = if unit.prerequisites.is_empty() {
+            if child == root_id {
+                continue;
+            }
             vec![root_id]
         } else {
             unit.prerequisites.iter().map(|p| node_of[p.as_str()]).collect()
@@ -189,4 +211,44 @@ pub(crate) fn course_map(course: &Course, learner: LearnerId, now: DateTime<Utc>
 
 fn clip(text: &str) -> String {
     text.chars().take(pathwise_domain::edit::MAX_DESCRIPTION_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pathwise_course::synthetic::generated_pack;
+    use pathwise_items::Library;
+
+    /// A course of four units whose prerequisite-free units are the first `starts`.
+    fn course(starts: usize) -> Course {
+        let mut pack = generated_pack(4, 12, 4, 7);
+        let entry = pack.units[0].id.clone();
+        for (i, unit) in pack.units.iter_mut().enumerate() {
+            unit.prerequisites = if i < starts { Vec::new() } else { vec![entry.clone()] };
+        }
+        Course::from_pack(pack, &Library::new()).expect("a valid course")
+    }
+
+    #[test]
+    fn a_course_with_one_entry_has_a_node_per_unit_and_no_more() {
+        let course = course(1);
+        let map = course_map(&course, LearnerId(uuid::Uuid::nil()), Utc::now()).unwrap();
+        let nodes = &map.changes.insert_nodes;
+        assert_eq!(nodes.len(), 4, "a node per unit");
+        assert_eq!(map.map.root_node_id, Some(nodes[0].id), "the root comes first");
+        assert_eq!(nodes[0].metadata["unit_id"], json!(course.entry_unit()));
+        assert_eq!(map.changes.insert_edges.len(), 3, "an edge per prerequisite");
+        assert!(nodes.iter().all(|n| n.metadata.contains_key("unit_id")));
+    }
+
+    #[test]
+    fn a_course_with_several_starts_hangs_them_from_a_root_for_the_course() {
+        let course = course(2);
+        let map = course_map(&course, LearnerId(uuid::Uuid::nil()), Utc::now()).unwrap();
+        let nodes = &map.changes.insert_nodes;
+        assert_eq!(nodes.len(), 5, "a root and a node per unit");
+        assert_eq!(map.map.root_node_id, Some(nodes[0].id));
+        assert_eq!(nodes[0].metadata["course_root"], json!(true));
+        assert_eq!(map.changes.insert_edges.len(), 4, "two from the root, two prerequisites");
+    }
 }

@@ -53,7 +53,7 @@ pub(crate) fn plan_evaluation(lib: &Library, config: &EvaluationConfig, seed: u6
         for (i, inline) in items.iter().enumerate() {
             inline.to_item().map_err(|e| items_error(&format!("config.items[{i}]"), e))?;
         }
-        let form: Vec<String> = (0..items.len()).map(|i| format!("{INLINE_PREFIX}{i}")).collect();
+        let form: Vec<String> = (0..items.len()).map(inline_id).collect();
         let max_items = form.len() as u32;
         return Ok(Plan { form, candidates: Vec::new(), max_items });
     }
@@ -80,6 +80,15 @@ pub(crate) fn plan_evaluation(lib: &Library, config: &EvaluationConfig, seed: u6
     }
 }
 
+/// The id of an evaluation's inline item by its place in the configuration, and back.
+pub(crate) fn inline_id(index: usize) -> String {
+    format!("{INLINE_PREFIX}{index}")
+}
+
+pub(crate) fn inline_index(id: &str) -> Option<usize> {
+    id.strip_prefix(INLINE_PREFIX)?.parse().ok()
+}
+
 pub(crate) fn blueprint_time_limit(lib: &Library, config: &EvaluationConfig) -> Option<u32> {
     let assessment = lib.assessment(config.blueprint_id.as_deref()?)?;
     Some(assessment.time_limit_minutes()).filter(|m| *m > 0)
@@ -99,7 +108,7 @@ pub(crate) fn check_skill(lib: &Library, skill: &str) -> AppResult<()> {
 /// An item of this evaluation by id: inline ones from the configuration, generated ones
 /// regenerated from their id (which holds blueprint, seed and difficulty).
 pub(crate) fn resolve(lib: &Library, config: &EvaluationConfig, id: &str) -> AppResult<BankItem> {
-    if let Some(index) = id.strip_prefix(INLINE_PREFIX).and_then(|i| i.parse::<usize>().ok()) {
+    if let Some(index) = inline_index(id) {
         let inline: &InlineItem = config
             .items
             .as_ref()

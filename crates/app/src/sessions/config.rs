@@ -3,7 +3,7 @@
 
 use crate::{AppError, AppResult};
 use pathwise_domain::session::survey::SurveyDefinition;
-use pathwise_domain::{MindMapId, SessionType};
+use pathwise_domain::{MindMapId, SessionId, SessionType};
 use pathwise_items::InlineItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,8 +27,8 @@ pub struct CreateSession {
     pub config: Value,
 }
 
-/// An evaluation: an assessment blueprint from the item library (D4 option B), or inline
-/// items (option A).
+/// An evaluation: an assessment blueprint from the item library (D4 option B), inline
+/// items (option A), or what was missed in an earlier evaluation.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EvaluationConfig {
@@ -43,11 +43,17 @@ pub struct EvaluationConfig {
     #[serde(default)]
     #[schema(value_type = Option<Vec<Object>>)]
     pub items: Option<Vec<InlineItem>>,
-    /// Stop after this many items (default: the blueprint's count, or every inline item).
+    /// "Practise what you missed": the id of a finished evaluation of yours. Each item it
+    /// scored wrong or partly right comes back, as a fresh item of the same skill and about
+    /// the same difficulty (an inline item as it was). Instead of `blueprint_id` or `items`.
+    #[serde(default)]
+    pub missed_in: Option<SessionId>,
+    /// Stop after this many items (default: the blueprint's count, or every inline or
+    /// missed item).
     #[serde(default)]
     pub max_items: Option<u32>,
     /// Enforced by the server from the first stream (default: the blueprint's limit; none
-    /// for inline items).
+    /// for inline or missed items).
     #[serde(default)]
     pub time_limit_minutes: Option<u32>,
     /// Fixes the generated form (for reproducing a session); random otherwise.
@@ -152,17 +158,21 @@ impl SessionConfig {
         }
         match self {
             SessionConfig::Evaluation(c) => {
-                match (&c.blueprint_id, &c.items) {
-                    (Some(_), Some(_)) => {
-                        return Err(AppError::invalid("config", "give either blueprint_id or items, not both"))
-                    }
-                    (None, None) => {
+                match (&c.blueprint_id, &c.items, &c.missed_in) {
+                    (None, None, None) => {
                         return Err(AppError::invalid(
                             "config",
-                            "an evaluation needs blueprint_id (an assessment of the item library) or inline items",
+                            "an evaluation needs blueprint_id (an assessment of the item library), inline items, \
+                             or missed_in (an earlier evaluation whose missed items to practise)",
                         ))
                     }
-                    (None, Some(items)) if items.is_empty() || items.len() > MAX_INLINE_ITEMS => {
+                    (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+                        return Err(AppError::invalid(
+                            "config",
+                            "give one of blueprint_id, items and missed_in, not several",
+                        ))
+                    }
+                    (None, Some(items), None) if items.is_empty() || items.len() > MAX_INLINE_ITEMS => {
                         return Err(AppError::invalid(
                             "config.items",
                             format!("{} items given; allowed: 1-{MAX_INLINE_ITEMS}", items.len()),

@@ -24,6 +24,13 @@ pub(crate) fn plan(lib: &Library, config: &EvaluationConfig, state: &mut Session
     Ok(())
 }
 
+/// Plan a practice of missed items: the form is known already.
+pub(crate) fn plan_form(form: Vec<String>, config: &EvaluationConfig, state: &mut SessionState) {
+    let planned = form.len() as u32;
+    state.max_items = Some(config.max_items.unwrap_or(planned).min(planned.max(1)));
+    state.evaluation = Some(EvaluationState { form, candidates: Vec::new(), results: Vec::new() });
+}
+
 pub(crate) fn blueprint_time_limit(lib: &Library, config: &EvaluationConfig) -> Option<u32> {
     bank::blueprint_time_limit(lib, config)
 }

@@ -201,10 +201,7 @@ fn quality(correct: bool, credit: f64, response: &ClientResponse) -> i64 {
 }
 
 async fn explain<S: Store>(app: &App<S>, learner: LearnerId, turn: &Turn, node: &Node) -> AppResult<String> {
-    let plain = match node.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-        Some(description) => format!("Let's practise {}. {description}", node.label),
-        None => format!("Let's practise {}.", node.label),
-    };
+    let plain = crate::feedback::practise_intro(&node.label, node.description.as_deref());
     if !app.llm().is_configured() {
         return Ok(plain);
     }
@@ -225,8 +222,7 @@ async fn feedback<S: Store>(
     response: &ClientResponse,
     scored: &bank::Scored,
 ) -> AppResult<String> {
-    let plain =
-        if scored.correct { "Correct!".to_string() } else { format!("Not quite: the answer is {}.", scored.expected) };
+    let plain = crate::feedback::item_feedback(scored.correct, &scored.expected);
     if !app.llm().is_configured() {
         return Ok(plain);
     }

@@ -9,6 +9,7 @@ mod code;
 pub mod config;
 mod evaluation;
 mod learning;
+mod practice;
 mod projection;
 mod runner;
 mod state;
@@ -99,7 +100,7 @@ pub struct MessageView {
 impl<S: Store> App<S> {
     /// `POST /session/`: check the configuration, plan what can be planned, store the session.
     pub async fn create_session(&self, learner: LearnerId, input: CreateSession) -> AppResult<SessionView> {
-        let config = SessionConfig::parse(input.session_type, &input.config)?;
+        let mut config = SessionConfig::parse(input.session_type, &input.config)?;
         let title = config::title(input.title.as_deref(), input.session_type)?;
         let now = self.now();
         let seed = match &config {
@@ -108,7 +109,14 @@ impl<S: Store> App<S> {
         };
         let mut state = SessionState::new(seed);
         match &config {
-            SessionConfig::Evaluation(c) => evaluation::plan(self.library(), c, &mut state)?,
+            SessionConfig::Evaluation(c) => match c.missed_in {
+                Some(source) => {
+                    let practice = practice::missed(self, learner, c, source, seed).await?;
+                    evaluation::plan_form(practice.form, &practice.config, &mut state);
+                    config = SessionConfig::Evaluation(practice.config);
+                }
+                None => evaluation::plan(self.library(), c, &mut state)?,
+            },
             SessionConfig::Learning(c) => learning::check_config(self, learner, c, &mut state).await?,
             SessionConfig::Thought(_) => thought::check_model(self)?,
             SessionConfig::Survey(_) => {}

@@ -72,6 +72,7 @@ pub(crate) fn public_config(config: &SessionConfig) -> Value {
             "blueprint_id": c.blueprint_id,
             "item_bank_id": c.item_bank_id,
             "items": c.items.as_ref().map(Vec::len),
+            "missed_in": c.missed_in,
             "max_items": c.max_items,
             "time_limit_minutes": c.time_limit_minutes,
         }),

@@ -30,6 +30,13 @@ const measure = (p, name) => p.evaluate((n) => {
   return last ? { start: last.startTime, duration: last.duration } : null;
 }, name);
 const round = (v) => Math.round(v * 10) / 10;
+// Whether the whole drawing is in its box, nothing scrolled out of sight.
+const fitted = (p) => p.evaluate(() => {
+  const box = document.querySelector('.dag-scroll');
+  return { fits: box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1,
+    box: [box.clientWidth, box.clientHeight], drawing: [box.scrollWidth, box.scrollHeight],
+    zoom: document.querySelector('.zoom-label').textContent };
+});
 
 function watch(p, errors) {
   p.on('pageerror', (e) => errors.push(String(e)));
@@ -40,17 +47,18 @@ function watch(p, errors) {
   });
 }
 
+const pageErrors = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(timeout);
-  const pageErrors = [];
   watch(page, pageErrors);
   if (process.env.SCENARIO === 'loop') await learningLoop(page);
   else await mapView(page, pageErrors);
   if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
   report.ok = true;
 } catch (e) {
+  if (pageErrors.length) report.page_errors = pageErrors;
   await failed(report, e, page, 'maps');
 }
 await finish(report, browser);
@@ -71,12 +79,19 @@ async function learningLoop(page) {
   await body.getByText('Choose one of the answers first.').waitFor();
   await body.getByRole('radio', { name: 'right' }).check();
   await body.getByRole('button', { name: 'Answer' }).click();
-  await body.getByText('Correct', { exact: true }).waitFor();
+  // The grade names the question it answers and sits outside the next question's card.
+  const last = page.locator('.flow-last-answer');
+  await last.getByText('Correct', { exact: true }).waitFor();
+  await last.getByText('Which is true of Paths?').waitFor();
   await body.getByText('Which is true of Trees?').waitFor();
-  step('diagnostic question answered');
+  check(!(await body.getByText('Correct', { exact: true }).count()), 'no grade on the card of the next question');
+  await body.getByText('1 question answered.').waitFor();
+  await page.screenshot({ path: `${artifacts}/maps-loop-graded-desktop.png`, fullPage: false });
+  step('diagnostic question answered; its grade apart from the next question');
   await body.getByRole('button', { name: 'Finish the diagnostic now' }).click();
   await body.getByRole('button', { name: 'Plan my map' }).click();
-  await body.getByText(/Your map has 3 concepts/).waitFor();
+  await body.getByText('Your map has 3 concepts and 2 prerequisite links.').waitFor();
+  check(!(await last.count()) || !(await last.innerText()).trim(), 'no grade left from the diagnostic once the step moved on');
   step('planned');
   await body.getByRole('button', { name: 'Teach me the first concept' }).click();
   await body.getByText('Vertices are the points of a graph.').waitFor();
@@ -87,7 +102,8 @@ async function learningLoop(page) {
   await body.getByText('Which is true of Vertices?').waitFor();
   await body.getByRole('radio', { name: 'right' }).check();
   await body.getByRole('button', { name: 'Answer' }).click();
-  await body.getByText('Correct', { exact: true }).waitFor();
+  await last.getByText('Correct', { exact: true }).waitFor();
+  await last.getByText('Which is true of Vertices?').waitFor();
   check((await page.locator('.stepper li[aria-current="step"]').innerText()).includes('Review'), 'the loop is at review');
   step('quiz answered');
   await body.getByRole('button', { name: 'Review what is due' }).click();
@@ -100,8 +116,23 @@ async function learningLoop(page) {
   await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length === 3);
   const vertices = page.locator('svg.dag g.node', { hasText: 'Vertices' });
   check(/Learning, mastery 80%/.test(await vertices.getAttribute('aria-label')), 'the quizzed concept is being learned, on the map');
+  check((await fitted(page)).fits, 'the small map opens fitted');
   await page.screenshot({ path: `${artifacts}/maps-loop-map.png`, fullPage: false });
   step('the map shows the progress');
+
+  // "Study this next" on a concept of a topic's map: the topic's loop teaches it.
+  await page.locator('svg.dag g.node', { hasText: 'Edges' }).click();
+  const details = page.locator('.node-details');
+  await details.getByText('It builds on Vertices, not mastered yet: start with Vertices.').waitFor();
+  await vertices.click();
+  await details.getByRole('heading', { name: 'Vertices' }).waitFor();
+  await details.getByRole('button', { name: 'Study this next' }).click();
+  await page.getByText('Vertices, once more: the points that edges join.').waitFor();
+  await page.locator('.flow-step').getByRole('heading', { name: 'Vertices' }).waitFor();
+  check(/#\/maps\/topic\/[^/]+$/.test(page.url()), `the address is the topic's again: ${page.url()}`);
+  check((await page.locator('.stepper li[aria-current="step"]').innerText()).includes('Teach'), 'the loop is teaching');
+  await page.screenshot({ path: `${artifacts}/maps-loop-study-desktop.png`, fullPage: false });
+  step('study this next: the topic teaches the concept chosen');
 }
 
 async function mapView(page, pageErrors) {
@@ -118,6 +149,24 @@ async function mapView(page, pageErrors) {
   report.edges_drawn = await page.locator('svg.dag path.edge').count();
   check(report.edges_drawn >= 29, 'edges drawn');
   step('30-node map drawn');
+  // The whole map fits its box when it opens, and again when the window changes size.
+  const opened = await fitted(page);
+  check(opened.fits, `the map opens fitted: ${JSON.stringify(opened)}`);
+  report.fitted_desktop = opened;
+  await page.setViewportSize({ width: 1000, height: 700 });
+  await page.waitForFunction(() => {
+    const box = document.querySelector('.dag-scroll');
+    return box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1 && box.clientWidth < 700;
+  });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForFunction(() => document.querySelector('.dag-scroll').clientWidth > 700);
+  check((await fitted(page)).fits, 'fitted again after a resize');
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  check(!(await fitted(page)).fits, 'zoomed in, the map scrolls');
+  await page.getByRole('button', { name: 'Fit the whole map' }).click();
+  check((await fitted(page)).fits, 'Fit shows it whole again');
+  step('the map fits its box, on opening and on resize');
 
   // Every node's status in words, the legend, and the next concept highlighted (and it is
   // the server's next node).
@@ -156,6 +205,15 @@ async function mapView(page, pageErrors) {
   await details.getByRole('heading', { name: 'Strings' }).waitFor();
   await details.getByText('Review due').waitFor();
   step('details opened from the keyboard');
+
+  // "Study this next" on a concept whose prerequisites are not mastered offers the first
+  // concept on the way to it that is ready.
+  await page.locator('svg.dag g.node', { hasText: 'Recursion' }).click();
+  await details.getByRole('heading', { name: 'Recursion' }).waitFor();
+  await details.getByText('It builds on Functions, not mastered yet: start with Booleans.').waitFor();
+  check(await details.getByRole('button', { name: 'Study Booleans next' }).isVisible(), 'the ready concept on the way is offered');
+  await page.screenshot({ path: `${artifacts}/maps-study-desktop.png`, fullPage: false });
+  step('a blocked concept offers what to study first');
 
   // ---- a due review answered in place
   const reviews = page.locator('.map-side .reviews li.review');
@@ -205,9 +263,97 @@ async function mapView(page, pageErrors) {
   await page.screenshot({ path: `${artifacts}/maps-desktop.png`, fullPage: false });
   step('desktop screenshot');
 
+  // A map with no topic behind it: "Study this next" opens a learning session on the
+  // concept, its matching skills chosen, ready to start.
+  await page.goto(`${base}/#/maps/${mapId}`);
+  await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length >= 30);
+  await page.locator('svg.dag g.node', { hasText: 'Strings' }).click();
+  await details.getByRole('heading', { name: 'Strings', exact: true }).waitFor();
+  await details.getByRole('button', { name: 'Study this next' }).click();
+  await page.waitForURL(/#\/sessions$/);
+  await page.getByRole('tab', { name: 'Learning', selected: true }).waitFor();
+  await page.locator('.study-from-map').getByText('Strings', { exact: true }).waitFor();
+  check((await page.locator('#learn-map').inputValue()) === mapId, 'the map is chosen');
+  check((await page.locator('.concept').count()) === 1, 'only that concept');
+  await page.locator('.concept .chip').first().waitFor();
+  report.study_skills = await page.locator('.concept .chip span').allTextContents();
+  await page.getByRole('button', { name: 'Start learning' }).click();
+  await page.waitForURL(/#\/sessions\/.+/);
+  await page.locator('form.widget').waitFor();
+  await page.locator('.sess-text', { hasText: 'Let\'s practise Strings.' }).waitFor();
+  await page.screenshot({ path: `${artifacts}/maps-study-session-desktop.png`, fullPage: false });
+  step('study this next: a learning session on the concept');
+
+  // A learning session with a wrong answer offers to practise the concept missed: a new
+  // learning session on that concept alone, with its skills.
+  await page.goto(`${base}/#/sessions`);
+  await page.getByRole('tab', { name: 'Learning' }).click();
+  await page.locator('#learn-map').selectOption(mapId);
+  const operators = page.locator('.concept', { hasText: 'Arithmetic operators' });
+  await operators.locator('select').selectOption('MATH.ARITH.ADD.1DIGIT');
+  await page.locator('#learn-items').fill('2');
+  await page.getByRole('button', { name: 'Start learning' }).click();
+  await page.waitForURL(/#\/sessions\/.+/);
+  const learningId = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/sessions\//, ''));
+  for (let n = 1; n <= 2; n++) {
+    const widget = page.locator(`form.widget[data-item-number="${n}"]`);
+    await widget.waitFor();
+    const prompt = (await widget.locator('.widget-prompt').textContent()).trim();
+    const [, a, b] = prompt.match(/(\d+)\s*\+\s*(\d+)/);
+    const labels = (await widget.locator('label.option').allTextContents()).map((t) => t.trim());
+    const right = labels.indexOf(String(Number(a) + Number(b)));
+    await widget.getByRole('radio').nth(n === 1 ? (right + 1) % labels.length : right).check();
+    await widget.getByRole('button', { name: 'Submit answer' }).click();
+    await widget.waitFor({ state: 'detached' });
+  }
+  const learned = page.locator('section.sess-results');
+  await learned.getByText('1 of 2 items right.').waitFor();
+  await learned.getByText('You missed 1 answer: practise it again in a new session.').waitFor();
+  await learned.getByRole('button', { name: 'Practise what you missed' }).click();
+  await page.waitForURL((u) => !u.hash.endsWith(learningId));
+  await page.locator('form.widget').waitFor();
+  const practiceView = await page.evaluate(async (id) => {
+    const r = await fetch(`/api/session/${id}`, { headers: { Authorization: `Bearer ${localStorage.getItem('pw.token')}` } });
+    return r.json();
+  }, decodeURIComponent(new URL(page.url()).hash.replace(/^#\/sessions\//, '')));
+  const concepts = Object.values(practiceView.config.item_templates);
+  check(practiceView.session_type === 'learning' && concepts.length === 1 && concepts[0][0] === 'MATH.ARITH.ADD.1DIGIT',
+    `a learning session on the concept missed: ${JSON.stringify(practiceView.config)}`);
+  check(practiceView.title === 'Practice: Arithmetic operators', `titled by the concept: ${practiceView.title}`);
+  await page.locator('.sess-text', { hasText: 'Let\'s practise Arithmetic operators.' }).waitFor();
+  await page.screenshot({ path: `${artifacts}/maps-learning-practice-desktop.png`, fullPage: false });
+  step('a learning session: practise what you missed');
+
+  // ---- a course's map: a concept per unit of the course, no more, counted the same in
+  // the map, the list and the tutor; "Study this next" on a unit asks the course's tutor
+  // for a drill on it, and the tutor shows its tiers in words ("not yet").
+  const units = Number(process.env.COURSE_UNITS);
+  await page.goto(`${base}/#/maps/${process.env.COURSE_MAP_ID}`);
+  await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length > 0);
+  check((await page.locator('svg.dag g.node').count()) === units, `a node per unit (${units})`);
+  await page.locator('.map-summary').getByText(`0 of ${units} mastered`).waitFor();
+  check((await fitted(page)).fits, 'the course map opens fitted');
+  await page.screenshot({ path: `${artifacts}/maps-course-desktop.png`, fullPage: false });
+  const entry = page.locator('svg.dag g.node.next');
+  const entryLabel = (await entry.locator('text.label').textContent()).trim();
+  await entry.click();
+  await details.getByRole('button', { name: 'Study this next' }).click();
+  await page.waitForURL(/#\/tutor$/);
+  await page.locator('.timeline .card').first().waitFor();
+  report.course_study_card = (await page.locator('.timeline .card').last().innerText()).slice(0, 200);
+  await page.locator('.badge.tier-none', { hasText: 'not yet' }).first().waitFor();
+  const badges = await page.locator('.badge[class*="tier-"]').allTextContents();
+  check(badges.every((b) => ['not yet', 'bronze', 'silver', 'gold'].includes(b.trim())), `tiers in words: ${badges.join(', ')}`);
+  check(!(await page.getByText(`of ${units + 1}`).count()), 'no count of one more than the units');
+  await page.screenshot({ path: `${artifacts}/maps-course-tutor-desktop.png`, fullPage: false });
+  report.course_entry = entryLabel;
+  step('a course map: a node per unit; study a unit with the tutor');
+
   // ---- the list page: maps with progress, topics, reviews; start a topic with no model
   await page.goto(`${base}/#/maps`);
   await page.locator('.map-item', { hasText: 'Python programming' }).getByText(/3 of 30 mastered/).waitFor();
+  await page.locator('.map-item', { hasText: process.env.COURSE_TITLE }).getByText(`0 of ${units} mastered`).waitFor();
+  await page.locator('.map-item .badge', { hasText: 'Active' }).first().waitFor();
   await page.locator('.maps-side .reviews li.review').nth(1).waitFor();
   check((await page.locator('.maps-side .reviews li.review').count()) === 2, 'two reviews left on the list page');
   await page.screenshot({ path: `${artifacts}/maps-list-desktop.png`, fullPage: false });
@@ -244,12 +390,28 @@ async function mapView(page, pageErrors) {
   watch(small, pageErrors);
   await small.goto(`${base}/#/maps/${mapId}`);
   await small.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length >= 30);
-  const pan = await small.evaluate(() => { const s = document.querySelector('.dag-scroll'); return { sw: s.scrollWidth, cw: s.clientWidth, x: s.scrollLeft }; });
-  check(pan.sw > pan.cw, 'the map is wider than the phone and scrolls');
+  const onPhoneFit = await fitted(small);
+  check(onPhoneFit.fits, `the whole map fits the phone: ${JSON.stringify(onPhoneFit)}`);
+  report.fitted_phone = onPhoneFit;
   check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the page itself does not scroll sideways');
   await small.screenshot({ path: `${artifacts}/maps-phone.png`, fullPage: false });
+  // Turned sideways, it is fitted to the new width.
+  await small.setViewportSize({ width: 844, height: 390 });
+  await small.waitForFunction(() => document.querySelector('.dag-scroll').clientWidth > 500);
+  check((await fitted(small)).fits, 'fitted again in landscape');
+  await small.screenshot({ path: `${artifacts}/maps-phone-landscape.png`, fullPage: false });
+  await small.setViewportSize({ width: 390, height: 844 });
+  await small.waitForFunction(() => document.querySelector('.dag-scroll').clientWidth < 400);
+  await small.getByRole('button', { name: 'Zoom in' }).tap();
+  await small.getByRole('button', { name: 'Zoom in' }).tap();
   await small.locator('svg.dag g.node.next').tap();
   await small.locator('.node-details .history').waitFor();
+  await small.locator('.node-details').getByRole('button', { name: /^Study .* next$/ }).waitFor();
+  await small.locator('.node-details').screenshot({ path: `${artifacts}/maps-study-phone.png` });
+  await small.goto(`${base}/#/maps/${process.env.COURSE_MAP_ID}`);
+  await small.locator('.map-summary').getByText(`0 of ${units} mastered`).waitFor();
+  check((await fitted(small)).fits, 'the course map fits the phone');
+  await small.screenshot({ path: `${artifacts}/maps-course-phone.png`, fullPage: false });
   await small.goto(`${base}/#/maps`);
   await small.locator('.maps-side .reviews li.review').first().waitFor();
   check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the list page fits the phone');

@@ -110,6 +110,34 @@ try {
   await page.screenshot({ path: `${artifacts}/sessions-score.png`, fullPage: true });
   step('score equals the server results');
 
+  // ---- (1b) practise what you missed: the two items answered wrong come back as fresh
+  // items of the same skills, in a session of their own
+  await results.getByText(`You missed 2 items: practise them again in a new session.`).waitFor();
+  await results.getByText(`${expectedCorrect} of ${answered} answered items correct.`).waitFor();
+  await results.getByRole('button', { name: 'Practise what you missed' }).click();
+  await page.waitForURL((u) => !u.hash.endsWith(evalId));
+  const practiceId = sessionId(page);
+  const practice = await sessionState(page, practiceId);
+  if (practice.config.missed_in !== evalId || practice.title !== `Practice: ${server.title}`) throw new Error(`the practice is ${JSON.stringify(practice)}`);
+  for (let n = 1; n <= 2; n++) {
+    const widget = page.locator(`form.widget[data-item-number="${n}"]`);
+    await widget.waitFor();
+    const progress = await page.locator('.sess-progress').textContent();
+    if (progress !== `Item ${n} of 2`) throw new Error(`the practice's progress reads "${progress}"`);
+    const prompt = (await widget.locator('.widget-prompt').textContent()).trim();
+    const labels = (await widget.locator('label.option').allTextContents()).map((t) => t.trim());
+    await widget.getByRole('radio').nth(labels.indexOf(String(solve(prompt)))).check();
+    await widget.getByRole('button', { name: 'Submit answer' }).click();
+    await widget.waitFor({ state: 'detached' });
+  }
+  const practised = page.locator('section.sess-results');
+  await practised.getByText('2 of 2 answered items correct.').waitFor();
+  await practised.getByText('Nothing missed, so nothing to practise again.').waitFor();
+  if (await practised.getByRole('button', { name: 'Practise what you missed' }).count()) throw new Error('nothing to practise, yet offered');
+  await page.screenshot({ path: `${artifacts}/sessions-practice-desktop.png`, fullPage: true });
+  report.practice = { id: practiceId, items: 2 };
+  step('practised what was missed');
+
   // ---- (2) a reload in the middle of a session resumes it
   await page.goto(`${base}/#/sessions`);
   // Python basics presents its items in a fixed order, all written in the code editor.
@@ -157,6 +185,13 @@ try {
   const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   if (overflow > 0) throw new Error(`the phone layout is ${overflow}px too wide`);
   await small.screenshot({ path: `${artifacts}/sessions-phone.png`, fullPage: false });
+  // The first evaluation's results on the phone, with what to practise.
+  await small.goto(`${base}/#/sessions/${evalId}`);
+  await small.getByRole('button', { name: 'Practise what you missed' }).waitFor();
+  const tooWide = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (tooWide > 0) throw new Error(`the results are ${tooWide}px too wide on the phone`);
+  await small.getByRole('button', { name: 'Practise what you missed' }).scrollIntoViewIfNeeded();
+  await small.screenshot({ path: `${artifacts}/sessions-results-phone.png`, fullPage: false });
   step('phone width');
 
   // A lost connection: the answer is not sent, the page says so and keeps it; once the

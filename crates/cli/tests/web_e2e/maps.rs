@@ -49,6 +49,9 @@ const CONCEPTS: [(&str, &[&str]); 30] = [
     ("Reading files", &["For loops", "String formatting"]),
 ];
 
+/// A shipped course; its map is made when the learner opens a thread on it.
+const COURSE: &str = "MATH-FOUNDATIONS";
+
 /// Learned three days ago and not reviewed since: due now.
 const DUE: [&str; 3] = ["Numbers", "Strings", "Booleans"];
 
@@ -153,7 +156,24 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
         "{summary}"
     );
 
-    let env = [("MAP_ID", map_id.to_string()), ("REVIEW_LABEL", "Numbers".to_string())];
+    // A course's map, made with the learner's first thread on the course: a node per unit.
+    let post = |path: &str, body: Value| call(&client, reqwest::Method::POST, format!("{}/api{path}", served.base), &token, Some(body));
+    post("/tutor/threads", json!({ "courseId": COURSE })).await;
+    let courses = get("/courses").await;
+    let course = courses.as_array().unwrap().iter().find(|c| c["id"] == COURSE).expect("the shipped course").clone();
+    let snapshot = get(&format!("/tutor/courses/{COURSE}/snapshot")).await;
+    let course_map = snapshot["mindMapId"].as_str().expect("the course's map").to_string();
+    let course_summary = get(&format!("/mind-maps/{course_map}/mastery-summary")).await;
+    assert_eq!(course_summary["total_nodes"], course["unitCount"], "as many concepts as units: {course_summary}");
+    assert_eq!(snapshot["snapshotLite"]["progress"]["total"], course["unitCount"], "{snapshot}");
+
+    let env = [
+        ("MAP_ID", map_id.to_string()),
+        ("REVIEW_LABEL", "Numbers".to_string()),
+        ("COURSE_MAP_ID", course_map.clone()),
+        ("COURSE_UNITS", course["unitCount"].to_string()),
+        ("COURSE_TITLE", course["title"].as_str().unwrap().to_string()),
+    ];
     let report = run_script("maps.mjs", &served, env).await;
     assert_eq!(report["nodes_drawn"], 30, "{report}");
 
@@ -171,6 +191,17 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
     let maps = get("/mind-maps").await;
     let titles: Vec<&str> = maps["items"].as_array().unwrap().iter().map(|m| m["title"].as_str().unwrap()).collect();
     assert_eq!(titles, ["Graph algorithms", "Python programming"], "one map of the pasted outline: {maps}");
+    // "Study this next" on the course's entry unit asked its tutor for a drill on that unit.
+    let threads = get("/tutor/threads").await;
+    let thread = threads["items"][0]["id"].as_str().unwrap().to_string();
+    let messages = get(&format!("/tutor/threads/{thread}/messages")).await;
+    let card = messages.as_array().unwrap().iter().rev().find_map(|m| m.get("card").filter(|c| !c.is_null())).cloned();
+    assert!(card.is_some(), "the tutor answered with a card: {messages}");
+    let learning = get("/session/").await;
+    assert!(
+        learning["items"].as_array().unwrap().iter().any(|s| s["session_type"] == "learning"),
+        "study this next started a learning session on the map without a topic: {learning}"
+    );
 }
 
 /// A choice question as the model writes it; "right" (index 0) is the key.
@@ -207,6 +238,8 @@ async fn a_topic_goes_round_the_learning_loop_in_the_browser() {
         Script::tool("finish", json!({ "goal_node_id": "Paths" })),
         Script::Text("Vertices are the points of a graph.\n\nEdges join two of them.".into()),
         choice("Vertices"),
+        // "Study this next" on Vertices from the map.
+        Script::Text("Vertices, once more: the points that edges join.".into()),
     ]);
     let served = serve(fake.base_url());
     let env = [("SCENARIO", "loop".to_string())];

@@ -1,6 +1,6 @@
 //! Sessions in the browser (tests/e2e/sessions.mjs): an evaluation of the item library
-//! taken through the widgets to its score, and a reload in the middle of a timed session
-//! that resumes it. No model is needed for evaluations; the fake one is configured anyway,
+//! taken through the widgets to its score, what it missed practised in a session of its
+//! own, and a reload in the middle of a timed session that resumes it. No model is needed for evaluations; the fake one is configured anyway,
 //! as a learner's server would have one.
 
 use super::{run_script, serve};
@@ -34,6 +34,9 @@ async fn an_evaluation_session_to_its_score_and_a_reload_that_resumes_a_session(
     let rows = sessions_in(&db).await;
     assert!(rows.iter().any(|(s, t)| s == "completed" && t.contains("Arithmetic quiz")), "{rows:?}");
     assert!(rows.iter().any(|(s, t)| s == "awaiting_response" && t == "Python basics"), "{rows:?}");
+    // "Practise what you missed" made a session of the two items missed, answered right.
+    assert!(rows.iter().any(|(s, t)| s == "completed" && t.starts_with("Practice: Arithmetic quiz")), "{rows:?}");
+    assert_eq!(report["practice"]["items"], 2, "{report}");
 }
 
 /// (status, title) of every session, read from the server's SQLite database.

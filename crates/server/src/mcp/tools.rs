@@ -397,7 +397,8 @@ fn flows() -> Vec<ToolSpec> {
         ),
         tool(
             "teaching_flow_advance",
-            "Take one step of a flow: plan (build the map), teach (the next concept), quiz (a question on it), \
+            "Take one step of a flow: plan (build the map), teach (the next concept, or node_id: one the learner \
+             chose among those ready to learn), quiz (a question on it), \
              answer (grade the learner's answer and record it), review (ask the most overdue review). \
              Pathwise's model writes what a step needs unless you supply it: decomposition for plan, \
              caller_explains for teach (you get the concept and its context block to explain), question for \
