@@ -18,7 +18,7 @@ use pathwise_domain::flow::{
 };
 use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, ResponseType};
-use pathwise_llm::Session;
+use pathwise_llm::{LlmError, Session};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -165,7 +165,20 @@ impl<S: Store> App<S> {
         learner: LearnerId,
         flow: &Flow,
     ) -> AppResult<(DiagnosticState, Option<PendingQuestion>)> {
-        let session = self.llm.session(OPERATION).await?;
+        let session = self.llm.session(OPERATION).await.map_err(|error| {
+            let offline = matches!(error, LlmError::NotConfigured { .. });
+            let mut error = AppError::from(error);
+            if offline {
+                // The caller can run the diagnostic without one: say how.
+                error.message.push_str(&format!(
+                    "; or, without a model, pass `inventory` ({} to {} of the topic's concepts, easiest \
+                     first) and write each probe yourself about the step's next_concept",
+                    tutor::MIN_INVENTORY,
+                    tutor::MAX_INVENTORY
+                ));
+            }
+            error
+        })?;
         let outcome = async {
             let inventory = tutor::inventory(&session, &flow.topic, flow.goal.as_deref()).await?;
             let diagnostic = DiagnosticState { inventory, probes: Vec::new(), caller_writes: false };

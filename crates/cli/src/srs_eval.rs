@@ -1,8 +1,13 @@
 //! `pathwise srs-eval FILE [--json]`: SM-2 and FSRS compared on a review log. Needs no
 //! database or configuration; the work is `pathwise_srs::evaluate`.
+//!
+//! A log with no reviews yet (a fresh `pathwise export-reviews`: nothing answered, or each
+//! concept answered once) is not a bad file: it is too little data, said as such with exit
+//! status 0, so that a script exporting and evaluating a new learner does not fail.
 
 use anyhow::{Context, Result};
-use pathwise_srs::{EvaluationReport, FittedOutcome, Metrics};
+use pathwise_srs::{EvaluationError, EvaluationReport, FittedOutcome, Metrics, ReviewLogError};
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -19,13 +24,61 @@ pub struct SrsEvalFlags {
 pub fn run(flags: SrsEvalFlags) -> Result<()> {
     let file = flags.file.display();
     let text = std::fs::read_to_string(&flags.file).with_context(|| format!("cannot read {file}"))?;
-    let log = pathwise_srs::parse_review_log(&text).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
-    let report = pathwise_srs::evaluate(&log).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
-    if flags.json {
-        crate::output::line(serde_json::to_string(&report)?)
-    } else {
-        crate::output::text(table(&report))
+    let outcome = match pathwise_srs::parse_review_log(&text) {
+        Err(ReviewLogError::NoRows { .. }) => Outcome::TooLittleData(TooLittleData {
+            evaluated: false,
+            items: 0,
+            reviews: 0,
+            reason: "the log has no responses yet (only its header)".into(),
+        }),
+        Err(error) => anyhow::bail!("{file}: {error}"),
+        Ok(log) => match pathwise_srs::evaluate(&log) {
+            Err(EvaluationError::NoReviews { items }) => Outcome::TooLittleData(TooLittleData {
+                evaluated: false,
+                items,
+                reviews: 0,
+                reason: format!(
+                    "{} only its introduction (its first response), and the schedulers are scored \
+                     on the responses after it",
+                    if items == 1 { "its one item has".to_string() } else { format!("each of its {items} items has") }
+                ),
+            }),
+            Err(error) => anyhow::bail!("{file}: {error}"),
+            Ok(report) => Outcome::Evaluated(Evaluated { evaluated: true, report }),
+        },
+    };
+    match (&outcome, flags.json) {
+        (outcome, true) => crate::output::line(serde_json::to_string(outcome)?),
+        (Outcome::Evaluated(evaluated), false) => crate::output::text(table(&evaluated.report)),
+        (Outcome::TooLittleData(nothing), false) => crate::output::line(format!(
+            "nothing to evaluate yet in {file}: {}. Answer each concept's reviews as they come due \
+             (over days, not minutes), export the log again and run srs-eval on it.",
+            nothing.reason
+        )),
     }
+}
+
+/// What `--json` prints: the report, or why there is none; `evaluated` tells them apart.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Outcome {
+    Evaluated(Evaluated),
+    TooLittleData(TooLittleData),
+}
+
+#[derive(Serialize)]
+struct Evaluated {
+    evaluated: bool,
+    #[serde(flatten)]
+    report: EvaluationReport,
+}
+
+#[derive(Serialize)]
+struct TooLittleData {
+    evaluated: bool,
+    items: usize,
+    reviews: usize,
+    reason: String,
 }
 
 fn table(report: &EvaluationReport) -> String {

@@ -674,3 +674,24 @@ async fn stdio_bad_arguments_are_tool_errors_and_write_nothing() {
     assert_eq!(mcp.ok("mind_map_list", json!({})).await, maps_before);
     mcp.stop().await;
 }
+
+#[tokio::test]
+async fn stdio_offline_diagnostic_start_says_to_pass_an_inventory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mcp = Mcp::start(tmp.path(), &data, &[], &[]).await;
+    let flow = mcp.ok("teaching_flow_start", json!({ "topic": "Graph algorithms" })).await;
+    let flow_id = id(&flow);
+    // No model is configured: the model cannot write the inventory, the caller can.
+    let offline = mcp.refused("diagnostic_start", json!({ "flow_id": flow_id })).await;
+    assert!(offline.contains("needs a language model"), "{offline}");
+    assert!(offline.contains("pass `inventory`"), "the error names the argument to pass instead: {offline}");
+    let unchanged = mcp.ok("teaching_flow_get", json!({ "flow_id": flow_id })).await;
+    assert_eq!(unchanged["status"], "pending", "{unchanged}");
+
+    // Following the message works.
+    let inventory: Vec<Value> = ["Graphs", "Paths", "Trees", "BFS", "Dijkstra"].iter().map(|l| json!({ "label": l })).collect();
+    let step = mcp.ok("diagnostic_start", json!({ "flow_id": flow_id, "inventory": inventory })).await;
+    assert_eq!(step["flow"]["status"], "diagnosing", "{step}");
+    mcp.stop().await;
+}

@@ -72,6 +72,7 @@ fn srs_eval_json_prints_one_object_with_each_scheduler_under_its_name() {
     assert!(output.status.success(), "stdout: {stdout}\nstderr: {}", text(&output.stderr));
     assert_eq!(stdout.trim().lines().count(), 1, "one line: {stdout}");
     let report: Value = serde_json::from_str(stdout.trim()).expect("stdout is one JSON object");
+    assert_eq!(report["evaluated"], true);
     assert_eq!(report["items"], 60);
     assert_eq!(report["reviews"], 480);
     assert_eq!(report["fitting_reviews"], 240);
@@ -105,6 +106,40 @@ fn srs_eval_reports_fsrs_fitted_unavailable_on_a_log_too_small_to_fit() {
 
     let table = text(&srs_eval(dir.path(), &["small.csv"]).stdout);
     assert!(table.contains("fsrs_fitted    unavailable: too few reviews"), "{table}");
+}
+
+#[test]
+fn srs_eval_on_a_fresh_export_says_there_is_nothing_to_evaluate_yet_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    // A new learner's export: the header alone.
+    let export = run_subcommand(dir.path(), "export-reviews", &["--data-dir", data]);
+    assert!(export.status.success(), "stderr: {}", text(&export.stderr));
+    std::fs::write(dir.path().join("fresh.csv"), &export.stdout).unwrap();
+    let output = srs_eval(dir.path(), &["fresh.csv"]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(stdout.starts_with("nothing to evaluate yet in fresh.csv: the log has no responses yet"), "{stdout}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let output = srs_eval(dir.path(), &["fresh.csv", "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!((report["evaluated"].as_bool(), report["items"].as_u64(), report["reviews"].as_u64()), (Some(false), Some(0), Some(0)));
+
+    // A few answers, each concept once: every item has its introduction and no review.
+    let csv = "item_id,timestamp,grade\n\
+               a,2026-01-01T10:00:00Z,4\n\
+               b,2026-01-01T10:05:00Z,2\n";
+    std::fs::write(dir.path().join("introductions.csv"), csv).unwrap();
+    let output = srs_eval(dir.path(), &["introductions.csv"]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", text(&output.stderr));
+    assert!(stdout.contains("each of its 2 items has only its introduction"), "{stdout}");
+    let output = srs_eval(dir.path(), &["introductions.csv", "--json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!((report["evaluated"].as_bool(), report["items"].as_u64()), (Some(false), Some(2)), "{report}");
+    assert!(report["reason"].as_str().is_some_and(|r| r.contains("introduction")), "{report}");
 }
 
 #[test]

@@ -1,0 +1,302 @@
+//! README.md is executable. Its fenced blocks marked `runnable` (```` ```sh runnable ````)
+//! run in order, in one bash process with `set -euo pipefail` (so that `TOKEN`, `MAP` and
+//! the other values a block captures reach the blocks after it), against the real
+//! `pathwise serve` on a fresh data directory and a free port, with no model:
+//!
+//! - the shell starts in a fresh directory, the server's, so that `./data` is the server's
+//!   data directory; `crates` there links to the checkout's, for the files the README reads;
+//! - `pathwise` on `PATH` is the binary under test, and `cargo run --release -- ARGS` runs it;
+//! - `curl` is a function that adds `--fail-with-body --show-error` (an HTTP error fails the
+//!   block) and sends what the README addresses to `http://127.0.0.1:8080` to the test's
+//!   server;
+//! - `PATHWISE_OPERATOR_TOKEN` is the operator token the server was started with.
+//!
+//! A block that fails fails the test, naming its line in README.md and showing its output.
+//! Every `sh` block is marked either `runnable` or `norun` (one that needs a model, another
+//! host or a long-running process; the README says why beside it), so that a new example
+//! cannot be left unchecked by accident.
+//!
+//! Needs bash, curl and jq; without them the test is skipped with a note, unless
+//! `PATHWISE_README_REQUIRED` is set (CI), when it fails instead.
+
+mod common;
+
+use common::{drain, lines, ChildGuard};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
+/// Where the README's examples address the server.
+const README_URL: &str = "http://127.0.0.1:8080";
+/// Generous: a debug build migrates a fresh database and installs the shipped courses.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+const RUN_TIMEOUT: Duration = Duration::from_secs(600);
+/// What the shell prints before each block, with the block's line, to tell whose output is whose.
+const MARKER: &str = "@@README.md:";
+const DONE: &str = "@@README.md:done";
+
+/// A fenced block of README.md.
+#[derive(Debug)]
+struct Block {
+    /// The line of its opening fence, counted from 1.
+    line: usize,
+    language: String,
+    flags: Vec<String>,
+    code: String,
+}
+
+impl Block {
+    fn is_runnable(&self) -> bool {
+        self.flags.iter().any(|f| f == "runnable")
+    }
+}
+
+fn readme_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")
+}
+
+fn checkout() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the checkout's root")
+}
+
+/// Every fenced block, with its info string split into a language and flags.
+fn fenced_blocks(markdown: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(usize, String, Vec<String>, usize, Vec<&str>)> = None;
+    for (index, line) in markdown.lines().enumerate() {
+        let trimmed = line.trim_start();
+        let ticks = trimmed.chars().take_while(|c| *c == '`').count();
+        match &mut open {
+            None if ticks >= 3 => {
+                let mut info = trimmed[ticks..].split_whitespace().map(str::to_string);
+                let language = info.next().unwrap_or_default();
+                open = Some((index + 1, language, info.collect(), ticks, Vec::new()));
+            }
+            None => {}
+            Some((_, _, _, fence, _)) if ticks >= *fence && trimmed[ticks..].trim().is_empty() => {
+                let (line, language, flags, _, code) = open.take().unwrap();
+                blocks.push(Block { line, language, flags, code: code.join("\n") });
+            }
+            Some((_, _, _, _, code)) => code.push(line),
+        }
+    }
+    assert!(open.is_none(), "README.md: a fenced block is never closed: {open:?}");
+    blocks
+}
+
+/// Whether the tools the blocks use are here; a note (or, when required, a failure) if not.
+fn tools_present() -> bool {
+    let missing: Vec<&str> = ["bash", "curl", "jq"]
+        .into_iter()
+        .filter(|tool| {
+            !Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let required = std::env::var("PATHWISE_README_REQUIRED").is_ok_and(|v| !v.is_empty() && v != "0");
+    assert!(!required, "PATHWISE_README_REQUIRED is set, but {} cannot be found", missing.join(", "));
+    eprintln!("note: README test skipped: {} not found (apt-get install {})", missing.join(", "), missing.join(" "));
+    false
+}
+
+/// `pathwise serve` as the README starts it, in `dir` (so `./data` is its data directory),
+/// on a free port, with an operator token; returns the server, its URL and the token.
+fn start_server(dir: &Path, operator_token: &str) -> (ChildGuard, String, std::sync::Arc<std::sync::Mutex<String>>) {
+    let mut command = Command::new(BIN);
+    command.args(["serve", "--port", "0"]).current_dir(dir);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env("PATHWISE_LOG", "warn")
+        .env("PATHWISE_OPERATOR_TOKEN", operator_token)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = ChildGuard(command.spawn().expect("start pathwise serve"));
+    let (log, _) = drain(child.0.stderr.take().unwrap());
+    let banner = lines(&mut child.0);
+    let deadline = Instant::now() + START_TIMEOUT;
+    let mut url = None;
+    loop {
+        let line = banner.recv_timeout(deadline.saturating_duration_since(Instant::now())).unwrap_or_else(|_| {
+            panic!("pathwise serve printed no complete banner in time\nlog: {}", log.lock().unwrap())
+        });
+        if let Some((_, rest)) = line.split_once(" is listening on ") {
+            url = rest.split(' ').next().map(str::to_string);
+        }
+        if line.starts_with("API reference:") {
+            break;
+        }
+    }
+    // The rest of the banner (a used sign-in link prints the next one) is read and dropped.
+    std::thread::spawn(move || while banner.recv().is_ok() {});
+    (child, url.expect("a listening line in the banner"), log)
+}
+
+/// The script: what the runner defines, then each runnable block after its marker.
+fn script(blocks: &[&Block]) -> String {
+    let mut script = String::from(
+        r#"set -euo pipefail
+exec 2>&1
+# An HTTP error fails the block; the README's address is the test server's.
+curl() {
+  local args=() arg
+  for arg in "$@"; do args+=("${arg//http:\/\/127.0.0.1:8080/$README_TEST_SERVER_URL}"); done
+  command curl --fail-with-body --show-error "${args[@]}"
+}
+# `cargo run --release -- ARGS` as the README writes it: the binary under test.
+cargo() {
+  if [ "${1-}" = run ] && [ "${2-}" = --release ] && [ "${3-}" = -- ]; then
+    shift 3
+    pathwise "$@"
+  else
+    echo "the README test runs no cargo command but 'cargo run --release -- ...': cargo $*" >&2
+    return 1
+  fi
+}
+"#,
+    );
+    for block in blocks {
+        script.push_str(&format!("printf '\\n{MARKER}%d\\n' {}\n", block.line));
+        script.push_str(&block.code);
+        script.push('\n');
+    }
+    script.push_str(&format!("printf '\\n{DONE}\\n'\n"));
+    script
+}
+
+#[test]
+fn every_sh_block_is_marked_runnable_or_norun() {
+    let readme = std::fs::read_to_string(readme_path()).expect("README.md");
+    let unmarked: Vec<String> = fenced_blocks(&readme)
+        .iter()
+        .filter(|b| matches!(b.language.as_str(), "sh" | "bash" | "shell" | "console"))
+        .filter(|b| !b.flags.iter().any(|f| f == "runnable" || f == "norun"))
+        .map(|b| format!("README.md:{}", b.line))
+        .collect();
+    assert!(
+        unmarked.is_empty(),
+        "mark each of these blocks ```sh runnable (the README test runs it, in order, in one shell) or \
+         ```sh norun (and say why beside it): {}",
+        unmarked.join(", ")
+    );
+}
+
+#[test]
+fn the_runnable_blocks_of_the_readme_run_in_order_against_a_fresh_server() {
+    if !tools_present() {
+        return;
+    }
+    let readme = std::fs::read_to_string(readme_path()).expect("README.md");
+    let blocks = fenced_blocks(&readme);
+    let runnable: Vec<&Block> = blocks.iter().filter(|b| b.is_runnable()).collect();
+    assert!(runnable.len() >= 5, "README.md has only {} runnable blocks", runnable.len());
+
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("work");
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(BIN, bin.join("pathwise")).unwrap();
+    std::os::unix::fs::symlink(checkout().join("crates"), work.join("crates")).unwrap();
+    let operator_token = format!("op_{}", uuid::Uuid::new_v4().simple());
+    let (_server, url, server_log) = start_server(&work, &operator_token);
+    assert_ne!(url, README_URL, "the test's server is on a port of its own");
+
+    let script_path = tmp.path().join("readme.sh");
+    std::fs::write(&script_path, script(&runnable)).unwrap();
+    let mut command = Command::new("bash");
+    command.arg(&script_path).current_dir(&work);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    command
+        .env("PATH", path)
+        .env("README_TEST_SERVER_URL", &url)
+        .env("PATHWISE_OPERATOR_TOKEN", &operator_token)
+        .env("PATHWISE_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut shell = ChildGuard(command.spawn().expect("start bash"));
+    let (output, reader) = drain(shell.0.stdout.take().unwrap());
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = shell.0.try_wait().expect("wait for bash") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            // The whole group: a block's own children (a stream that never closes) too.
+            let _ = Command::new("kill").args(["-KILL", &format!("-{}", shell.0.id())]).status();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if status.is_some() {
+        reader.join().expect("the output reader");
+    }
+    let output = output.lock().unwrap().clone();
+    // Shown with --nocapture.
+    println!("{output}");
+    if status.is_some_and(|s| s.success()) && output.contains(DONE) {
+        return;
+    }
+
+    // Name the block that was running, with its code and what it printed.
+    let last = output.rfind(MARKER).map(|at| {
+        let rest = &output[at + MARKER.len()..];
+        let (line, printed) = rest.split_once('\n').unwrap_or((rest, ""));
+        (line.trim().parse::<usize>().ok(), printed.to_string())
+    });
+    let (line, printed) = last.unwrap_or((None, output.clone()));
+    let block = line.and_then(|line| runnable.iter().find(|b| b.line == line));
+    let what = match status {
+        None => format!("did not finish within {RUN_TIMEOUT:?}"),
+        Some(status) => format!("failed ({status})"),
+    };
+    let log = server_log.lock().unwrap().clone();
+    let log_tail: String = log.chars().rev().take(3000).collect::<Vec<_>>().into_iter().rev().collect();
+    panic!(
+        "README.md:{}: this runnable block {what}:\n{}\n--- its output ---\n{printed}\n--- the server's log (end) ---\n{log_tail}",
+        line.map_or("?".to_string(), |l| l.to_string()),
+        block.map_or("(before the first block: the runner's own prelude)".to_string(), |b| b.code.clone()),
+    );
+}
+
+#[test]
+fn the_readme_lists_every_mcp_prompt_with_its_arguments() {
+    let readme = std::fs::read_to_string(readme_path()).expect("README.md");
+    for prompt in pathwise_server::mcp::prompts::list() {
+        let name = prompt.name.to_string();
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("README.md: no row `| `{name}` | ...` in the MCP section's table of prompts"));
+        let arguments_cell = row.split('|').nth(2).unwrap_or_default();
+        for argument in prompt.arguments.unwrap_or_default() {
+            let shown = format!("`{}`", argument.name);
+            assert!(arguments_cell.contains(&shown), "README.md: the {name} prompt's row misses {shown}: {row}");
+            let optional = format!("`{}` (optional", argument.name);
+            assert_eq!(
+                arguments_cell.contains(&optional),
+                argument.required != Some(true),
+                "README.md: the {name} prompt's row must say whether `{}` is optional: {row}",
+                argument.name
+            );
+        }
+    }
+}
