@@ -147,7 +147,6 @@ fn map_facts(map: &DigestMapInput, week_start: NaiveDate, today: NaiveDate) -> O
     })
 }
 
-
 fn percent(rate: f64) -> String {
     format!("{:.0}%", rate * 100.0)
 }
@@ -209,8 +208,8 @@ fn render_map(body: &mut String, map: &DigestMapFacts) {
         let _ = writeln!(
             body,
             "- {} in {} this week.",
-            plural(map.answers_this_week.into(), "answer", "answers"),
-            plural(map.sessions_this_week as u64, "study session", "study sessions")
+            count(map.answers_this_week.into(), "answer"),
+            count(map.sessions_this_week as u64, "study session")
         );
     }
     if map.completed {

@@ -102,7 +102,9 @@ impl<S: Store> App<S> {
     /// One map's figures at `now`.
     async fn live_map(&self, map: &MindMap, now: DateTime<Utc>) -> AppResult<LiveMap> {
         let mut figures = self.live_metrics(map.learner_id, std::slice::from_ref(map), Some(map.id), now).await?;
-        figures.remove(&map.id).ok_or_else(|| AppError::internal(format!("no figures were computed for map {}", map.id)))
+        figures
+            .remove(&map.id)
+            .ok_or_else(|| AppError::internal(format!("no figures were computed for map {}", map.id)))
     }
 
     /// A map's figures now, its snapshots of the last week, and the trend.
@@ -120,7 +122,9 @@ impl<S: Store> App<S> {
         let now = self.now();
         let today = analytics::snapshot_date(now);
         let (history, live) = tokio::try_join!(
-            async { Ok::<_, AppError>(self.store.snapshots(learner, map, today - Duration::days(i64::from(days))).await?) },
+            async {
+                Ok::<_, AppError>(self.store.snapshots(learner, map, today - Duration::days(i64::from(days))).await?)
+            },
             self.live_map(&found, now),
         )?;
         let latest = stored(&found, &live.metrics, now)?;

@@ -202,13 +202,8 @@ impl<S: Store> App<S> {
                 self.model_decomposition(learner, &input).await?
             }
         };
-        let (planned, changes) = self.new_plan(
-            learner,
-            &input.topic,
-            input.goal.as_deref(),
-            &input.diagnostic_results,
-            &decomposition,
-        )?;
+        let (planned, changes) =
+            self.new_plan(learner, &input.topic, input.goal.as_deref(), &input.diagnostic_results, &decomposition)?;
         self.store_new_map(planned, changes, input.on_existing).await
     }
 

@@ -151,7 +151,10 @@ mod tests {
             drill_feedback(false, "256", Some("8_bit_overflow")),
             "Not quite: the answer is 256. This looks like an 8 bit overflow slip."
         );
-        assert_eq!(drill_feedback(false, "3", Some("unit_mixup")), "Not quite: the answer is 3. This looks like a unit mixup slip.");
+        assert_eq!(
+            drill_feedback(false, "3", Some("unit_mixup")),
+            "Not quite: the answer is 3. This looks like a unit mixup slip."
+        );
         assert_eq!(drill_feedback(true, "42", None), "Correct: 42.");
         assert_eq!(drill_feedback(false, "42", None), "Not quite: the answer is 42.");
     }
@@ -194,11 +197,16 @@ mod tests {
             mastered_nodes: total.min(1),
             mastery_pct: 0.5,
             newly_mastered: Some(counts),
+            answers_this_week: counts,
+            sessions_this_week: total,
             completed: false,
             retention_rate_7d: Some(0.5),
             avg_quality_score: Some(3.0),
             trend: None,
-            struggling: labels.iter().map(|l| NamedNode { id: NodeId(uuid::Uuid::nil()), label: l.to_string() }).collect(),
+            struggling: labels
+                .iter()
+                .map(|l| NamedNode { id: NodeId(uuid::Uuid::nil()), label: l.to_string() })
+                .collect(),
             reviews_due_next_week: counts,
             estimated_completion_days: Some(counts),
         };

@@ -14,11 +14,13 @@ use crate::mastery::RecordResponse;
 use crate::{tutor, App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
+use pathwise_domain::graph;
 use pathwise_domain::model::{MapAggregate, Node};
 use pathwise_domain::question::Question;
-use pathwise_domain::graph;
 use pathwise_domain::wording::join_and;
-use pathwise_domain::{EdgeType, FlowId, FlowStatus, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
+use pathwise_domain::{
+    EdgeType, FlowId, FlowStatus, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType,
+};
 use pathwise_store::ResponseFilter;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -426,7 +428,10 @@ fn ready_to_learn(map: &MapAggregate, chosen: NodeId) -> AppResult<Node> {
         return Err(AppError::new(
             ErrorKind::Conflict,
             "already_learned",
-            format!("teach: '{}' is learned already ({}); reviews bring it back; {ready}", node.label, node.mastery_status),
+            format!(
+                "teach: '{}' is learned already ({}); reviews bring it back; {ready}",
+                node.label, node.mastery_status
+            ),
         )
         .with_details(json!({ "field": "node_id" })));
     }

@@ -7,10 +7,10 @@ mod support;
 
 use axum::routing::post;
 use axum::{Json, Router};
+use pathwise_app::Clock;
 use pathwise_domain::ResponseType;
 use pathwise_notify::{build, NotifierConfig, WebhookConfig};
 use serde_json::Value;
-use pathwise_app::Clock;
 use std::sync::{Arc, Mutex};
 use support::{chain, TestApp};
 

@@ -118,8 +118,7 @@ async fn goal_scoped_plan_excludes_off_path_nodes(t: &TestApp) {
         finish(None),
     ]);
     // A second map of the topic, asked for (one map per topic otherwise).
-    let comprehensive =
-        generate(&app, t, json!({ "topic": "Python", "on_existing": "new" })).await.expect("generated");
+    let comprehensive = generate(&app, t, json!({ "topic": "Python", "on_existing": "new" })).await.expect("generated");
     assert!(plan.node_count < comprehensive.node_count);
 }
 

@@ -104,7 +104,11 @@ async fn a_response_cites_only_the_learners_own_session(t: &TestApp) {
     let plan = t.plan("Closures", chain(&["Closures", "Captures"])).await;
     let (map, node) = (plan.mind_map_id, t.ids(plan.mind_map_id).await["Closures"]);
     let other = t.other_learner().await;
-    let start = |topic: &str| pathwise_app::flows::StartFlow { topic: topic.into(), goal: None, caller_writes_steps: Some(true) };
+    let start = |topic: &str| pathwise_app::flows::StartFlow {
+        topic: topic.into(),
+        goal: None,
+        caller_writes_steps: Some(true),
+    };
     let theirs = t.app.flow_start(other, start("Theirs")).await.unwrap().id.0;
     let mine = t.app.flow_start(t.learner, start("Mine")).await.unwrap().id.0;
     let counts = t.counts().await;

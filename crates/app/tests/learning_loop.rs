@@ -67,11 +67,13 @@ fn answer(text: &str, question: &Option<String>) -> AnswerInput {
 }
 
 async fn start(app: &App, t: &TestApp) -> FlowId {
-    app.flow_start(t.learner, StartFlow {
-        topic: "Rust ownership".into(),
-        goal: None,
-        caller_writes_steps: Some(!app.llm().is_configured()),
-    }).await.unwrap().id
+    app.flow_start(
+        t.learner,
+        StartFlow { topic: "Rust ownership".into(), goal: None, caller_writes_steps: Some(!app.llm().is_configured()) },
+    )
+    .await
+    .unwrap()
+    .id
 }
 
 /// Run the diagnostic to its end, answering right exactly the concepts the learner knows.
@@ -677,11 +679,8 @@ async fn a_learner_chooses_the_concept_to_study_among_those_ready(t: &TestApp) {
     let plan = AdvanceFlow { decomposition: Some(caller_decomposition()), ..advance(FlowStep::Plan) };
     let map = app.flow_advance(me, flow, plan).await.unwrap().plan.unwrap().mind_map_id;
     let ids = t.ids(map).await;
-    let teach = |label: &str| AdvanceFlow {
-        node_id: Some(ids[label]),
-        caller_explains: true,
-        ..advance(FlowStep::Teach)
-    };
+    let teach =
+        |label: &str| AdvanceFlow { node_id: Some(ids[label]), caller_explains: true, ..advance(FlowStep::Teach) };
     refused(
         t,
         flow,
@@ -691,8 +690,14 @@ async fn a_learner_chooses_the_concept_to_study_among_those_ready(t: &TestApp) {
     )
     .await;
     let elsewhere = AdvanceFlow { node_id: Some(NodeId(uuid::Uuid::now_v7())), ..teach("Values") };
-    refused(t, flow, "not on the map", (Invalid, "is not a concept of this flow's map"), app.flow_advance(me, flow, elsewhere))
-        .await;
+    refused(
+        t,
+        flow,
+        "not on the map",
+        (Invalid, "is not a concept of this flow's map"),
+        app.flow_advance(me, flow, elsewhere),
+    )
+    .await;
 
     // Values mastered: Ownership and Traits are ready; the learning order would teach
     // Ownership, the learner chooses Traits.
@@ -711,7 +716,10 @@ async fn a_learner_chooses_the_concept_to_study_among_those_ready(t: &TestApp) {
     assert_eq!(t.node(ids["Values"]).await.mastery_status, MasteryStatus::Mastered);
     assert_eq!(app.next_node(me, map).await.unwrap().map(|n| n.label), Some("Ownership".to_string()));
     let taught = app.flow_advance(me, flow, teach("Traits")).await.unwrap();
-    assert_eq!((taught.flow.status, taught.node.as_ref().map(|n| n.label.as_str())), (FlowStatus::Teaching, Some("Traits")));
+    assert_eq!(
+        (taught.flow.status, taught.node.as_ref().map(|n| n.label.as_str())),
+        (FlowStatus::Teaching, Some("Traits"))
+    );
     assert_eq!(taught.flow.state.current_node_id, Some(ids["Traits"]));
     assert!(taught.context.unwrap().contains("Traits"), "the context is the chosen concept's");
     refused(

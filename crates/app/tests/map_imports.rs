@@ -44,9 +44,14 @@ async fn a_pasted_outline_becomes_a_map_nesting_giving_prerequisites(t: &TestApp
     assert_eq!(map.map.root_node_id, Some(node("Rust").id));
     assert_eq!(node("Rust").description.as_deref(), Some("A systems language."));
     assert_eq!((node("Ownership").effort_minutes, node("Moves").effort_minutes), (Some(40), Some(30)));
-    let depths: Vec<(&str, i32)> =
-        ["Rust", "Ownership", "Borrowing", "Lifetimes", "Traits", "Bounds"].iter().map(|l| (*l, node(l).depth)).collect();
-    assert_eq!(depths, [("Rust", 0), ("Ownership", 1), ("Borrowing", 2), ("Lifetimes", 3), ("Traits", 1), ("Bounds", 3)]);
+    let depths: Vec<(&str, i32)> = ["Rust", "Ownership", "Borrowing", "Lifetimes", "Traits", "Bounds"]
+        .iter()
+        .map(|l| (*l, node(l).depth))
+        .collect();
+    assert_eq!(
+        depths,
+        [("Rust", 0), ("Ownership", 1), ("Borrowing", 2), ("Lifetimes", 3), ("Traits", 1), ("Bounds", 3)]
+    );
     // "borrowing" under Traits is the same concept: a second prerequisite, not a second node.
     let parents: Vec<&str> = map
         .edges
@@ -60,7 +65,8 @@ async fn a_pasted_outline_becomes_a_map_nesting_giving_prerequisites(t: &TestApp
     assert_eq!(next.label, "Rust");
 
     // A nested list with a title of the learner's own.
-    let titled = ImportOutline { title: Some("  My algebra  ".into()), ..outline("- Algebra\n  - Terms\n    - Like terms\n") };
+    let titled =
+        ImportOutline { title: Some("  My algebra  ".into()), ..outline("- Algebra\n  - Terms\n    - Like terms\n") };
     let plan = import(t, titled).await.expect("imported");
     assert_eq!(t.map(plan.mind_map_id).await.map.title, "My algebra");
 }
@@ -178,11 +184,14 @@ async fn a_topic_needing_a_model_is_refused_up_front_when_none_is_configured(t: 
     let before = t.counts().await;
     let start = StartFlow { topic: "Graph theory".into(), goal: None, caller_writes_steps: None };
     let generate_offline: GenerateInput = serde_json::from_value(json!({ "topic": "Graph theory" })).unwrap();
-    let refusals =
-        [t.app().flow_start(t.learner, start).await.unwrap_err(), t.app().curriculum_generate(t.learner, generate_offline).await.unwrap_err()];
+    let refusals = [
+        t.app().flow_start(t.learner, start).await.unwrap_err(),
+        t.app().curriculum_generate(t.learner, generate_offline).await.unwrap_err(),
+    ];
     for refused in &refusals {
         assert_eq!((refused.kind, refused.code), (ErrorKind::Unavailable, "llm_not_configured"), "{refused}");
-        for needle in ["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL", "pathwise import-map", "decomposition", "outline"] {
+        for needle in ["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL", "pathwise import-map", "decomposition", "outline"]
+        {
             assert!(refused.message.contains(needle), "{needle:?} not in: {refused}");
         }
         assert_eq!(refused.details["settings"], json!(["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL"]));

@@ -126,7 +126,11 @@ async fn a_first_thread_makes_a_sparse_snapshot_and_the_courses_map(t: &TestApp)
     let map = t.map(view.mind_map_id.expect("the course's map")).await;
     assert_eq!(map.nodes.len(), 6, "one node per unit, no more: the map's counts are the course's");
     let root = map.nodes.iter().find(|n| Some(n.id) == map.map.root_node_id).expect("a root");
-    assert_eq!(root.metadata["unit_id"], json!("ENTRY-00"), "the entry unit, the only one without prerequisites, is the root");
+    assert_eq!(
+        root.metadata["unit_id"],
+        json!("ENTRY-00"),
+        "the entry unit, the only one without prerequisites, is the root"
+    );
     assert_eq!(map.map.metadata["course_id"], json!(COURSE_ID));
     let linear = map.nodes.iter().find(|n| n.label == "Linear equations").unwrap();
     assert_eq!(linear.depth, 2, "warm-up -> inverse operations -> linear equations");

@@ -182,12 +182,20 @@ async fn a_failing_review_job_is_retried_then_given_up(t: &TestApp) {
 
 async fn flows_idle_for_thirty_days_are_abandoned_with_their_reviews(t: &TestApp) {
     let map = t.plan("Idle", star(2)).await.mind_map_id;
-    let flow = t.app().flow_start(t.learner, StartFlow { topic: "Idle".into(), goal: None, caller_writes_steps: Some(true) }).await.unwrap();
+    let flow = t
+        .app()
+        .flow_start(t.learner, StartFlow { topic: "Idle".into(), goal: None, caller_writes_steps: Some(true) })
+        .await
+        .unwrap();
     let read = t.app().store().get_flow(t.learner, flow.id).await.unwrap().unwrap();
     let mut planned = read.step(FlowStatus::Diagnosing, t.clock.now()).unwrap();
     planned.mind_map_id = Some(map);
     t.app().store().save_flow(&planned).await.unwrap();
-    let also_idle = t.app().flow_start(t.learner, StartFlow { topic: "Fresh".into(), goal: None, caller_writes_steps: Some(true) }).await.unwrap();
+    let also_idle = t
+        .app()
+        .flow_start(t.learner, StartFlow { topic: "Fresh".into(), goal: None, caller_writes_steps: Some(true) })
+        .await
+        .unwrap();
     let node = t.ids(map).await["Concept 00"];
     t.record(map, node, 4, ResponseType::Teach).await;
     t.app().flush_review_jobs().await.unwrap();
@@ -196,7 +204,10 @@ async fn flows_idle_for_thirty_days_are_abandoned_with_their_reviews(t: &TestApp
     t.clock.advance(Duration::days(30));
     assert_eq!(t.app().abandon_stale_flows().await.unwrap(), 0, "30 days is not yet stale");
     t.clock.advance(Duration::hours(1));
-    t.app().flow_start(t.learner, StartFlow { topic: "New".into(), goal: None, caller_writes_steps: Some(true) }).await.unwrap();
+    t.app()
+        .flow_start(t.learner, StartFlow { topic: "New".into(), goal: None, caller_writes_steps: Some(true) })
+        .await
+        .unwrap();
     assert_eq!(t.app().abandon_stale_flows().await.unwrap(), 2);
     assert_eq!(t.app().flow_get(t.learner, flow.id).await.unwrap().status, FlowStatus::Abandoned);
     assert_eq!(t.app().flow_get(t.learner, also_idle.id).await.unwrap().status, FlowStatus::Abandoned);

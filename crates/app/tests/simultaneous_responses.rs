@@ -18,8 +18,10 @@ use support::{chain, TestApp};
 async fn map_for(t: &TestApp, learner: LearnerId, count: usize) -> (MindMapId, Vec<NodeId>) {
     let labels: Vec<String> = (0..count).map(|i| format!("Concept {i}")).collect();
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let input: GenerateInput =
-        serde_json::from_value(json!({ "topic": "Simultaneous", "decomposition": chain(&labels), "on_existing": "new" })).unwrap();
+    let input: GenerateInput = serde_json::from_value(
+        json!({ "topic": "Simultaneous", "decomposition": chain(&labels), "on_existing": "new" }),
+    )
+    .unwrap();
     let plan = t.app().curriculum_generate(learner, input).await.expect("plan");
     let map = t.app().get_map(learner, plan.mind_map_id).await.expect("map");
     let mut nodes = map.nodes;

@@ -12,6 +12,7 @@ use pathwise_app::curriculum::GenerateInput;
 use pathwise_app::mastery::RecordResponse;
 use pathwise_app::{AnyStore, App, Clock, ManualClock};
 use pathwise_domain::{LearnerId, MindMapId, NodeId, ResponseType};
+use pathwise_store::Store as _;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;

@@ -120,11 +120,12 @@ pub async fn teaching_step_tokens(store: AnyStore) -> Result<()> {
         let response = RecordResponse::new(ids[i % ids.len()], map, question, Some("An answer."), 3, Some(kind));
         app.record_response(learner, response).await?;
     }
-    let flow = app.flow_start(learner, StartFlow {
-        topic: "A thirty-concept course".into(),
-        goal: None,
-        caller_writes_steps: None,
-    }).await?;
+    let flow = app
+        .flow_start(
+            learner,
+            StartFlow { topic: "A thirty-concept course".into(), goal: None, caller_writes_steps: None },
+        )
+        .await?;
     let stored = app.store().get_flow(learner, flow.id).await?.expect("the flow");
     let mut planned = stored.step(FlowStatus::Diagnosing, clock.now())?.step(FlowStatus::Planning, clock.now())?;
     planned.version = stored.version + 1;

@@ -98,7 +98,9 @@ pub async fn flow(settings: &Settings, token: Option<&str>, command: FlowCommand
     let app = open_app(settings).await?;
     let me = learner(&app, settings, token).await?;
     match command {
-        FlowCommand::Start { topic, goal } => print(&app.flow_start(me, StartFlow { topic, goal, caller_writes_steps: None }).await?),
+        FlowCommand::Start { topic, goal } => {
+            print(&app.flow_start(me, StartFlow { topic, goal, caller_writes_steps: None }).await?)
+        }
         FlowCommand::List { status } => print(&app.flow_list(me, status, None, None).await?),
         FlowCommand::Show { id } => print(&app.flow_get(me, id).await?),
         FlowCommand::Diagnose { id } => print(&app.diagnostic_start(me, id).await?),

@@ -886,7 +886,8 @@ async fn import_map_reads_an_outline_and_refuses_a_second_map_of_a_topic_unless_
         args.extend_from_slice(extra);
         run(tmp.path(), &args, &[])
     };
-    let outline = write(tmp.path(), "rust.md", "# Rust\n## Ownership\n- Borrowing\n  - Lifetimes (45 min)\n## Traits\n");
+    let outline =
+        write(tmp.path(), "rust.md", "# Rust\n## Ownership\n- Borrowing\n  - Lifetimes (45 min)\n## Traits\n");
     let done = import(&outline, &[]).success();
     let first: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
     assert_eq!((first["node_count"].as_u64(), first["edge_count"].as_u64()), (Some(5), Some(4)), "{first}");
@@ -901,7 +902,8 @@ async fn import_map_reads_an_outline_and_refuses_a_second_map_of_a_topic_unless_
             .to_string(),
     );
     for again in [import(&outline, &[]).failure(), import(&json_twin, &[]).failure()] {
-        for needle in ["already have a map for 'Rust'", first_id.as_str(), "--on-existing replace", "--on-existing new"] {
+        for needle in ["already have a map for 'Rust'", first_id.as_str(), "--on-existing replace", "--on-existing new"]
+        {
             assert!(again.stderr.contains(needle), "{needle:?} not in {}", again.stderr);
         }
         assert!(again.stdout.trim().is_empty(), "{}", again.stdout);
@@ -919,7 +921,11 @@ async fn import_map_reads_an_outline_and_refuses_a_second_map_of_a_topic_unless_
     assert!(refused.stderr.contains("loops.md: outline line 5: cycle: "), "{}", refused.stderr);
     let flat = write(tmp.path(), "flat.md", "- One\n- Two\n");
     let refused = import(&flat, &[]).failure();
-    assert!(refused.stderr.contains("flat.md: outline line 2: 'Two' is a second top-level entry"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("flat.md: outline line 2: 'Two' is a second top-level entry"),
+        "{}",
+        refused.stderr
+    );
     let odd = write(tmp.path(), "map.yaml", "- One\n");
     assert!(import(&odd, &[]).failure().stderr.contains(".json) or an outline (.md"));
     let titled = write(tmp.path(), "algebra.md", "- Algebra\n  - Terms\n");
@@ -928,7 +934,8 @@ async fn import_map_reads_an_outline_and_refuses_a_second_map_of_a_topic_unless_
 
     let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
     let (_, listed) = server.get(server.token(), "/api/mind-maps").await;
-    let mut titles: Vec<&str> = listed["items"].as_array().unwrap().iter().map(|m| m["title"].as_str().unwrap()).collect();
+    let mut titles: Vec<&str> =
+        listed["items"].as_array().unwrap().iter().map(|m| m["title"].as_str().unwrap()).collect();
     titles.sort();
     assert_eq!(titles, ["My algebra", "Rust", "Rust"], "the first map, and the one that replaced the second");
     let ids: Vec<&str> = listed["items"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
@@ -944,10 +951,9 @@ async fn offline_the_missing_model_is_one_warning_at_start_and_each_request_a_50
     let server = Server::start(tmp.path(), &["--port", "0", "--data-dir", &data_arg], &[]);
     let token = server.token().to_string();
     for _ in 0..3 {
-        for (path, body) in [
-            ("/api/curriculum/generate", json!({ "topic": "Graphs" })),
-            ("/api/flows", json!({ "topic": "Graphs" })),
-        ] {
+        for (path, body) in
+            [("/api/curriculum/generate", json!({ "topic": "Graphs" })), ("/api/flows", json!({ "topic": "Graphs" }))]
+        {
             let (status, reply) = server.post(&token, path, body).await;
             assert_eq!((status, reply["error"]["code"].as_str()), (503, Some("llm_not_configured")), "{path}: {reply}");
             let message = reply["error"]["message"].as_str().unwrap();
@@ -957,7 +963,8 @@ async fn offline_the_missing_model_is_one_warning_at_start_and_each_request_a_50
             assert_eq!(reply["error"]["details"]["settings"], json!(["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL"]));
         }
     }
-    let (status, made) = server.post(&token, "/api/mind-maps/outline", json!({ "outline": "# Graphs\n- Paths\n" })).await;
+    let (status, made) =
+        server.post(&token, "/api/mind-maps/outline", json!({ "outline": "# Graphs\n- Paths\n" })).await;
     assert_eq!(status, 201, "{made}");
     let (_, flows) = server.get(&token, "/api/flows").await;
     assert_eq!(flows["total"], 0, "no refused topic was stored");

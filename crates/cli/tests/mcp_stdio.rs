@@ -690,7 +690,8 @@ async fn stdio_offline_diagnostic_start_says_to_pass_an_inventory() {
     assert_eq!(unchanged["status"], "pending", "{unchanged}");
 
     // Following the message works.
-    let inventory: Vec<Value> = ["Graphs", "Paths", "Trees", "BFS", "Dijkstra"].iter().map(|l| json!({ "label": l })).collect();
+    let inventory: Vec<Value> =
+        ["Graphs", "Paths", "Trees", "BFS", "Dijkstra"].iter().map(|l| json!({ "label": l })).collect();
     let step = mcp.ok("diagnostic_start", json!({ "flow_id": flow_id, "inventory": inventory })).await;
     assert_eq!(step["flow"]["status"], "diagnosing", "{step}");
     mcp.stop().await;

@@ -60,10 +60,13 @@ fn checkout() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the checkout's root")
 }
 
+/// A fenced block being read: its first line, language, flags, fence length and lines so far.
+type OpenBlock<'a> = (usize, String, Vec<String>, usize, Vec<&'a str>);
+
 /// Every fenced block, with its info string split into a language and flags.
 fn fenced_blocks(markdown: &str) -> Vec<Block> {
     let mut blocks = Vec::new();
-    let mut open: Option<(usize, String, Vec<String>, usize, Vec<&str>)> = None;
+    let mut open: Option<OpenBlock<'_>> = None;
     for (index, line) in markdown.lines().enumerate() {
         let trimmed = line.trim_start();
         let ticks = trimmed.chars().take_while(|c| *c == '`').count();

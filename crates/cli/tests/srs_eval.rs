@@ -125,7 +125,10 @@ fn srs_eval_on_a_fresh_export_says_there_is_nothing_to_evaluate_yet_and_exits_0(
     let output = srs_eval(dir.path(), &["fresh.csv", "--json"]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
-    assert_eq!((report["evaluated"].as_bool(), report["items"].as_u64(), report["reviews"].as_u64()), (Some(false), Some(0), Some(0)));
+    assert_eq!(
+        (report["evaluated"].as_bool(), report["items"].as_u64(), report["reviews"].as_u64()),
+        (Some(false), Some(0), Some(0))
+    );
 
     // A few answers, each concept once: every item has its introduction and no review.
     let csv = "item_id,timestamp,grade\n\

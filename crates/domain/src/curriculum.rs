@@ -185,9 +185,7 @@ pub fn plan(
 }
 
 /// What to do when the learner already has a map for the topic of a new one.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OnExisting {
     /// Refuse (`map_exists`, naming the map): nothing is duplicated unless asked for.
@@ -240,11 +238,7 @@ pub fn same_topic<'a>(maps: &'a [MindMap], title: &str) -> Option<&'a MindMap> {
 
 /// Whether a new map titled `title` may join the learner's `maps`, and which map it
 /// replaces (to be deleted in the same transaction) when the learner asked for that.
-pub fn place_new_map(
-    maps: &[MindMap],
-    title: &str,
-    on_existing: OnExisting,
-) -> Result<Option<MindMapId>, DomainError> {
+pub fn place_new_map(maps: &[MindMap], title: &str, on_existing: OnExisting) -> Result<Option<MindMapId>, DomainError> {
     match (same_topic(maps, title), on_existing) {
         (None, _) | (Some(_), OnExisting::New) => Ok(None),
         (Some(existing), OnExisting::Replace) => Ok(Some(existing.id)),

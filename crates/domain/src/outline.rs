@@ -67,8 +67,14 @@ impl OutlineError {
 /// One line's meaning.
 #[derive(Debug, PartialEq)]
 enum Line<'a> {
-    Heading { level: usize, text: &'a str },
-    Item { indent: usize, text: &'a str },
+    Heading {
+        level: usize,
+        text: &'a str,
+    },
+    Item {
+        indent: usize,
+        text: &'a str,
+    },
     Text(&'a str),
     /// Nothing, or layout: a thematic break or a setext underline.
     Blank,
@@ -350,10 +356,7 @@ impl Outline {
     /// written, where the entry with a field at fault is.
     pub fn locate(&self, error: DomainError) -> OutlineError {
         let line = match &error {
-            DomainError::Cycle { path } => path
-                .windows(2)
-                .filter_map(|step| self.edge_line(&step[0], &step[1]))
-                .max(),
+            DomainError::Cycle { path } => path.windows(2).filter_map(|step| self.edge_line(&step[0], &step[1])).max(),
             DomainError::SelfLoop { label } => self.edge_line(label, label),
             // Where the node is nested deepest, which is where its path grew too long.
             DomainError::DepthExceeded { label, .. } => self.node_index(label).and_then(|i| {
@@ -470,7 +473,8 @@ mod tests {
     #[test]
     fn tabs_and_spaces_mixed_nest_by_the_column_they_reach() {
         // A tab reaches column 4, as four spaces do; two spaces are less deep than either.
-        let text = "- Root\n\t- Tabbed\n    - Under tabbed? no, a sibling at the same column\n  - Shallow\n\t\t- Deep\n";
+        let text =
+            "- Root\n\t- Tabbed\n    - Under tabbed? no, a sibling at the same column\n  - Shallow\n\t\t- Deep\n";
         let outline = parse(text).unwrap();
         assert_eq!(
             edges(&outline),

@@ -83,7 +83,8 @@ pub fn with_article(phrase: &str) -> String {
 
 /// The regular English plural of a noun, or of a phrase ending in one ("new concept").
 pub fn plural(noun: &str) -> String {
-    const IRREGULAR: [(&str, &str); 4] = [("person", "people"), ("child", "children"), ("quiz", "quizzes"), ("is", "are")];
+    const IRREGULAR: [(&str, &str); 4] =
+        [("person", "people"), ("child", "children"), ("quiz", "quizzes"), ("is", "are")];
     let (head, last) = match noun.rfind(' ') {
         Some(i) => noun.split_at(i + 1),
         None => ("", noun),

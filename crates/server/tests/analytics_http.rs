@@ -60,7 +60,10 @@ async fn answers_show_in_every_progress_read_at_once(t: &TestApp, clock: &Manual
     // A map's page: analytics (today's point), the mastery summary and the struggles.
     let analytics = t.get(&t.a, &format!("/api/mind-maps/{map}/analytics?days=7")).await.expect(200);
     let latest = &analytics["latest"];
-    assert_eq!((latest["snapshot_date"].as_str(), latest["metrics"]["total_quiz_responses"].as_i64()), (Some(today.as_str()), Some(3)));
+    assert_eq!(
+        (latest["snapshot_date"].as_str(), latest["metrics"]["total_quiz_responses"].as_i64()),
+        (Some(today.as_str()), Some(3))
+    );
     assert_eq!(latest["metrics"]["retention_rate_7d"], 1.0);
     assert_eq!(analytics["snapshots"], json!([latest]), "today's point is the live one");
     assert_eq!(analytics["trend"], Value::Null);
@@ -103,14 +106,21 @@ async fn the_nightly_job_keeps_the_history_and_the_trend_ends_now(t: &TestApp, c
         assert!(reviews < 10, "never mastered: {recorded}");
     }
     let analytics = t.get(&t.a, &format!("/api/mind-maps/{map}/analytics")).await.expect(200);
-    let days: Vec<&str> = analytics["snapshots"].as_array().unwrap().iter().map(|s| s["snapshot_date"].as_str().unwrap()).collect();
+    let days: Vec<&str> =
+        analytics["snapshots"].as_array().unwrap().iter().map(|s| s["snapshot_date"].as_str().unwrap()).collect();
     assert_eq!(days, vec![yesterday.as_str(), today.as_str()]);
     assert_eq!(analytics["snapshots"][0]["metrics"], before["latest"]["metrics"], "the night kept what was read");
     let trend = &analytics["trend"];
-    assert_eq!((trend["from_date"].as_str(), trend["to_date"].as_str()), (Some(yesterday.as_str()), Some(today.as_str())));
+    assert_eq!(
+        (trend["from_date"].as_str(), trend["to_date"].as_str()),
+        (Some(yesterday.as_str()), Some(today.as_str()))
+    );
     assert_eq!((trend["mastered_nodes"]["change"].as_i64(), trend["overall"].as_str()), (Some(1), Some("improving")));
     let digest = t.get(&t.a, "/api/me/digest").await.expect(200);
-    assert_eq!((digest["facts"]["newly_mastered"].as_i64(), digest["facts"]["streak_days"].as_i64()), (Some(1), Some(2)));
+    assert_eq!(
+        (digest["facts"]["newly_mastered"].as_i64(), digest["facts"]["streak_days"].as_i64()),
+        (Some(1), Some(2))
+    );
     let portfolio = t.get(&t.a, "/api/me/portfolio").await.expect(200);
     assert_eq!(portfolio["mastered_nodes"], 1);
 

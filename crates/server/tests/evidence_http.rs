@@ -148,7 +148,8 @@ async fn a_response_retried_with_its_key_is_stored_once(t: &TestApp) {
     assert_eq!(t.counts().await, counts);
 
     // A session of B's, or none at all, cannot be cited.
-    let theirs = t.post(&t.b, "/api/flows", json!({ "topic": "Theirs", "caller_writes_steps": true })).await.expect(201);
+    let theirs =
+        t.post(&t.b, "/api/flows", json!({ "topic": "Theirs", "caller_writes_steps": true })).await.expect(201);
     let mut citing = body;
     citing["session_id"] = theirs["id"].clone();
     t.refused(Method::POST, "/api/responses", Some(&t.a), Body::Json(citing), (404, "not_found"), &["session"]).await;

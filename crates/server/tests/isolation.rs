@@ -88,7 +88,9 @@ async fn make_world(t: &TestApp) -> World {
     let response = text(&t.post(a, "/api/responses", answer).await.expect(201)["id"]);
     t.post(a, &format!("/api/mind-maps/{map}/analytics/snapshot"), json!({})).await.expect(200);
     t.patch(a, "/api/me/preferences", json!({ "daily_review_cap": 7 })).await.expect(200);
-    let flow = text(&t.post(a, "/api/flows", json!({ "topic": "Graphs", "caller_writes_steps": true })).await.expect(201)["id"]);
+    let flow = text(
+        &t.post(a, "/api/flows", json!({ "topic": "Graphs", "caller_writes_steps": true })).await.expect(201)["id"],
+    );
     let evaluation = json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } });
     let session = text(&t.post(a, "/api/session/", evaluation).await.expect(201)["id"]);
     let thread = text(&t.post(a, "/api/tutor/threads", json!({ "courseId": COURSE })).await.expect(201)["id"]);

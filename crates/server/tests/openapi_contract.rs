@@ -287,7 +287,9 @@ async fn unknown_fields_are_named_with_those_allowed(t: &TestApp) {
 /// An error with nothing more to say still has an object as its details.
 async fn error_details_are_always_objects(t: &TestApp) {
     let a = t.a.as_str();
-    let flow = text(&t.post(a, "/api/flows", json!({ "topic": "Graphs", "caller_writes_steps": true })).await.expect(201)["id"]);
+    let flow = text(
+        &t.post(a, "/api/flows", json!({ "topic": "Graphs", "caller_writes_steps": true })).await.expect(201)["id"],
+    );
     t.post(a, &format!("/api/flows/{flow}/abandon"), json!({})).await.expect(200);
     let replies = [
         t.post(a, &format!("/api/flows/{flow}/abandon"), json!({})).await,

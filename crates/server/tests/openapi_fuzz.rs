@@ -73,7 +73,9 @@ async fn seed(t: &TestApp) -> Seeded {
     let ids = t.ids(a, &map).await;
     let doomed_map = text(&t.generate(a, "Doomed", decomposition).await["mind_map_id"]);
     let doomed = t.ids(a, &doomed_map).await;
-    let flow = text(&t.post(a, "/api/flows", json!({ "topic": "Graphs", "caller_writes_steps": true })).await.expect(201)["id"]);
+    let flow = text(
+        &t.post(a, "/api/flows", json!({ "topic": "Graphs", "caller_writes_steps": true })).await.expect(201)["id"],
+    );
     let session = text(
         &t.post(
             a,

@@ -246,12 +246,23 @@ async fn a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_cor
 /// session that is not over, not an evaluation, with nothing missed, or not yours is
 /// refused with nothing stored.
 async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _: &Arc<ManualClock>) {
-    let quiz = create(t, json!({ "session_type": "evaluation", "title": "Arithmetic",
-        "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } }))
+    let quiz = create(
+        t,
+        json!({ "session_type": "evaluation", "title": "Arithmetic",
+        "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } }),
+    )
     .await;
-    let practise = |source: &str| Body::Json(json!({ "session_type": "evaluation", "config": { "missed_in": source } }));
-    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&quiz), (422, "invalid"), &["config.missed_in", "is not over yet"])
-        .await;
+    let practise =
+        |source: &str| Body::Json(json!({ "session_type": "evaluation", "config": { "missed_in": source } }));
+    t.refused(
+        Method::POST,
+        "/api/session/",
+        Some(&t.a),
+        practise(&quiz),
+        (422, "invalid"),
+        &["config.missed_in", "is not over yet"],
+    )
+    .await;
     let mut events = stream(t, &quiz).await;
     let mut missed = Vec::new();
     for number in 1..=10 {
@@ -271,8 +282,15 @@ async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _
     }
     assert!(!named(&events, "session_completed").is_empty());
 
-    let reply = t.post(&t.a, "/api/session/", json!({ "session_type": "evaluation", "title": "Practice: Arithmetic",
-        "config": { "missed_in": quiz } })).await.expect(201);
+    let reply = t
+        .post(
+            &t.a,
+            "/api/session/",
+            json!({ "session_type": "evaluation", "title": "Practice: Arithmetic",
+        "config": { "missed_in": quiz } }),
+        )
+        .await
+        .expect(201);
     let practice = text(&reply["id"]);
     assert_eq!(reply["config"]["missed_in"], quiz.as_str(), "{reply}");
     assert_eq!(reply["context"]["total_items"], 2, "one item per item missed: {reply}");
@@ -291,20 +309,39 @@ async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _
         events = stream(t, &practice).await;
     }
     let done = named(&events, "session_completed").pop().expect("completed").data["data"].clone();
-    assert_eq!((done["results"]["items_answered"].as_i64(), done["results"]["items_correct"].as_i64()), (Some(2), Some(2)));
+    assert_eq!(
+        (done["results"]["items_answered"].as_i64(), done["results"]["items_correct"].as_i64()),
+        (Some(2), Some(2))
+    );
 
     // Nothing was missed in the practice; a survey has nothing to practise; others' and
     // unknown sessions are not found; one source only.
-    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&practice), (422, "invalid"), &["config.missed_in", "nothing to practise"])
-        .await;
+    t.refused(
+        Method::POST,
+        "/api/session/",
+        Some(&t.a),
+        practise(&practice),
+        (422, "invalid"),
+        &["config.missed_in", "nothing to practise"],
+    )
+    .await;
     let survey = create(t, survey()).await;
-    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&survey), (422, "invalid"), &["is a survey session"]).await;
+    t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&survey), (422, "invalid"), &["is a survey session"])
+        .await;
     t.refused(Method::POST, "/api/session/", Some(&t.b), practise(&quiz), (404, "not_found"), &["session"]).await;
     let unknown = uuid::Uuid::now_v7().to_string();
     t.refused(Method::POST, "/api/session/", Some(&t.a), practise(&unknown), (404, "not_found"), &["session"]).await;
     let both = Body::Json(json!({ "session_type": "evaluation",
         "config": { "missed_in": quiz, "blueprint_id": "MATH-ARITH-QUIZ-10" } }));
-    t.refused(Method::POST, "/api/session/", Some(&t.a), both, (422, "invalid"), &["one of blueprint_id, items and missed_in"]).await;
+    t.refused(
+        Method::POST,
+        "/api/session/",
+        Some(&t.a),
+        both,
+        (422, "invalid"),
+        &["one of blueprint_id, items and missed_in"],
+    )
+    .await;
 
     // An inline quiz: the item missed comes back as it was.
     let inline = create(t, inline_quiz(None)).await;
@@ -313,12 +350,16 @@ async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _
     let (call, _, _) = action(&stream(t, &inline).await);
     respond(t, &inline, &call, json!({ "text": "Lyon" })).await;
     stream(t, &inline).await;
-    let again = t.post(&t.a, "/api/session/", json!({ "session_type": "evaluation", "config": { "missed_in": inline } }))
+    let again = t
+        .post(&t.a, "/api/session/", json!({ "session_type": "evaluation", "config": { "missed_in": inline } }))
         .await
         .expect(201);
     let events = stream(t, &text(&again["id"])).await;
     let (_, tool, arguments) = action(&events);
-    assert_eq!((tool.as_str(), arguments["prompt"].as_str()), ("request_free_text", Some("Name the capital of France.")));
+    assert_eq!(
+        (tool.as_str(), arguments["prompt"].as_str()),
+        ("request_free_text", Some("Name the capital of France."))
+    );
     assert_eq!(again["context"]["total_items"], 1);
 }
 

@@ -34,8 +34,11 @@ pub trait AnalyticsStore {
     ) -> impl Future<Output = StoreResult<Vec<NodeActivity>>> + Send;
 
     /// The edges of the learner's maps (or of `map`).
-    fn map_edges(&self, learner: LearnerId, map: Option<MindMapId>)
-        -> impl Future<Output = StoreResult<Vec<Edge>>> + Send;
+    fn map_edges(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+    ) -> impl Future<Output = StoreResult<Vec<Edge>>> + Send;
 
     /// The learner's responses (or those on `map`) answered after `after` and no later
     /// than `until`, in no particular order.
@@ -85,7 +88,11 @@ macro_rules! analytics_store {
         }
 
         impl AnalyticsStore for $store {
-            async fn node_activity(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<NodeActivity>> {
+            async fn node_activity(
+                &self,
+                learner: LearnerId,
+                map: Option<MindMapId>,
+            ) -> StoreResult<Vec<NodeActivity>> {
                 let sql = scoped(
                     &format!(
                         "SELECT {NODE_COLUMNS}, n.recent_qualities, n.response_count, n.quality_sum \
@@ -95,7 +102,8 @@ macro_rules! analytics_store {
                     2,
                     map,
                 );
-                let sql = format!("{sql} ORDER BY n.mind_map_id, n.sequence IS NULL, n.sequence, n.depth, n.label, n.id");
+                let sql =
+                    format!("{sql} ORDER BY n.mind_map_id, n.sequence IS NULL, n.sequence, n.depth, n.label, n.id");
                 let mut query = sqlx::query(&sql).bind(learner.0);
                 if let Some(map) = map {
                     query = query.bind(map.0);
@@ -196,7 +204,12 @@ macro_rules! analytics_store {
                 query.fetch_all(self.reader()).await?.iter().map(snapshot_from_row).collect()
             }
 
-            async fn study_days(&self, learner: LearnerId, until: NaiveDate, limit: i64) -> StoreResult<Vec<NaiveDate>> {
+            async fn study_days(
+                &self,
+                learner: LearnerId,
+                until: NaiveDate,
+                limit: i64,
+            ) -> StoreResult<Vec<NaiveDate>> {
                 Ok(sqlx::query_scalar(
                     "SELECT day FROM study_days WHERE learner_id = $1 AND day <= $2 ORDER BY day DESC LIMIT $3",
                 )

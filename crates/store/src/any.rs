@@ -1,9 +1,9 @@
 //! Either store behind one type, chosen at start-up from the configuration.
 
 use crate::{
-    AnalyticsStore, FinishedJob, NodeActivity, FlowStore, Job, JobRun, JobStore, Learner, LlmCall, NewResponse, OperationUsage, Page, PgStore,
-    PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter, ReviewDue, Snapshot,
-    SnapshotStore, SqliteStore, Store, StoreResult,
+    AnalyticsStore, FinishedJob, FlowStore, Job, JobRun, JobStore, Learner, LlmCall, NewResponse, NodeActivity,
+    OperationUsage, Page, PgStore, PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter,
+    ReviewDue, Snapshot, SnapshotStore, SqliteStore, Store, StoreResult,
 };
 use chrono::{DateTime, NaiveDate, Utc};
 use pathwise_domain::flow::Flow;

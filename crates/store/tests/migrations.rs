@@ -147,8 +147,7 @@ async fn postgres_upgrade_backfills_each_nodes_history_totals_and_study_days() {
     };
     let answered = recent(node).await;
     let never = recent(quiet).await;
-    let days: Vec<String> =
-        sqlx::query_scalar("SELECT day::text FROM study_days").fetch_all(&pool).await.unwrap();
+    let days: Vec<String> = sqlx::query_scalar("SELECT day::text FROM study_days").fetch_all(&pool).await.unwrap();
     pool.close().await;
     sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.unwrap();
     assert_eq!(answered, (vec![0, 5, 4, 3, 2, 1], vec![0, 5, 3], 6, 15));

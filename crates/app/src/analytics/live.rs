@@ -76,7 +76,8 @@ impl<S: Store> App<S> {
             .collect::<AppResult<_>>()?;
         let mut figures = HashMap::with_capacity(maps.len());
         for map in maps.iter().filter(|m| only.is_none_or(|id| id == m.id)) {
-            let Loaded { nodes, recent_qualities, totals, edges, responses } = loaded.remove(&map.id).unwrap_or_default();
+            let Loaded { nodes, recent_qualities, totals, edges, responses } =
+                loaded.remove(&map.id).unwrap_or_default();
             let input = MapInput {
                 map: map.clone(),
                 nodes,

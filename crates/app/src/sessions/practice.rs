@@ -47,13 +47,8 @@ pub(crate) async fn missed<S: Store>(
     let SessionConfig::Evaluation(source_config) = SessionConfig::parse(record.session_type, &record.config)? else {
         return Err(AppError::internal(format!("session {source} is an evaluation with another type's configuration")));
     };
-    let missed: Vec<&str> = state
-        .evaluation
-        .iter()
-        .flat_map(|e| &e.results)
-        .filter(|r| !r.correct)
-        .map(|r| r.item_id.as_str())
-        .collect();
+    let missed: Vec<&str> =
+        state.evaluation.iter().flat_map(|e| &e.results).filter(|r| !r.correct).map(|r| r.item_id.as_str()).collect();
     if missed.is_empty() {
         return Err(AppError::invalid(
             FIELD,
@@ -68,7 +63,10 @@ pub(crate) async fn missed<S: Store>(
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| AppError::internal(format!("session {source} scored an inline item it does not have")))?;
         let form = (0..again.len()).map(bank::inline_id).collect();
-        return Ok(Practice { config: EvaluationConfig { items: Some(again), missed_in: None, ..config.clone() }, form });
+        return Ok(Practice {
+            config: EvaluationConfig { items: Some(again), missed_in: None, ..config.clone() },
+            form,
+        });
     }
     let before = missed.iter().map(|id| bank::regenerate(lib, id)).collect::<AppResult<Vec<_>>>()?;
     // None of the missed items again, and no fresh item twice.

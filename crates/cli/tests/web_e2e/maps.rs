@@ -157,7 +157,9 @@ async fn a_thirty_node_map_with_a_review_answered_in_the_browser() {
     );
 
     // A course's map, made with the learner's first thread on the course: a node per unit.
-    let post = |path: &str, body: Value| call(&client, reqwest::Method::POST, format!("{}/api{path}", served.base), &token, Some(body));
+    let post = |path: &str, body: Value| {
+        call(&client, reqwest::Method::POST, format!("{}/api{path}", served.base), &token, Some(body))
+    };
     post("/tutor/threads", json!({ "courseId": COURSE })).await;
     let courses = get("/courses").await;
     let course = courses.as_array().unwrap().iter().find(|c| c["id"] == COURSE).expect("the shipped course").clone();
