@@ -115,14 +115,15 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
         if i % 2 == 0 {
             exam_ready(&app, learner, &course_id, &units, &focus).await?;
         }
-        learners.push((learner, thread, focus));
+        learners.push((learner, thread, focus, None::<String>));
     }
+    let mut exam_requests = 0;
 
     let mut latencies = Vec::with_capacity(turns);
     let mut retrieval = Vec::with_capacity(turns);
     let elapsed_start = Instant::now();
     for i in 0..turns {
-        let (learner, thread, focus) = &learners[i % LEARNERS];
+        let (learner, thread, focus, open_exam) = learners[i % LEARNERS].clone();
         let (_, title, _) = &units[rng.gen_range(0..units.len())];
         let (request, text) = match i % 3 {
             0 => {
@@ -133,17 +134,22 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
                 let text = "what is 7+8? I am not sure what to do next".to_string();
                 (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
             }
-            _ => (
-                TurnRequest {
-                    client_event: ClientEvent::RequestDrill { unit_id: focus.clone() },
-                    ..TurnRequest::default()
-                },
-                String::new(),
-            ),
+            // The button the workspace shows: the check the last reply offered, else a drill.
+            _ => {
+                let client_event = match open_exam {
+                    Some(unit_id) => {
+                        exam_requests += 1;
+                        ClientEvent::RequestExam { unit_id }
+                    }
+                    None => ClientEvent::RequestDrill { unit_id: focus.clone() },
+                };
+                (TurnRequest { client_event, ..TurnRequest::default() }, String::new())
+            }
         };
         let started = Instant::now();
-        let reply = app.tutor_turn(*learner, *thread, request).await?;
+        let reply = app.tutor_turn(learner, thread, request).await?;
         latencies.push(started.elapsed());
+        learners[i % LEARNERS].3 = reply.snapshot_lite.exam_check.as_ref().map(|check| check.unit_id.clone());
         std::hint::black_box(reply);
         // Retrieval alone, for the same words: mapping, anchors and chunks of six units, the
         // focus unit's exam candidates.
@@ -153,7 +159,7 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
         std::hint::black_box(loaded.index.map_units(&query, 3));
         std::hint::black_box(loaded.index.unit_anchors(&query, &scoped, 6));
         std::hint::black_box(loaded.index.unit_content_chunks(&query, &scoped, 8));
-        std::hint::black_box(loaded.index.exam_candidates(&query, focus, pathwise_course::Tier::Bronze, 10));
+        std::hint::black_box(loaded.index.exam_candidates(&query, &focus, pathwise_course::Tier::Bronze, 10));
         retrieval.push(started.elapsed());
     }
     let elapsed = elapsed_start.elapsed();
@@ -186,6 +192,7 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
         "prompt_tokens_median": counts[counts.len() / 2],
         "prompt_tokens_max": counts[counts.len() - 1],
         "exam_ready_turns_of_learner_0": exam_turns,
+        "exam_requests": exam_requests,
         "target_p99_ms": 5, "target_retrieval_p99_ms": 10,
     });
     let name = match tutor {

@@ -552,6 +552,15 @@ async fn stdio_calls_every_tool() {
     let replanned = ok("mind_map_get", json!({ "mind_map_id": planned_map })).await;
     assert_eq!(replanned["nodes"].as_array().unwrap().len(), 3, "{replanned}");
 
+    // A map from a pasted outline, with no model configured: nesting is the prerequisite order.
+    let outline = "# Graphs\n- Vertices and edges (20 min)\n  - Paths\n    - Shortest paths\n- Trees\n";
+    let imported = ok("mind_map_import_outline", json!({ "outline": outline })).await;
+    assert_eq!((imported["node_count"].as_i64(), imported["edge_count"].as_i64()), (Some(5), Some(4)), "{imported}");
+    let graphs = ok("mind_map_get", json!({ "mind_map_id": imported["mind_map_id"] })).await;
+    assert_eq!(graphs["title"], "Graphs", "{graphs}");
+    let vertices = graphs["nodes"].as_array().unwrap().iter().find(|n| n["label"] == "Vertices and edges").unwrap();
+    assert_eq!(vertices["effort_minutes"], 20, "{vertices}");
+
     // A teaching flow through its diagnostic to a plan, then abandoned.
     let flow = id(&ok("teaching_flow_start", json!({ "topic": "Logic" })).await);
     let inventory: Vec<Value> = ["Propositions", "Connectives", "Truth tables", "Quantifiers", "Proofs"]

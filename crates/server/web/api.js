@@ -40,6 +40,11 @@ export function keyFor(action) {
   if (!actionKeys.has(action)) actionKeys.set(action, newKey());
   return actionKeys.get(action);
 }
+// Once an action has its answer, doing it again is a new action (a second import of the
+// same outline, say): only a retry after a lost connection reuses the key.
+export function forgetKey(action) {
+  actionKeys.delete(action);
+}
 
 // api('GET', '/courses') / api('POST', '/tutor/threads', {...}); opts.auth=false skips the token;
 // opts.idempotencyKey is sent as Idempotency-Key; a Blob body (a recording) is sent as it is,

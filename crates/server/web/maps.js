@@ -4,7 +4,7 @@
 // and answer history beside it, and that map's due reviews answered in place;
 // #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
 // map with no language model (POST /mind-maps/outline).
-import { api, ApiError, NetworkError, keyFor, newKey } from './api.js';
+import { api, ApiError, NetworkError, forgetKey, keyFor, newKey } from './api.js';
 import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel } from './ui.js';
 import { layout, curve } from './dag.js';
 import { mountReviews } from './reviews.js';
@@ -79,10 +79,13 @@ function outlineForm() {
     fill(actions, submit);
     submit.disabled = true;
     const body = { outline: text.value, on_existing: onExisting };
+    const action = `outline\n${JSON.stringify(body)}`;
     try {
-      const plan = await api('POST', '/mind-maps/outline', body, { idempotencyKey: keyFor(`outline\n${JSON.stringify(body)}`) });
+      const plan = await api('POST', '/mind-maps/outline', body, { idempotencyKey: keyFor(action) });
+      forgetKey(action);
       location.hash = `#/maps/${plan.mind_map_id}`;
     } catch (ex) {
+      if (!(ex instanceof NetworkError)) forgetKey(action);
       if (ex instanceof ApiError && ex.code === 'map_exists') {
         err.textContent = `You have a map for “${ex.details.title}” already.`;
         fill(actions,
