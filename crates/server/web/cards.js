@@ -5,6 +5,9 @@ import { el, fill, withBusy, countdown, isFuture, tierBadge, tierLabel, showBann
 import { renderMath, renderText } from './math.js';
 import { ApiError, newKey } from './api.js';
 
+// "bronze" -> "Bronze", for a heading.
+const capitalised = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+
 export function renderCard(card, msg, ctx) {
   switch (card?.type) {
     case 'CONCEPT': return conceptCard(card, ctx);
@@ -187,7 +190,7 @@ function examCard(card, msg, ctx) {
   }
 
   const node = el('section', { class: 'card exam', 'aria-label': 'Exam question', 'data-question-id': card.questionId },
-    el('h3', {}, `${tierLabel(card.tier)} check `, el('span', { class: `badge tier-${card.tier}` }, tierLabel(card.tier))),
+    el('h3', {}, `${capitalised(tierLabel(card.tier))} check `, el('span', { class: `badge tier-${card.tier}` }, tierLabel(card.tier))),
     el('p', {}, renderText(card.stem)),
     fieldset, status, support, bar);
   if (isFuture(card.lockedUntil)) lock(card.lockedUntil, 'Locked');
