@@ -28,6 +28,6 @@ mod fixtures;
 pub use activity::{current_streak_days, streak_through, TimeOfDayDistribution};
 pub use digest::{digest_facts, render_text, DigestFacts, DigestInput, DigestMapFacts, DigestMapInput, NamedNode};
 pub use feedback::{replan_trigger, ReplanCause, ReplanTrigger};
-pub use metrics::{compute, snapshot_date, MapInput, MapMetrics, ResponseTotals, Snapshot};
+pub use metrics::{compute, snapshot_date, MapInput, MapMetrics, ResponseTotals, ReviewTally, Snapshot};
 pub use portfolio::{portfolio, Portfolio, PortfolioEntry, PortfolioMap};
 pub use trend::{trend, CountChange, Direction, MapTrend, RateChange};

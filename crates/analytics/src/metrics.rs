@@ -30,6 +30,13 @@ pub struct ResponseTotals {
     pub quality_sum: u64,
 }
 
+/// The `review` responses of a window and how many of them were retained (quality >= 3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReviewTally {
+    pub reviews: u32,
+    pub retained: u32,
+}
+
 /// Everything the metrics of one map are computed from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapInput {
@@ -37,9 +44,14 @@ pub struct MapInput {
     pub nodes: Vec<Node>,
     pub edges: Vec<Edge>,
     /// The map's responses, in any order: all of them, or every response after some
-    /// cut-off at least [`MONTH_DAYS`] before `now` (the 30-day retention needs them). The
-    /// windowed metrics read only these; responses after `now` are ignored everywhere.
+    /// cut-off at least [`MONTH_DAYS`] before `now` (the 30-day retention needs them), or
+    /// [`WEEK_DAYS`] before it when `month_reviews` is given. The windowed metrics read only
+    /// these; responses after `now` are ignored everywhere.
     pub responses: Vec<ResponseEvent>,
+    /// The `review` responses of the [`MONTH_DAYS`] up to `now`, counted where they are kept
+    /// (so that a read need not load a month of responses); `None` counts them in
+    /// `responses`.
+    pub month_reviews: Option<ReviewTally>,
     /// Count and quality sum of the map's responses left out of `responses` (those
     /// before the cut-off); zero when `responses` holds them all.
     pub older_responses: ResponseTotals,
@@ -135,7 +147,10 @@ pub fn compute(input: &MapInput, earlier: &[Snapshot], now: DateTime<Utc>, utc_o
     let total_nodes = nodes.len();
     let mastered_nodes = nodes.iter().filter(|n| n.mastery_status == MasteryStatus::Mastered).count();
     let (retention_rate_7d, review_responses_7d) = retention(&responses, now, WEEK_DAYS);
-    let (retention_rate_30d, review_responses_30d) = retention(&responses, now, MONTH_DAYS);
+    let (retention_rate_30d, review_responses_30d) = match input.month_reviews {
+        Some(tally) => (ratio(tally.retained as usize, tally.reviews as usize), tally.reviews),
+        None => retention(&responses, now, MONTH_DAYS),
+    };
     let velocity = velocity(mastered_nodes, earlier, input.map.created_at, now);
     let total_quiz_responses = responses.len() as u64 + input.older_responses.count;
     let quality_sum = responses.iter().map(|r| u64::from(r.quality)).sum::<u64>() + input.older_responses.quality_sum;
@@ -299,6 +314,7 @@ mod tests {
             edges,
             responses,
             older_responses: ResponseTotals::default(),
+            month_reviews: None,
             recent_qualities: None,
         }
     }

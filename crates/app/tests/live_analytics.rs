@@ -161,6 +161,7 @@ async fn live_figures_agree_with_the_whole_history(t: &TestApp) {
         edges: whole.edges,
         responses,
         older_responses: ResponseTotals::default(),
+        month_reviews: None,
         recent_qualities: None,
     };
     let reference = analytics::compute(&input, &earlier, now, 0);

@@ -125,25 +125,25 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
     for i in 0..turns {
         let (learner, thread, focus, open_exam) = learners[i % LEARNERS].clone();
         let (_, title, _) = &units[rng.gen_range(0..units.len())];
-        let (request, text) = match i % 3 {
-            0 => {
-                let text = format!("how do I do {}", title.to_lowercase());
-                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
-            }
-            2 => {
-                let text = "what is 7+8? I am not sure what to do next".to_string();
-                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
-            }
-            // The button the workspace shows: the check the last reply offered, else a drill.
+        // Each learner in turn: a drill asked for on their unit; the check the reply offered
+        // (else another drill); words, which may move the route elsewhere.
+        let button = |client_event| (TurnRequest { client_event, ..TurnRequest::default() }, String::new());
+        let (request, text) = match (i / LEARNERS) % 3 {
+            0 => button(ClientEvent::RequestDrill { unit_id: focus.clone() }),
+            1 => match open_exam {
+                Some(unit_id) => {
+                    exam_requests += 1;
+                    button(ClientEvent::RequestExam { unit_id })
+                }
+                None => button(ClientEvent::RequestDrill { unit_id: focus.clone() }),
+            },
             _ => {
-                let client_event = match open_exam {
-                    Some(unit_id) => {
-                        exam_requests += 1;
-                        ClientEvent::RequestExam { unit_id }
-                    }
-                    None => ClientEvent::RequestDrill { unit_id: focus.clone() },
+                let text = if (i / LEARNERS / 3) % 2 == 0 {
+                    format!("how do I do {}", title.to_lowercase())
+                } else {
+                    "what is 7+8? I am not sure what to do next".to_string()
                 };
-                (TurnRequest { client_event, ..TurnRequest::default() }, String::new())
+                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
             }
         };
         let started = Instant::now();
@@ -189,8 +189,8 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
         "first_use_ms_median": first_use[first_use.len() / 2].as_millis(),
         "retrieval_p50_ms": retrieval_p50,
         "retrieval_p99_ms": retrieval_p99,
-        "prompt_tokens_median": counts[counts.len() / 2],
-        "prompt_tokens_max": counts[counts.len() - 1],
+        "prompt_tokens_median": counts.get(counts.len() / 2),
+        "prompt_tokens_max": counts.last(),
         "exam_ready_turns_of_learner_0": exam_turns,
         "exam_requests": exam_requests,
         "target_p99_ms": 5, "target_retrieval_p99_ms": 10,

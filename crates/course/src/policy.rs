@@ -308,7 +308,7 @@ pub fn draft_policy(
     let mapped: Vec<MappedUnit> = sorted_mapping(mapped).into_iter().filter(|m| course.has_unit(&m.unit_id)).collect();
     let focus_now =
         if course.has_unit(&snapshot.focus_unit_id) { snapshot.focus_unit_id.as_str() } else { course.entry_unit() };
-    let confident = named_unit(course, &mapped);
+    let confident = named_unit(&mapped);
     let primary = target_unit(course, snapshot, focus_now, confident).to_string();
     let blocker = first_missing_prerequisite(course, snapshot, &primary).map(str::to_string);
     let focus = blocker.as_deref().map_or_else(|| primary.clone(), |b| frontier(course, snapshot, b).to_string());
@@ -331,25 +331,41 @@ pub fn draft_policy(
     }
 }
 
-/// The unit a mapping names: its best unit when that is sure enough, or the only unit that
-/// matches at all; or, when several units match, the one all the others build on
-/// ("fractions" matches every fractions unit, and "7+8" every unit that adds: the learner
-/// means the first of them).
-pub fn named_unit<'m>(course: &Course, mapped: &'m [MappedUnit]) -> Option<&'m str> {
-    let top = mapped.first()?;
+/// The unit a mapping names: its best unit, when it is sure enough (the specification's
+/// rule; retrieval's scores are made comparable to it by [`calibrate_mapping`]).
+pub fn named_unit<'m>(mapped: &'m [MappedUnit]) -> Option<&'m str> {
+    mapped.first().filter(|top| top.confidence >= CONFIDENT_MAPPING).map(|top| top.unit_id.as_str())
+}
+
+/// Retrieval's mapping of the learner's words, read as a learner means them. Its scores
+/// measure how well words match a unit's anchors, not how sure the match is: a unit that is
+/// the only match at all names itself from [`LONE_MAPPING`]; and when several units match,
+/// the one all the others build on is meant ("fractions" matches every fractions unit, and
+/// "7+8" every unit that adds: the learner means the first of them). Either is raised to
+/// [`CONFIDENT_MAPPING`] and put first; otherwise the mapping is left as it is, unsure.
+pub fn calibrate_mapping(course: &Course, mapped: &[MappedUnit]) -> Vec<MappedUnit> {
+    let mut mapped = sorted_mapping(mapped);
+    let Some(top) = mapped.first() else { return mapped };
     if top.confidence >= CONFIDENT_MAPPING {
-        return Some(&top.unit_id);
+        return mapped;
     }
     let contenders: Vec<&str> =
         mapped.iter().filter(|m| m.confidence >= AMBIGUOUS_MAPPING).map(|m| m.unit_id.as_str()).collect();
-    match contenders.as_slice() {
+    let meant = match contenders.as_slice() {
         [] => None,
-        [only] => (top.confidence >= LONE_MAPPING).then_some(*only),
+        [only] => (top.confidence >= LONE_MAPPING).then(|| only.to_string()),
         several => several
             .iter()
-            .copied()
-            .find(|base| several.iter().all(|other| other == base || builds_on(course, other, base))),
+            .find(|base| several.iter().all(|other| other == *base || builds_on(course, other, base)))
+            .map(|base| base.to_string()),
+    };
+    if let Some(meant) = meant {
+        let at = mapped.iter().position(|m| m.unit_id == meant).expect("a contender is mapped");
+        let mut unit = mapped.remove(at);
+        unit.confidence = unit.confidence.max(CONFIDENT_MAPPING);
+        mapped.insert(0, unit);
     }
+    mapped
 }
 
 /// Whether `unit` needs `base`, directly or through other prerequisites.

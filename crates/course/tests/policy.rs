@@ -6,7 +6,8 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use pathwise_course::fallback::{fallback_action, fallback_turn, FallbackInput};
 use pathwise_course::lite::{revisit_summary, snapshot_lite};
 use pathwise_course::policy::{
-    candidate_units, draft_policy, exam_availability, scoped_unit_ids, Availability, ExamStatus, QuestionStatus,
+    calibrate_mapping, candidate_units, draft_policy, exam_availability, scoped_unit_ids, Availability, ExamStatus,
+    QuestionStatus,
 };
 use pathwise_course::{
     Action, ClientEvent, Course, CoursePack, DrillResult, ExamAvailability, MappedUnit, MasteryTier, PackFormat,
@@ -86,6 +87,25 @@ fn the_target_is_the_confident_mapping_else_the_focus() {
     assert!(!draft_policy(&course, &s, &[mapped("ALG-01", 0.54)], false).clarify, "not for an answer to the tutor");
     let draft = draft_policy(&course, &s, &[mapped("NOPE", 0.99)], true);
     assert_eq!(draft.primary_target_unit_id, "ENTRY-00", "units outside the course are not mapped");
+}
+
+#[test]
+fn retrieval_names_a_lone_match_or_the_base_of_several_and_leaves_the_rest_unsure() {
+    let course = course();
+    let confidences = |m: &[MappedUnit]| m.iter().map(|m| (m.unit_id.clone(), m.confidence)).collect::<Vec<_>>();
+    // The only unit that matches at all, from 0.25.
+    let lone = calibrate_mapping(&course, &[mapped("GEO-01", 0.3), mapped("ALG-00", 0.05)]);
+    assert_eq!(confidences(&lone), [("GEO-01".into(), 0.55), ("ALG-00".into(), 0.05)]);
+    assert_eq!(confidences(&calibrate_mapping(&course, &[mapped("GEO-01", 0.2)])), [("GEO-01".into(), 0.2)]);
+    // Several matches, one of which all the others build on: that one, put first.
+    let base = calibrate_mapping(&course, &[mapped("ALG-02", 0.4), mapped("ALG-01", 0.35), mapped("ALG-00", 0.3)]);
+    assert_eq!(base[0].unit_id, "ALG-00");
+    assert_eq!(base[0].confidence, 0.55);
+    // Several with no common base stay unsure, and a confident mapping is kept as it is.
+    let unsure = [mapped("ALG-01", 0.4), mapped("GEO-01", 0.35)];
+    assert_eq!(calibrate_mapping(&course, &unsure), unsure);
+    let sure = [mapped("ALG-02", 0.9), mapped("ALG-00", 0.3)];
+    assert_eq!(calibrate_mapping(&course, &sure), sure);
 }
 
 #[test]

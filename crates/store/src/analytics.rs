@@ -1,8 +1,8 @@
 //! What live analytics read. A learner's figures are computed when they are asked for,
 //! from a handful of queries whose cost does not grow with the length of the history:
 //! every node of the learner's maps with the totals and recent qualities the response path
-//! keeps on it, their edges, the responses of the last weeks (the windows the figures look
-//! at), the snapshot a trend or a velocity starts from, and the days the learner studied.
+//! keeps on it, their edges, the responses of the last week, the month's reviews counted
+//! by the database, the snapshot a trend or a velocity starts from, and the days the learner studied.
 //! Each is one query however many maps the learner has; `map` narrows it to one.
 
 use crate::learning_loop::Snapshot;
@@ -49,6 +49,19 @@ pub trait AnalyticsStore {
         after: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> impl Future<Output = StoreResult<Vec<ResponseEvent>>> + Send;
+
+    /// For each of the learner's maps (or for `map`) with `review` responses answered after
+    /// `after` and no later than `until`: how many, and how many of quality `retained` or
+    /// more. Counted by the database, so that a month of responses is not loaded to count
+    /// its reviews.
+    fn review_tallies(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+        retained: u8,
+    ) -> impl Future<Output = StoreResult<Vec<(MindMapId, u32, u32)>>> + Send;
 
     /// For each of the learner's maps (or for `map`) its oldest snapshot dated from `from`
     /// to the day before `before`; maps without one are left out.
@@ -174,6 +187,38 @@ macro_rules! analytics_store {
                             responded_at: row.try_get::<Ts, _>(5)?.0,
                         })
                     })
+                    .collect()
+            }
+
+            async fn review_tallies(
+                &self,
+                learner: LearnerId,
+                map: Option<MindMapId>,
+                after: DateTime<Utc>,
+                until: DateTime<Utc>,
+                retained: u8,
+            ) -> StoreResult<Vec<(MindMapId, u32, u32)>> {
+                let sql = scoped(
+                    "SELECT r.mind_map_id, COUNT(*), SUM(CASE WHEN r.quality >= $4 THEN 1 ELSE 0 END) \
+                     FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
+                     WHERE m.learner_id = $1 AND r.response_type = 'review' \
+                     AND r.responded_at > $2 AND r.responded_at <= $3",
+                    "r.mind_map_id",
+                    5,
+                    map,
+                );
+                let sql = format!("{sql} GROUP BY r.mind_map_id");
+                let mut query =
+                    sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until)).bind(i32::from(retained));
+                if let Some(map) = map {
+                    query = query.bind(map.0);
+                }
+                let count = |value: i64| u32::try_from(value).map_err(StoreError::corrupt);
+                query
+                    .fetch_all(self.reader())
+                    .await?
+                    .iter()
+                    .map(|row| Ok((MindMapId(row.try_get(0)?), count(row.try_get(1)?)?, count(row.try_get(2)?)?)))
                     .collect()
             }
 

@@ -286,6 +286,17 @@ impl AnalyticsStore for AnyStore {
         delegate!(self.response_events(learner, map, after, until))
     }
 
+    async fn review_tallies(
+        &self,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+        retained: u8,
+    ) -> StoreResult<Vec<(MindMapId, u32, u32)>> {
+        delegate!(self.review_tallies(learner, map, after, until, retained))
+    }
+
     async fn first_snapshots(
         &self,
         learner: LearnerId,

@@ -5,13 +5,14 @@
 //!
 //! The cost does not grow with the learner's history: all-time totals and each node's
 //! latest qualities are kept on the node by the response path, so only the responses of
-//! the last [`MONTH_DAYS`] (the longest window a figure looks at) are read, and velocity
-//! needs one earlier snapshot per map. Four queries cover every map of the learner at once.
+//! the last [`WEEK_DAYS`] are read (sessions and time of day look at them), the 30-day
+//! retention's reviews are counted by the database rather than loaded, and velocity needs
+//! one earlier snapshot per map. Five queries cover every map of the learner at once.
 
 use crate::{App, AppResult, Store};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use pathwise_analytics::metrics::{MONTH_DAYS, VELOCITY_LOOKBACK_DAYS};
-use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals};
+use pathwise_analytics::metrics::{MONTH_DAYS, RETAINED_QUALITY, VELOCITY_LOOKBACK_DAYS, WEEK_DAYS};
+use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals, ReviewTally};
 use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
 use pathwise_domain::{LearnerId, MindMapId, NodeId};
 use std::collections::{BTreeSet, HashMap};
@@ -48,12 +49,15 @@ impl<S: Store> App<S> {
         now: DateTime<Utc>,
     ) -> AppResult<HashMap<MindMapId, LiveMap>> {
         let today = analytics::snapshot_date(now);
-        let (nodes, edges, responses, earlier) = tokio::try_join!(
+        let (nodes, edges, responses, reviews, earlier) = tokio::try_join!(
             self.store.node_activity(learner, only),
             self.store.map_edges(learner, only),
-            self.store.response_events(learner, only, now - Duration::days(MONTH_DAYS), now),
+            self.store.response_events(learner, only, now - Duration::days(WEEK_DAYS), now),
+            self.store.review_tallies(learner, only, now - Duration::days(MONTH_DAYS), now, RETAINED_QUALITY),
             self.store.first_snapshots(learner, only, today - Duration::days(VELOCITY_LOOKBACK_DAYS), today),
         )?;
+        let reviews: HashMap<MindMapId, ReviewTally> =
+            reviews.into_iter().map(|(map, reviews, retained)| (map, ReviewTally { reviews, retained })).collect();
         let mut loaded: HashMap<MindMapId, Loaded> = HashMap::with_capacity(maps.len());
         for activity in nodes {
             let map = loaded.entry(activity.node.mind_map_id).or_default();
@@ -84,6 +88,7 @@ impl<S: Store> App<S> {
                 edges,
                 older_responses: older_than_window(totals, &responses),
                 responses,
+                month_reviews: Some(reviews.get(&map.id).copied().unwrap_or_default()),
                 recent_qualities: Some(recent_qualities),
             };
             let earlier = earlier.get(&map.id).map(std::slice::from_ref).unwrap_or_default();

@@ -12,7 +12,8 @@ use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
 use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
 use pathwise_course::notation::{asks_for_exam, searchable};
 use pathwise_course::policy::{
-    draft_policy, exam_availability, named_unit, ranked_candidates, ExamAvailability, PolicyDraft, ScoredUnit,
+    calibrate_mapping, draft_policy, exam_availability, named_unit, ranked_candidates, ExamAvailability, PolicyDraft,
+    ScoredUnit,
 };
 use pathwise_course::response::{validate, OfferedContext};
 use pathwise_course::{
@@ -160,7 +161,7 @@ impl<S: Store> App<S> {
         let (mapped, mapping_source) = match request.client_event.unit_id() {
             Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
             None if asks_exam => (Vec::new(), "exam_request"),
-            None => (loaded.index.map_units(&query, MAPPED_K), "retrieval"),
+            None => (calibrate_mapping(course, &loaded.index.map_units(&query, MAPPED_K)), "retrieval"),
         };
         // Words that answer the tutor's own question are about the focus (they map to it, or
         // to nothing); other words the mapping is unsure of are clarified first.
@@ -171,8 +172,7 @@ impl<S: Store> App<S> {
                 && (mapped.is_empty() || mapped.iter().any(|m| m.unit_id == focus_now));
         let clarify_if_unsure = request.client_event == ClientEvent::None && !answers_tutor;
         let draft = draft_policy(course, &snap.snapshot, &mapped, clarify_if_unsure);
-        let named =
-            request.client_event == ClientEvent::None && !answers_tutor && named_unit(course, &draft.mapped).is_some();
+        let named = request.client_event == ClientEvent::None && !answers_tutor && named_unit(&draft.mapped).is_some();
 
         let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, &draft, &query, now).await?;
         let policy = draft.finish(&turn_id.to_string(), &exam);
