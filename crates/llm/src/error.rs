@@ -51,7 +51,10 @@ impl LlmError {
         match self {
             LlmError::NotConfigured { .. } => self.to_string(),
             LlmError::Timeout(limit) => {
-                format!("the language model did not answer within {} s; try again, or ask for something shorter", limit.as_secs().max(1))
+                format!(
+                    "the language model did not answer within {} s; try again, or ask for something shorter",
+                    limit.as_secs().max(1)
+                )
             }
             LlmError::Transport { .. } => "the language model cannot be reached right now; try again shortly".into(),
             LlmError::Status { status, .. } => {

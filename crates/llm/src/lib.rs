@@ -32,6 +32,10 @@ pub trait LanguageModel: Send + Sync {
     fn chat<'a>(&'a self, request: &'a Request) -> Pin<Box<dyn Future<Output = Result<Reply, LlmError>> + Send + 'a>>;
     /// For logs and status pages: which model, where.
     fn describe(&self) -> String;
+    /// The model's name, as its server knows it (no address): what a learner may be told.
+    fn name(&self) -> String {
+        self.describe()
+    }
 }
 
 /// The setting that makes Pathwise leave offline mode, as error messages name it.
@@ -67,6 +71,11 @@ impl Llm {
 
     pub fn describe(&self) -> String {
         self.model.as_ref().map_or_else(|| "offline (no language model configured)".to_string(), |m| m.describe())
+    }
+
+    /// The configured model's name, without where it runs; `None` offline.
+    pub fn model_name(&self) -> Option<String> {
+        self.model.as_ref().map(|m| m.name())
     }
 
     /// Start a conversation for `operation` (named in the error when offline), waiting for

@@ -15,9 +15,9 @@
 
 use crate::reply::truncate;
 use crate::{LanguageModel, LlmError, Message, Reply, Request, Role, ToolCall, Usage};
+use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
-use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
@@ -222,7 +222,8 @@ impl OpenAiClient {
 
     fn body(&self, request: &Request, format: StructuredOutput) -> Value {
         let mut messages: Vec<Value> = request.messages.iter().map(wire_message).collect();
-        let mut body = json!({ "model": self.config.model, "stream": true, "stream_options": { "include_usage": true } });
+        let mut body =
+            json!({ "model": self.config.model, "stream": true, "stream_options": { "include_usage": true } });
         if let Some(output) = &request.output {
             match format {
                 StructuredOutput::Auto | StructuredOutput::JsonSchema => {
@@ -330,8 +331,9 @@ impl SseReader {
 
 impl Partial {
     fn event(&mut self, data: &str) -> Result<(), LlmError> {
-        let event: Value = serde_json::from_str(data)
-            .map_err(|e| LlmError::Malformed(format!("an event of the stream is not JSON ({e}): {}", truncate(data, 200))))?;
+        let event: Value = serde_json::from_str(data).map_err(|e| {
+            LlmError::Malformed(format!("an event of the stream is not JSON ({e}): {}", truncate(data, 200)))
+        })?;
         if let Some(error) = event.get("error") {
             return Err(LlmError::Status { status: 500, body: truncate(&error.to_string(), 500) });
         }
@@ -382,6 +384,10 @@ impl LanguageModel for OpenAiClient {
 
     fn describe(&self) -> String {
         format!("{} at {}", self.config.model, self.config.base_url)
+    }
+
+    fn name(&self) -> String {
+        self.config.model.clone()
     }
 }
 

@@ -242,8 +242,7 @@ async fn a_format_refused_with_a_500_is_asked_again_as_json_object_with_the_sche
 async fn a_configured_format_is_asked_for_first() {
     let fake = FakeLlm::start().await;
     fake.script([Script::json(json!({ "label": "Sets", "minutes": 10 }))]);
-    let config =
-        OpenAiConfig { structured_output: StructuredOutput::JsonObject, ..config(fake.base_url()) };
+    let config = OpenAiConfig { structured_output: StructuredOutput::JsonObject, ..config(fake.base_url()) };
     let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 1);
     llm.session("t").await.unwrap().structured::<Concept>(&concept_request()).await.unwrap();
     assert_eq!(fake.requests()[0]["response_format"]["type"], "json_object");

@@ -137,12 +137,15 @@ fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
     let scoped: Vec<&str> = policy.scoped_unit_ids.iter().map(String::as_str).collect();
     let actions: Vec<&str> = policy.allowed_actions.iter().map(|a| a.name()).collect();
     let concept_card = if allows(Action::ConceptCard) {
-        nullable(object(json!({
-            "key_ideas": strings,
-            "worked_example": nullable(object(json!({
-                "problem_latex": string, "final_answer_latex": string, "steps_latex": strings,
-            }), vec!["problem_latex", "final_answer_latex", "steps_latex"])),
-        }), vec!["key_ideas", "worked_example"]))
+        nullable(object(
+            json!({
+                "key_ideas": strings,
+                "worked_example": nullable(object(json!({
+                    "problem_latex": string, "final_answer_latex": string, "steps_latex": strings,
+                }), vec!["problem_latex", "final_answer_latex", "steps_latex"])),
+            }),
+            vec!["key_ideas", "worked_example"],
+        ))
     } else {
         null.clone()
     };
@@ -153,10 +156,13 @@ fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
     };
     let candidates: Vec<&str> = context.exam_candidates.iter().map(|c| c.question_id.as_str()).collect();
     let exam_suggestion = if allows(Action::ExamBlock) && !candidates.is_empty() {
-        nullable(object(json!({
-            "question_id": one_of(candidates),
-            "difficultyTier": one_of(vec![policy.desired_exam_tier.name()]),
-        }), vec!["question_id", "difficultyTier"]))
+        nullable(object(
+            json!({
+                "question_id": one_of(candidates),
+                "difficultyTier": one_of(vec![policy.desired_exam_tier.name()]),
+            }),
+            vec!["question_id", "difficultyTier"],
+        ))
     } else {
         null
     };
