@@ -6,7 +6,7 @@ use pathwise_domain::error::ErrorKind as DomainKind;
 use pathwise_domain::DomainError;
 use pathwise_llm::LlmError;
 use pathwise_store::StoreError;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -199,15 +199,16 @@ impl From<LlmError> for AppError {
             LlmError::NotConfigured { .. } => (ErrorKind::Unavailable, "llm_not_configured"),
             LlmError::Timeout(_) => (ErrorKind::Upstream, "llm_timeout"),
             LlmError::Transport { .. } => (ErrorKind::Upstream, "llm_unreachable"),
-            LlmError::Status { .. } => (ErrorKind::Upstream, "llm_error"),
-            LlmError::Malformed(_) => (ErrorKind::Upstream, "llm_malformed"),
+            LlmError::Status { .. } | LlmError::FormatRefused { .. } => (ErrorKind::Upstream, "llm_error"),
+            LlmError::Malformed(_) | LlmError::TooLarge { .. } => (ErrorKind::Upstream, "llm_malformed"),
         };
-        let refusal = AppError::new(kind, code, error.to_string());
         if matches!(error, LlmError::NotConfigured { .. }) {
-            refusal.with_details(not_configured_details())
-        } else {
-            refusal
+            return AppError::new(kind, code, error.to_string()).with_details(not_configured_details());
         }
+        // What the model server said stays in the operator's log (the model session logs it
+        // with its operation): it can hold the server's paths and internals, and tells a
+        // learner nothing they can act on.
+        AppError::new(kind, code, error.learner_message()).with_details(json!({ "reason": error.reason() }))
     }
 }
 

@@ -29,8 +29,17 @@ pub struct Settings {
     /// The model to ask, as the endpoint names it; required with `llm_base_url`.
     pub llm_model: Option<String>,
     pub llm_api_key: Option<String>,
-    /// How long one request to the model may take.
+    /// How long one request to the model may take, reply and all; past it the call is
+    /// dropped (closing the stream stops the generation) and the deterministic fallback or a
+    /// 504 answers.
     pub llm_timeout_secs: u64,
+    /// How structured output is asked for: `auto` (JSON Schema, then plainer ways as the
+    /// server refuses them), `json_schema` (OpenAI, vLLM, llama.cpp's server, Ollama),
+    /// `json_object` (llama-cpp-python, which constrains decoding to the schema sent beside
+    /// it) or `prompt` (the schema in the conversation).
+    pub llm_structured_output: pathwise_llm::StructuredOutput,
+    /// The most tokens a reply may have when the call does not set its own bound.
+    pub llm_max_tokens: u32,
     /// Conversations with the model at once; more wait for a free slot.
     pub max_concurrent_sessions: usize,
     /// Whether `serve` runs due jobs (reviews, analytics, digests). Any number of servers
@@ -101,6 +110,8 @@ impl Default for Settings {
             llm_model: None,
             llm_api_key: None,
             llm_timeout_secs: 120,
+            llm_structured_output: pathwise_llm::StructuredOutput::Auto,
+            llm_max_tokens: pathwise_llm::DEFAULT_MAX_TOKENS,
             max_concurrent_sessions: 4,
             scheduler_enabled: true,
             scheduler_tick_ms: 1_000,
@@ -186,6 +197,8 @@ pub fn language_model(settings: &Settings) -> Result<pathwise_llm::Llm> {
     let config = pathwise_llm::OpenAiConfig {
         api_key: settings.llm_api_key.clone().filter(|k| !k.trim().is_empty()),
         timeout: std::time::Duration::from_secs(settings.llm_timeout_secs.max(1)),
+        structured_output: settings.llm_structured_output,
+        max_tokens: settings.llm_max_tokens.max(16),
         ..pathwise_llm::OpenAiConfig::new(base_url, model)
     };
     let client = pathwise_llm::OpenAiClient::new(config)?;

@@ -2,7 +2,8 @@
 //! 127.0.0.1 that answers `POST /v1/chat/completions` with scripted replies, in order, and
 //! keeps every request it received. It can answer well, with malformed JSON, with tool
 //! calls, with an HTTP error, slowly (to provoke timeouts), and can refuse structured-output
-//! modes it is told not to support.
+//! modes it is told not to support. A request with `"stream": true` is answered with
+//! server-sent events, a few characters per event, as servers stream tokens.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -25,6 +26,9 @@ pub enum Script {
     Status(u16, String),
     /// Wait, then answer.
     Slow(Duration, Box<Script>),
+    /// A model that never stops: one token every interval, streamed, until the client goes
+    /// away (counted by [`FakeLlm::abandoned`]). Without `stream`, it never answers.
+    Endless(Duration),
 }
 
 impl Script {
@@ -44,6 +48,9 @@ impl Script {
 pub enum Supports {
     JsonSchema,
     JsonObjectOnly,
+    /// As llama-cpp-python's server: `json_schema` is refused with a 500 (its request
+    /// validation's message), `json_object` is taken, with a `schema` beside it.
+    JsonObjectWith500,
     Nothing,
 }
 
@@ -62,6 +69,8 @@ struct Inner {
     requests: Vec<Value>,
     supports: Supports,
     calls: usize,
+    /// Endless streams the client closed.
+    abandoned: usize,
 }
 
 #[derive(Clone)]
@@ -83,6 +92,7 @@ impl FakeLlm {
             requests: Vec::new(),
             supports: Supports::JsonSchema,
             calls: 0,
+            abandoned: 0,
         }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let base_url = format!("http://{}/v1", listener.local_addr().expect("address"));
@@ -140,6 +150,11 @@ impl FakeLlm {
         self.inner.lock().unwrap().recordings.clone()
     }
 
+    /// How many endless streams the client closed (the generation a real server stops).
+    pub fn abandoned(&self) -> usize {
+        self.inner.lock().unwrap().abandoned
+    }
+
     /// Scripted answers not used yet.
     pub fn unused(&self) -> usize {
         self.inner.lock().unwrap().script.len()
@@ -154,9 +169,15 @@ async fn complete(State(inner): State<Arc<Mutex<Inner>>>, Json(request): Json<Va
         let format = request.pointer("/response_format/type").and_then(Value::as_str);
         let refused = match (inner.supports, format) {
             (_, None) | (Supports::JsonSchema, _) => false,
-            (Supports::JsonObjectOnly, Some(kind)) => kind != "json_object",
+            (Supports::JsonObjectOnly | Supports::JsonObjectWith500, Some(kind)) => kind != "json_object",
             (Supports::Nothing, Some(_)) => true,
         };
+        if refused && inner.supports == Supports::JsonObjectWith500 {
+            let message = "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  \
+                           Input should be 'text' or 'json_object' [type=literal_error] \
+                           (/opt/models/llama_cpp/server/types.py)";
+            return error(500, message, None);
+        }
         if refused {
             let message = format!("response_format type {} is not supported by this server", format.unwrap_or(""));
             return error(400, &message, Some("response_format"));
@@ -165,6 +186,7 @@ async fn complete(State(inner): State<Arc<Mutex<Inner>>>, Json(request): Json<Va
         (next, inner.calls)
     };
     match next {
+        (Some(Script::Endless(every)), _) => endless(inner, every, request["stream"] == true).await,
         (Some(script), call) => answer(script, &request, call).await,
         (None, _) => error(500, "the fake model server has no scripted reply left", None),
     }
@@ -191,9 +213,12 @@ async fn answer(script: Script, request: &Value, call: usize) -> Response {
             (json!({ "role": "assistant", "content": null, "tool_calls": calls }), "tool_calls")
         }
         Script::Status(status, message) => return error(status, &message, None),
-        Script::Slow(..) => unreachable!("unwrapped above"),
+        Script::Slow(..) | Script::Endless(_) => unreachable!("answered elsewhere"),
     };
     let completion_tokens = message.to_string().len() / 4;
+    if request["stream"] == true {
+        return streamed(call, request, &message, finish, prompt_tokens, completion_tokens);
+    }
     Json(json!({
         "id": format!("chatcmpl-{call}"),
         "object": "chat.completion",
@@ -203,6 +228,74 @@ async fn answer(script: Script, request: &Value, call: usize) -> Response {
                    "total_tokens": prompt_tokens + completion_tokens },
     }))
     .into_response()
+}
+
+/// The same answer as server-sent events: the text a few characters at a time, tool calls
+/// as a name and then their arguments in pieces, the usage last, then `[DONE]`.
+fn streamed(
+    call: usize,
+    request: &Value,
+    message: &Value,
+    finish: &str,
+    prompt_tokens: usize,
+    completion_tokens: usize,
+) -> Response {
+    let id = format!("chatcmpl-{call}");
+    let chunk = |delta: Value, finish: Option<&str>| {
+        json!({ "id": id, "object": "chat.completion.chunk", "model": request["model"],
+                "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }] })
+    };
+    let mut events = vec![chunk(json!({ "role": "assistant" }), None)];
+    if let Some(text) = message["content"].as_str() {
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(7) {
+            events.push(chunk(json!({ "content": piece.iter().collect::<String>() }), None));
+        }
+    }
+    for (index, call) in message["tool_calls"].as_array().into_iter().flatten().enumerate() {
+        let name = json!([{ "index": index, "id": call["id"], "type": "function",
+                            "function": { "name": call["function"]["name"], "arguments": "" } }]);
+        events.push(chunk(json!({ "tool_calls": name }), None));
+        let arguments: Vec<char> = call["function"]["arguments"].as_str().unwrap_or("").chars().collect();
+        for piece in arguments.chunks(9) {
+            let part = json!([{ "index": index, "function": { "arguments": piece.iter().collect::<String>() } }]);
+            events.push(chunk(json!({ "tool_calls": part }), None));
+        }
+    }
+    events.push(chunk(json!({}), Some(finish)));
+    if request.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)) {
+        events.push(json!({ "id": id, "object": "chat.completion.chunk", "choices": [],
+                            "usage": { "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                                       "total_tokens": prompt_tokens + completion_tokens } }));
+    }
+    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+}
+
+/// Counts the stream as abandoned when the client drops it before its end.
+struct Abandoned(Arc<Mutex<Inner>>);
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().abandoned += 1;
+    }
+}
+
+async fn endless(inner: Arc<Mutex<Inner>>, every: Duration, stream: bool) -> Response {
+    if !stream {
+        let _guard = Abandoned(inner);
+        std::future::pending::<()>().await;
+        unreachable!("pending forever");
+    }
+    let guard = Abandoned(inner);
+    let events = futures_util::stream::unfold((guard, 0usize), move |(guard, n)| async move {
+        tokio::time::sleep(every).await;
+        let event = json!({ "object": "chat.completion.chunk",
+                            "choices": [{ "index": 0, "delta": { "content": "and so on " }, "finish_reason": null }] });
+        Some((Ok::<_, std::convert::Infallible>(format!("data: {event}\n\n")), (guard, n + 1)))
+    });
+    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], axum::body::Body::from_stream(events)).into_response()
 }
 
 fn error(status: u16, message: &str, param: Option<&str>) -> Response {

@@ -16,7 +16,7 @@ mod types;
 
 pub use embeddings::Embedder;
 pub use error::LlmError;
-pub use openai::{OpenAiClient, OpenAiConfig};
+pub use openai::{OpenAiClient, OpenAiConfig, StructuredOutput, DEFAULT_MAX_TOKENS};
 pub use reply::parse_json_reply;
 pub use transcription::Transcriber;
 pub use types::{Message, OutputSchema, Reply, Request, Role, Tool, ToolCall, Usage};
@@ -32,6 +32,10 @@ pub trait LanguageModel: Send + Sync {
     fn chat<'a>(&'a self, request: &'a Request) -> Pin<Box<dyn Future<Output = Result<Reply, LlmError>> + Send + 'a>>;
     /// For logs and status pages: which model, where.
     fn describe(&self) -> String;
+    /// The model's name, as its server knows it (no address): what a learner may be told.
+    fn name(&self) -> String {
+        self.describe()
+    }
 }
 
 /// The setting that makes Pathwise leave offline mode, as error messages name it.
@@ -69,6 +73,11 @@ impl Llm {
         self.model.as_ref().map_or_else(|| "offline (no language model configured)".to_string(), |m| m.describe())
     }
 
+    /// The configured model's name, without where it runs; `None` offline.
+    pub fn model_name(&self) -> Option<String> {
+        self.model.as_ref().map(|m| m.name())
+    }
+
     /// Start a conversation for `operation` (named in the error when offline), waiting for
     /// a free slot when `max_concurrent_sessions` are already running.
     pub async fn session(&self, operation: &str) -> Result<Session, LlmError> {
@@ -77,33 +86,55 @@ impl Llm {
             .clone()
             .ok_or_else(|| LlmError::NotConfigured { operation: operation.to_string(), setting: MODEL_SETTING })?;
         let permit = self.sessions.clone().acquire_owned().await.expect("the session semaphore is never closed");
-        Ok(Session { model, _permit: permit, turns: Mutex::new(Vec::new()) })
+        Ok(Session { model, operation: operation.to_string(), _permit: permit, turns: Mutex::new(Vec::new()) })
     }
 }
 
 /// One conversation: holds a session slot until dropped and records each turn's tokens.
 pub struct Session {
     model: Arc<dyn LanguageModel>,
+    operation: String,
     _permit: OwnedSemaphorePermit,
     turns: Mutex<Vec<Usage>>,
 }
 
 impl Session {
+    /// One call. A failure is logged for the operator at WARN with the operation and its
+    /// reason code; what the caller passes on is [`LlmError::reason`] and
+    /// [`LlmError::learner_message`].
     pub async fn chat(&self, request: &Request) -> Result<Reply, LlmError> {
-        let reply = self.model.chat(request).await?;
-        self.turns.lock().expect("turns lock").push(reply.usage);
-        Ok(reply)
+        let started = std::time::Instant::now();
+        match self.model.chat(request).await {
+            Ok(reply) => {
+                self.turns.lock().expect("turns lock").push(reply.usage);
+                tracing::debug!(operation = %self.operation, ms = started.elapsed().as_millis() as u64,
+                    prompt_tokens = reply.usage.prompt_tokens, completion_tokens = reply.usage.completion_tokens,
+                    "language model call");
+                Ok(reply)
+            }
+            Err(error) => Err(self.failed(error)),
+        }
     }
 
     /// Ask for one JSON value of `request.output`'s schema and parse it into `T`. The caller
     /// still validates it: a model can match a schema and break every rule.
     pub async fn structured<T: DeserializeOwned>(&self, request: &Request) -> Result<(T, Reply), LlmError> {
         let reply = self.chat(request).await?;
-        let value = parse_json_reply(reply.content.as_deref().unwrap_or(""))?;
+        let value = parse_json_reply(reply.content.as_deref().unwrap_or("")).map_err(|e| self.failed(e))?;
         let parsed = serde_path_to_error::deserialize(value).map_err(|e| {
-            LlmError::Malformed(format!("the reply does not have the expected shape at {}: {}", e.path(), e.inner()))
+            self.failed(LlmError::Malformed(format!(
+                "the reply does not have the expected shape at {}: {}",
+                e.path(),
+                e.inner()
+            )))
         })?;
         Ok((parsed, reply))
+    }
+
+    /// Log a failed call for the operator, and pass it on.
+    pub fn failed(&self, error: LlmError) -> LlmError {
+        tracing::warn!(operation = %self.operation, reason = error.reason(), %error, "a language model call failed");
+        error
     }
 
     /// Tokens of each turn so far, in order.

@@ -1,7 +1,9 @@
 //! The OpenAI-compatible client against a fake model server over real HTTP on 127.0.0.1.
 
 use pathwise_fake_llm::{FakeLlm, Script, Supports};
-use pathwise_llm::{Llm, LlmError, Message, OpenAiClient, OpenAiConfig, OutputSchema, Request, Tool, Usage};
+use pathwise_llm::{
+    Llm, LlmError, Message, OpenAiClient, OpenAiConfig, OutputSchema, Request, StructuredOutput, Tool, Usage,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -192,4 +194,102 @@ async fn offline_generation_names_the_setting_to_configure() {
     let message = error.to_string();
     assert!(message.contains("generating a curriculum") && message.contains("llm_base_url"), "{message}");
     assert!(!Llm::offline().is_configured());
+}
+
+#[tokio::test]
+async fn every_call_streams_with_max_tokens_and_the_reply_is_put_together() {
+    let fake = FakeLlm::start().await;
+    fake.script([
+        Script::json(json!({ "label": "A concept with a rather long name, streamed in pieces", "minutes": 25 })),
+        Script::ToolCalls(vec![("create_node".into(), json!({ "label": "Vectors", "effort": 30 }))]),
+    ]);
+    let session = llm(fake.base_url(), 1).session("t").await.unwrap();
+    let (concept, reply): (Concept, _) = session.structured(&concept_request()).await.unwrap();
+    assert_eq!(concept.label, "A concept with a rather long name, streamed in pieces");
+    assert_eq!(reply.finish_reason.as_deref(), Some("stop"));
+    assert!(reply.usage.prompt_tokens > 0 && reply.usage.completion_tokens > 0, "usage from the last event");
+    let sent = &fake.requests()[0];
+    assert_eq!((sent["stream"].clone(), sent["max_tokens"].clone()), (json!(true), json!(1024)), "{sent}");
+
+    let request = Request { max_tokens: Some(200), ..Request::new(vec![Message::user("Plan")]) };
+    let called = session.chat(&request).await.unwrap();
+    assert_eq!(called.tool_calls.len(), 1);
+    assert_eq!(called.tool_calls[0].name, "create_node");
+    assert_eq!(serde_json::from_str::<Value>(&called.tool_calls[0].arguments).unwrap()["effort"], 30);
+    assert_eq!(fake.requests()[1]["max_tokens"], 200, "the call's own bound");
+}
+
+#[tokio::test]
+async fn a_format_refused_with_a_500_is_asked_again_as_json_object_with_the_schema() {
+    let fake = FakeLlm::start().await;
+    fake.supports(Supports::JsonObjectWith500);
+    fake.script([
+        Script::json(json!({ "label": "Sets", "minutes": 10 })),
+        Script::json(json!({ "label": "Maps", "minutes": 20 })),
+    ]);
+    let llm = llm(fake.base_url(), 1);
+    let (concept, _): (Concept, _) = llm.session("t").await.unwrap().structured(&concept_request()).await.unwrap();
+    assert_eq!(concept.label, "Sets");
+    let (concept, _): (Concept, _) = llm.session("t").await.unwrap().structured(&concept_request()).await.unwrap();
+    assert_eq!(concept.label, "Maps");
+    let requests = fake.requests();
+    let kinds: Vec<Value> = requests.iter().map(|r| r["response_format"]["type"].clone()).collect();
+    assert_eq!(kinds, [json!("json_schema"), json!("json_object"), json!("json_object")], "remembered");
+    assert_eq!(requests[1]["response_format"]["schema"]["required"], json!(["label", "minutes"]));
+}
+
+#[tokio::test]
+async fn a_configured_format_is_asked_for_first() {
+    let fake = FakeLlm::start().await;
+    fake.script([Script::json(json!({ "label": "Sets", "minutes": 10 }))]);
+    let config = OpenAiConfig { structured_output: StructuredOutput::JsonObject, ..config(fake.base_url()) };
+    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 1);
+    llm.session("t").await.unwrap().structured::<Concept>(&concept_request()).await.unwrap();
+    assert_eq!(fake.requests()[0]["response_format"]["type"], "json_object");
+}
+
+#[tokio::test]
+async fn a_model_that_does_not_stop_is_cut_off_at_the_deadline_and_its_stream_closed() {
+    let fake = FakeLlm::start().await;
+    fake.script([Script::Endless(Duration::from_millis(20))]);
+    let started = std::time::Instant::now();
+    let error = llm(fake.base_url(), 1).session("t").await.unwrap().chat(&concept_request()).await.unwrap_err();
+    assert_eq!(error, LlmError::Timeout(Duration::from_millis(800)));
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    abandoned(&fake, 1).await;
+    assert_eq!(error.reason(), "timeout");
+}
+
+#[tokio::test]
+async fn a_reply_past_its_max_tokens_is_cut_off_as_too_large() {
+    let fake = FakeLlm::start().await;
+    fake.script([Script::Endless(Duration::from_millis(1))]);
+    let request = Request { max_tokens: Some(4), ..concept_request() };
+    let error = llm(fake.base_url(), 1).session("t").await.unwrap().chat(&request).await.unwrap_err();
+    assert!(matches!(&error, LlmError::TooLarge { limit } if limit.contains("4 tokens")), "{error}");
+    assert_eq!(error.reason(), "too_large");
+    abandoned(&fake, 1).await;
+}
+
+/// The fake server sees the client close `count` streams (soon after the call gave up).
+async fn abandoned(fake: &FakeLlm, count: usize) {
+    for _ in 0..100 {
+        if fake.abandoned() >= count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the client did not close the stream: {} of {count}", fake.abandoned());
+}
+
+#[tokio::test]
+async fn what_the_server_said_is_never_in_the_message_for_a_learner() {
+    let fake = FakeLlm::start().await;
+    fake.script([Script::Status(500, "Traceback (most recent call last): File \"/srv/models/secret.py\"".into())]);
+    let error = llm(fake.base_url(), 1).session("t").await.unwrap().chat(&concept_request()).await.unwrap_err();
+    assert_eq!(error.reason(), "server_error");
+    assert!(error.to_string().contains("secret.py"), "the operator's log has it: {error}");
+    let message = error.learner_message();
+    assert!(!message.contains("secret") && !message.contains("Traceback"), "{message}");
+    assert!(message.contains("HTTP 500"), "{message}");
 }

@@ -223,6 +223,9 @@ pub struct WorkspaceConfig {
     /// A language model is configured (tutor turns are the model's; offline they are the
     /// deterministic tutor's).
     pub model: bool,
+    /// The model's name, as its server knows it (`llm_model`); absent offline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
     /// Voice input: a transcription model is configured.
     pub voice: bool,
     /// Turn replies carry the debug payload.
@@ -235,6 +238,7 @@ pub async fn config(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json
     Ok(Json(WorkspaceConfig {
         name: s.name.to_string(),
         model: s.app.llm().is_configured(),
+        model_name: s.app.llm().model_name(),
         voice: s.app.transcriber().is_some(),
         debug: s.app.tutor_settings().debug,
     }))

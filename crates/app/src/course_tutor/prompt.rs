@@ -5,7 +5,7 @@
 use super::catalog::LoadedCourse;
 use super::turn::TurnRequest;
 use pathwise_course::lite::{snapshot_lite_for_llm, RevisitLite, SnapshotLiteForLlm};
-use pathwise_course::{ClientEvent, ExamAvailability, StudentSnapshot, Tier, TutorPolicy};
+use pathwise_course::{Action, ClientEvent, ExamAvailability, StudentSnapshot, Tier, TutorPolicy};
 use pathwise_llm::{prompts, Message, OutputSchema, Request};
 use pathwise_retrieval::{AnchorHit, ChunkHit, Query, SupportHit};
 use serde::Serialize;
@@ -104,8 +104,9 @@ pub(crate) fn build_prompt(
         }),
     );
     Request {
-        output: Some(OutputSchema { name: "tutor_turn".into(), schema: response_schema() }),
+        output: Some(OutputSchema { name: "tutor_turn".into(), schema: response_schema(policy, context) }),
         temperature: Some(0.3),
+        max_tokens: Some(TURN_MAX_TOKENS),
         ..Request::new(vec![
             Message::system(system),
             Message::system(format!("POLICY: {policy_json}")),
@@ -115,35 +116,71 @@ pub(crate) fn build_prompt(
     }
 }
 
-/// `LlmTutorResponse` as a strict JSON Schema: optional cards are nullable.
-fn response_schema() -> Value {
+/// A turn's reply at most: the longest tutor text (1,500 characters, about 400 tokens) with
+/// a card beside it.
+pub(crate) const TURN_MAX_TOKENS: u32 = 900;
+
+/// `LlmTutorResponse` as a strict JSON Schema, shaped by this turn's policy: the actions it
+/// allows and the units in scope are the only values allowed, a card the policy does not
+/// allow can only be null, and an exam suggestion can only name a candidate at the desired
+/// tier. A server that constrains decoding to the schema (llama.cpp, llama-cpp-python, vLLM,
+/// OpenAI) then cannot produce a reply outside the policy, however small its model; the
+/// validator still checks everything (cards that match the action, lengths, lockouts).
+fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
     let string = json!({ "type": "string" });
     let strings = json!({ "type": "array", "items": { "type": "string" } });
+    let one_of = |values: Vec<&str>| json!({ "type": "string", "enum": values });
+    let null = json!({ "type": "null" });
     let nullable = |schema: Value| json!({ "anyOf": [schema, { "type": "null" }] });
     let object = |properties: Value, required: Vec<&str>| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
-    object(
-        json!({
-            "mapped_units": { "type": "array", "items": object(
-                json!({ "unit_id": string, "confidence": { "type": "number" } }), vec!["unit_id", "confidence"]) },
-            "action": { "type": "string", "enum": ["SOCRATIC_QUESTION", "CONCEPT_CARD", "DRILL_CARD", "EXAM_BLOCK"] },
-            "target_unit_id": string,
-            "tutor_text": string,
-            "turn_analysis": object(json!({
-                "student_intent": { "type": "string", "enum": ["solve", "explain", "check", "stuck", "unknown"] },
-                "understanding_signal": { "type": "string", "enum": ["confident", "uncertain", "confused"] },
-                "suggested_prereq_units": strings,
-            }), vec!["student_intent", "understanding_signal", "suggested_prereq_units"]),
-            "concept_card": nullable(object(json!({
+    let allows = |action: Action| policy.allowed_actions.contains(&action);
+    let scoped: Vec<&str> = policy.scoped_unit_ids.iter().map(String::as_str).collect();
+    let actions: Vec<&str> = policy.allowed_actions.iter().map(|a| a.name()).collect();
+    let concept_card = if allows(Action::ConceptCard) {
+        nullable(object(
+            json!({
                 "key_ideas": strings,
                 "worked_example": nullable(object(json!({
                     "problem_latex": string, "final_answer_latex": string, "steps_latex": strings,
                 }), vec!["problem_latex", "final_answer_latex", "steps_latex"])),
-            }), vec!["key_ideas", "worked_example"])),
-            "drill_card": nullable(object(json!({ "prompt": string, "question_latex": string }), vec!["prompt", "question_latex"])),
-            "exam_suggestion": nullable(object(json!({
-                "question_id": string,
-                "difficultyTier": { "type": "string", "enum": ["bronze", "silver", "gold"] },
-            }), vec!["question_id", "difficultyTier"])),
+            }),
+            vec!["key_ideas", "worked_example"],
+        ))
+    } else {
+        null.clone()
+    };
+    let drill_card = if allows(Action::DrillCard) {
+        nullable(object(json!({ "prompt": string, "question_latex": string }), vec!["prompt", "question_latex"]))
+    } else {
+        null.clone()
+    };
+    let candidates: Vec<&str> = context.exam_candidates.iter().map(|c| c.question_id.as_str()).collect();
+    let exam_suggestion = if allows(Action::ExamBlock) && !candidates.is_empty() {
+        nullable(object(
+            json!({
+                "question_id": one_of(candidates),
+                "difficultyTier": one_of(vec![policy.desired_exam_tier.name()]),
+            }),
+            vec!["question_id", "difficultyTier"],
+        ))
+    } else {
+        null
+    };
+    object(
+        json!({
+            "mapped_units": { "type": "array", "items": object(
+                json!({ "unit_id": one_of(scoped.clone()), "confidence": { "type": "number" } }), vec!["unit_id", "confidence"]) },
+            "action": one_of(actions),
+            "target_unit_id": one_of(scoped),
+            "tutor_text": string,
+            "turn_analysis": object(json!({
+                "student_intent": one_of(vec!["solve", "explain", "check", "stuck", "unknown"]),
+                "understanding_signal": one_of(vec!["confident", "uncertain", "confused"]),
+                "suggested_prereq_units": strings,
+            }), vec!["student_intent", "understanding_signal", "suggested_prereq_units"]),
+            "concept_card": concept_card,
+            "drill_card": drill_card,
+            "exam_suggestion": exam_suggestion,
         }),
         vec![
             "mapped_units",

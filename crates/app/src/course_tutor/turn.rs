@@ -346,13 +346,17 @@ impl<S: Store> App<S> {
         let reply = session.chat(&prompt).await;
         self.record_llm_session(learner, "tutor_turn", &session).await?;
         let usage = session.usage();
+        // The turn records the reason code only; the session logged what the server said.
         let reply = match reply {
             Ok(reply) => reply,
-            Err(e) => return Ok(fall_back(format!("model failed: {e}"), Some("model_error"), usage)),
+            Err(e) => return Ok(fall_back(format!("model failed: {}", e.reason()), Some("model_error"), usage)),
         };
         let value = match parse_json_reply(reply.content.as_deref().unwrap_or("")) {
             Ok(value) => value,
-            Err(e) => return Ok(fall_back(format!("invalid reply: {e}"), Some("malformed"), usage)),
+            Err(e) => {
+                let e = session.failed(e);
+                return Ok(fall_back(format!("model failed: {}", e.reason()), Some("malformed"), usage));
+            }
         };
         let offered = OfferedContext { exam_candidates: candidates, exam_statuses: statuses, now: self.now() };
         match validate(&value, policy, offered, course) {
