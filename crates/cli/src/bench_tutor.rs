@@ -138,7 +138,7 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
                 None => button(ClientEvent::RequestDrill { unit_id: focus.clone() }),
             },
             _ => {
-                let text = if (i / LEARNERS / 3) % 2 == 0 {
+                let text = if (i / LEARNERS / 3).is_multiple_of(2) {
                     format!("how do I do {}", title.to_lowercase())
                 } else {
                     "what is 7+8? I am not sure what to do next".to_string()

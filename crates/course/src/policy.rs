@@ -333,7 +333,7 @@ pub fn draft_policy(
 
 /// The unit a mapping names: its best unit, when it is sure enough (the specification's
 /// rule; retrieval's scores are made comparable to it by [`calibrate_mapping`]).
-pub fn named_unit<'m>(mapped: &'m [MappedUnit]) -> Option<&'m str> {
+pub fn named_unit(mapped: &[MappedUnit]) -> Option<&str> {
     mapped.first().filter(|top| top.confidence >= CONFIDENT_MAPPING).map(|top| top.unit_id.as_str())
 }
 
