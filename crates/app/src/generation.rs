@@ -1,9 +1,12 @@
 //! `curriculum_generate` with a language model: the model builds the concept graph with
 //! tools (`mind_map_node_create`, `mind_map_edge_create`, deletions to correct itself, and
 //! `finish`). Its graph is held as a draft in memory and checked, on `finish`, by exactly
-//! the validation a supplied decomposition goes through. A rejected graph is explained to
-//! the model once; if the corrected one is rejected too, or the model fails, nothing is
-//! stored and the error says why. Only a valid graph is stored, in one transaction.
+//! the validation a supplied decomposition goes through. A model that answers the first
+//! request without calling a tool (many small local models cannot) is asked instead for
+//! the whole graph in one reply, constrained by a JSON Schema, and that graph is checked by
+//! the same rules. A rejected graph is explained to the model once; if the corrected one is
+//! rejected too, or the model fails, nothing is stored and the error says why. Only a valid
+//! graph is stored, in one transaction.
 
 use crate::curriculum::GenerateInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
@@ -11,7 +14,7 @@ use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::lifecycle;
 use pathwise_domain::model::{MapAggregate, Metadata};
 use pathwise_domain::{MindMapId, NodeId};
-use pathwise_llm::{prompts, Message, Request, Session, Tool, ToolCall};
+use pathwise_llm::{prompts, Message, OutputSchema, Request, Session, Tool, ToolCall};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -24,6 +27,85 @@ const MAX_TURNS: usize = 60;
 
 /// How often a graph rejected on `finish` is explained before the generation fails.
 const CORRECTIONS: usize = 1;
+
+/// A whole graph in one reply at most: 30 concepts with a short description each and their
+/// edges come to about 2,000 tokens.
+const GRAPH_MAX_TOKENS: u32 = 2_500;
+
+/// The graph in one reply, for a model that does not call tools.
+#[derive(Deserialize)]
+struct GraphReply {
+    root: String,
+    nodes: Vec<GraphNode>,
+    edges: Vec<GraphEdge>,
+    #[serde(default)]
+    goal_node: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GraphNode {
+    label: String,
+    #[serde(default)]
+    description: Option<String>,
+    effort_minutes: i64,
+}
+
+#[derive(Deserialize)]
+struct GraphEdge {
+    parent: String,
+    child: String,
+}
+
+impl GraphReply {
+    fn into_decomposition(self) -> Decomposition {
+        Decomposition {
+            root: self.root.trim().to_string(),
+            nodes: self
+                .nodes
+                .into_iter()
+                .map(|n| ConceptSpec {
+                    label: n.label.trim().to_string(),
+                    description: n.description.map(|d| d.trim().to_string()).filter(|d| !d.is_empty()),
+                    effort_minutes: n.effort_minutes,
+                })
+                .collect(),
+            edges: self
+                .edges
+                .into_iter()
+                .map(|e| EdgeSpec {
+                    parent: e.parent.trim().to_string(),
+                    child: e.child.trim().to_string(),
+                    edge_type: Default::default(),
+                })
+                .collect(),
+            goal_node: self.goal_node.map(|g| g.trim().to_string()).filter(|g| !g.is_empty()),
+        }
+    }
+}
+
+/// The JSON Schema of [`GraphReply`], strict (every property required, nothing else).
+fn graph_schema() -> Value {
+    let string = json!({ "type": "string" });
+    let object = |properties: Value, required: Vec<&str>| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
+    object(
+        json!({
+            "root": string,
+            "nodes": { "type": "array", "items": object(
+                json!({ "label": string, "description": string, "effort_minutes": { "type": "integer" } }),
+                vec!["label", "description", "effort_minutes"]) },
+            "edges": { "type": "array", "items": object(json!({ "parent": string, "child": string }), vec!["parent", "child"]) },
+            "goal_node": { "anyOf": [string, { "type": "null" }] },
+        }),
+        vec!["root", "nodes", "edges", "goal_node"],
+    )
+}
+
+/// What the model is told when it is asked for the graph in one reply.
+const ONE_REPLY: &str = "Do not call tools. Reply with the whole concept graph as one JSON object: \
+    `root` (the label of the concept that stands for the topic), `nodes` (each with `label`, a one-sentence \
+    `description` and `effort_minutes`), `edges` (each `parent` -> `child` by label: the parent is learned \
+    first; every concept is reachable from the root) and `goal_node` (the label of the concept that achieves \
+    the learner's goal, or null).";
 
 /// The graph as the model has built it so far.
 #[derive(Default)]
@@ -216,8 +298,13 @@ impl<S: Store> App<S> {
         };
         let mut draft = Draft::default();
         let mut rejections = 0;
-        for _ in 0..MAX_TURNS {
+        for turn in 0..MAX_TURNS {
             let reply = session.chat(&request).await?;
+            if reply.tool_calls.is_empty() && turn == 0 {
+                // No tool called at all: a model that cannot; the graph in one reply instead.
+                let system = request.messages.swap_remove(0);
+                return self.graph_in_one_reply(session, system, input).await;
+            }
             request.messages.push(Message::assistant(&reply));
             if reply.tool_calls.is_empty() {
                 request.messages.push(Message::user("Build the graph with the tools, then call finish."));
@@ -257,6 +344,40 @@ impl<S: Store> App<S> {
         ))))
     }
 
+    /// The whole graph asked for in one schema-constrained reply, checked by the planning
+    /// rules, with one correction when they reject it.
+    async fn graph_in_one_reply(
+        &self,
+        session: &Session,
+        system: Message,
+        input: &GenerateInput,
+    ) -> AppResult<Outcome> {
+        let mut request = Request {
+            output: Some(OutputSchema { name: "concept_graph".into(), schema: graph_schema() }),
+            max_tokens: Some(GRAPH_MAX_TOKENS),
+            temperature: Some(0.2),
+            ..Request::new(vec![system, Message::user(format!("Plan \"{}\" now. {ONE_REPLY}", input.topic))])
+        };
+        for attempt in 0..=CORRECTIONS {
+            let (graph, reply) = session.structured::<GraphReply>(&request).await?;
+            match self.check_graph(graph.into_decomposition(), input) {
+                Ok(decomposition) => return Ok(Outcome::Graph(decomposition)),
+                Err(reason) if attempt < CORRECTIONS => {
+                    request.messages.push(Message::assistant(&reply));
+                    request.messages.push(Message::user(format!(
+                        "The graph was rejected: {reason}. Reply with the corrected graph, whole, in the same form."
+                    )));
+                }
+                Err(reason) => {
+                    return Ok(Outcome::Failed(model_failed(format!(
+                        "the language model's concept graph was rejected, and again after one correction: {reason}"
+                    ))))
+                }
+            }
+        }
+        unreachable!("the last attempt returns")
+    }
+
     /// The draft as a decomposition, if the same rules as any supplied one accept it.
     fn finish(
         &self,
@@ -265,7 +386,11 @@ impl<S: Store> App<S> {
         input: &GenerateInput,
     ) -> Result<Decomposition, String> {
         let goal_node = args?.goal_node_id.map(|g| draft.label_of(&g)).transpose()?;
-        let decomposition = draft.decomposition(goal_node)?;
+        self.check_graph(draft.decomposition(goal_node)?, input)
+    }
+
+    /// `decomposition`, if the same rules as any supplied one accept it.
+    fn check_graph(&self, decomposition: Decomposition, input: &GenerateInput) -> Result<Decomposition, String> {
         let now = self.now();
         let map = lifecycle::new_map(
             MindMapId(Uuid::nil()),

@@ -239,6 +239,42 @@ async fn a_failing_model_leaves_nothing_behind(t: &TestApp) {
     refused(t, &app, json!({ "topic": "Chatty" }), ErrorKind::Upstream, "llm_error", "503").await;
 }
 
+async fn a_model_that_calls_no_tools_plans_in_one_schema_constrained_reply(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let node = |label: &str| json!({ "label": label, "description": format!("About {label}."), "effort_minutes": 20 });
+    let link = |parent: &str, child: &str| json!({ "parent": parent, "child": child });
+    let cyclic = json!({ "root": "Sets", "nodes": [node("Sets"), node("Relations"), node("Functions")],
+        "edges": [link("Sets", "Relations"), link("Relations", "Functions"), link("Functions", "Relations")],
+        "goal_node": null });
+    let corrected = json!({ "root": "Sets", "nodes": [node("Sets"), node("Relations"), node("Functions")],
+        "edges": [link("Sets", "Relations"), link("Relations", "Functions")], "goal_node": "Functions" });
+    fake.script([
+        Script::Text("Sure! Sets come first, then relations and functions.".into()),
+        Script::json(cyclic),
+        Script::json(corrected),
+    ]);
+    let plan = generate(&app, t, json!({ "topic": "Sets", "goal": "Read function notation" })).await.unwrap();
+    assert_eq!((plan.node_count, plan.edge_count), (3, 2));
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests[0]["tools"].is_array(), "tools first");
+    for asked in &requests[1..] {
+        assert!(asked.get("tools").is_none(), "{asked}");
+        assert_eq!(asked["response_format"]["json_schema"]["name"], "concept_graph");
+        assert_eq!(asked["max_tokens"], 2500);
+    }
+    assert!(last_conversation(&fake).contains("cycle"), "the rejection is explained: {}", last_conversation(&fake));
+    let map = t.map(plan.mind_map_id).await;
+    let labels: Vec<&str> = map.nodes.iter().map(|n| n.label.as_str()).collect();
+    assert_eq!(labels, ["Sets", "Relations", "Functions"]);
+
+    // A graph rejected twice stores nothing.
+    let broken = json!({ "root": "Ghost", "nodes": [node("Sets")], "edges": [], "goal_node": null });
+    fake.script([Script::Text("No tools here.".into()), Script::json(broken.clone()), Script::json(broken)]);
+    refused(t, &app, json!({ "topic": "Ghosts" }), ErrorKind::Upstream, "llm_invalid_graph", "after one correction")
+        .await;
+}
+
 async fn generation_without_a_model_names_the_setting(t: &TestApp) {
     refused(t, t.app(), json!({ "topic": "Offline" }), ErrorKind::Unavailable, "llm_not_configured", "llm_base_url")
         .await;
@@ -330,6 +366,7 @@ conformance!(
     too_many_nodes_and_too_deep_are_refused,
     unknown_labels_and_malformed_arguments_are_explained_to_the_model,
     a_failing_model_leaves_nothing_behind,
+    a_model_that_calls_no_tools_plans_in_one_schema_constrained_reply,
     generation_without_a_model_names_the_setting,
     re_plan_with_a_reason_asks_the_model_for_missing_prerequisites,
     re_plan_proposals_that_break_the_rules_are_explained_then_refused,
