@@ -16,6 +16,7 @@ mod config;
 mod import_map;
 mod learn;
 mod mcp;
+mod model_check;
 mod output;
 mod serve;
 mod srs_eval;
@@ -116,8 +117,22 @@ enum Command {
     },
     /// Compare SM-2 and FSRS on a review log (CSV: item_id,timestamp,grade) and print log loss, RMSE (bins) and AUC.
     SrsEval(srs_eval::SrsEvalFlags),
+    /// The configured language model, tried: `model check` runs tutor turns and teaching
+    /// flows against it on a scratch database and prints how many replies were valid.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
     /// Simulate adaptive tests (IRT) on an item bank at known abilities; prints bias, RMSE and SE after 5-30 items.
     CatSim(cat_sim::CatSimFlags),
+}
+
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// Tutor turns, diagnostic inventory, free-text grading, curriculum generation, teaching
+    /// and question writing against the configured model: per operation, the replies that
+    /// were valid, those that fell back or failed (by reason), the median and longest wait.
+    Check(model_check::CheckFlags),
 }
 
 #[derive(Serialize)]
@@ -205,6 +220,9 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::SrsEval(flags) => srs_eval::run(flags),
         Command::CatSim(flags) => cat_sim::run(flags),
+        Command::Model { command: ModelCommand::Check(flags) } => {
+            model_check::run(&settings_for(&cli.store, cli.config.as_deref())?, flags).await
+        }
     }
 }
 

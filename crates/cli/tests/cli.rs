@@ -974,3 +974,53 @@ async fn offline_the_missing_model_is_one_warning_at_start_and_each_request_a_50
     assert!(log.lines().any(|l| l.contains("WARN") && l.contains("no language model configured")), "{log}");
     assert!(!log.contains("ERROR"), "a refusal for want of a model is no server error:\n{log}");
 }
+
+/// `pathwise model check` against a fake model that follows the schema of a tutor turn (so
+/// its turns are valid: the schema carries the policy) and fails everything else with a
+/// 500 whose text must not reach the table.
+#[tokio::test(flavor = "multi_thread")]
+async fn model_check_counts_valid_replies_and_failures_by_reason_per_operation() {
+    use pathwise_fake_llm::{FakeLlm, Script};
+    let fake = FakeLlm::start().await;
+    fake.respond_with(Arc::new(|request: &Value| {
+        let format = &request["response_format"]["json_schema"];
+        if format["name"] != "tutor_turn" {
+            return Script::Status(500, "Traceback (most recent call last): /srv/secret.py".into());
+        }
+        let first = |key: &str| format["schema"]["properties"][key]["enum"][0].clone();
+        Script::json(json!({
+            "mapped_units": [], "action": first("action"), "target_unit_id": first("target_unit_id"),
+            "tutor_text": "What do you already know about it?",
+            "turn_analysis": { "student_intent": "explain", "understanding_signal": "uncertain",
+                               "suggested_prereq_units": [] },
+            "concept_card": null, "drill_card": null, "exam_suggestion": null,
+        }))
+    }));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
+    let base = fake.base_url().to_string();
+    let finished = tokio::task::spawn_blocking(move || {
+        run(
+            &dir,
+            &["model", "check", "--turns", "5", "--flows", "1", "--json"],
+            &[("PATHWISE_LLM_BASE_URL", &base), ("PATHWISE_LLM_MODEL", "schema-follower")],
+        )
+    })
+    .await
+    .unwrap()
+    .success();
+    let rows: Vec<Value> = finished.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let row = |operation: &str| rows.iter().find(|r| r["operation"] == operation).cloned().unwrap_or(Value::Null);
+    let turns = row("tutor_turn");
+    assert_eq!((turns["calls"].clone(), turns["valid"].clone()), (json!(5), json!(5)), "{}", finished.stdout);
+    assert_eq!(turns["model"], format!("schema-follower at {}", fake.base_url()));
+    let inventory = row("diagnostic_inventory");
+    assert_eq!(inventory["calls"], 1, "{}", finished.stdout);
+    assert_eq!(inventory["not_valid"], json!({ "server_error": 1 }), "{}", finished.stdout);
+    assert!(!finished.stdout.contains("secret.py"), "{}", finished.stdout);
+
+    // Without a model there is nothing to check, and it says what to set.
+    let tmp = tempfile::tempdir().unwrap();
+    let offline = run(tmp.path(), &["model", "check"], &[]).failure();
+    assert!(offline.stderr.contains("PATHWISE_LLM_BASE_URL"), "{}", offline.stderr);
+}

@@ -93,8 +93,10 @@ pub(crate) fn build_prompt(
     request: &TurnRequest,
 ) -> Request {
     let system = prompts::render("tutor_system", json!({ "tutor_name": tutor_name }));
-    let policy_json = serde_json::to_string_pretty(policy).unwrap_or_default();
-    let context_json = serde_json::to_string_pretty(context).unwrap_or_default();
+    // Compact: pretty printing spent a fifth of a turn's prompt on whitespace, which a small
+    // local model pays for in seconds.
+    let policy_json = serde_json::to_string(policy).unwrap_or_default();
+    let context_json = serde_json::to_string(context).unwrap_or_default();
     let student = prompts::render(
         "tutor_student",
         json!({
