@@ -15,7 +15,7 @@ use pathwise_app::{App, Clock, ErrorKind};
 use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
 use pathwise_domain::{ResponseType, ThreadId};
 use pathwise_fake_llm::{FakeLlm, Script};
-use pathwise_llm::OpenAiConfig;
+use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
 use pathwise_store::{ResponseFilter, Store, TutorStep, TutorStore};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -1083,6 +1083,83 @@ async fn embeddings_join_bm25_when_an_embedding_model_is_configured(t: &TestApp)
     assert_eq!(last_log(&app, t, thread).await["retrieval"], "bm25");
 }
 
+async fn a_prompt_budget_cuts_retrieved_context_and_never_the_policy(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let settings = pathwise_app::course_tutor::TutorSettings { prompt_tokens: Some(900), ..Default::default() };
+    let small = app.clone().with_tutor_settings(settings);
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
+    let sent = |app: &App, words: &'static str| {
+        let app = app.clone();
+        let fake = fake.clone();
+        async move {
+            fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
+            let request = TurnRequest { message_text: Some(words.into()), ..TurnRequest::default() };
+            app.tutor_turn(t.learner, thread, request).await.unwrap();
+            fake.requests().pop().unwrap()
+        }
+    };
+    let whole = sent(&app, "how do I solve linear equations").await;
+    let cut = sent(&small, "how do I solve linear equations").await;
+    let context = |r: &Value| -> Value {
+        let text = r["messages"][2]["content"].as_str().unwrap();
+        serde_json::from_str(text.strip_prefix("CONTEXT: ").unwrap()).unwrap()
+    };
+    let size = |r: &Value| {
+        r["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().len()).sum::<usize>()
+    };
+    assert!(size(&cut) < size(&whole), "{} < {}", size(&cut), size(&whole));
+    let (whole_context, cut_context) = (context(&whole), context(&cut));
+    let count = |c: &Value, key: &str| c[key].as_array().unwrap().len();
+    assert!(count(&cut_context, "unitContentChunks") < count(&whole_context, "unitContentChunks").max(1));
+    assert!(count(&cut_context, "unitAnchors") >= 1, "the best anchor stays");
+    assert_eq!(cut_context["examCandidates"], whole_context["examCandidates"], "what the policy offers is never cut");
+    let policy = |r: &Value| -> Value {
+        let text = r["messages"][1]["content"].as_str().unwrap();
+        let mut policy: Value = serde_json::from_str(text.strip_prefix("POLICY: ").unwrap()).unwrap();
+        policy.as_object_mut().unwrap().remove("turnId");
+        policy
+    };
+    assert_eq!(policy(&cut), policy(&whole), "the policy is never cut");
+}
+
+async fn a_grammar_decoding_server_gets_one_alternative_per_allowed_action(t: &TestApp) {
+    let fake = FakeLlm::start().await;
+    fake.supports(pathwise_fake_llm::Supports::JsonObjectOnly);
+    let config = OpenAiConfig {
+        structured_output: pathwise_llm::StructuredOutput::JsonObject,
+        ..OpenAiConfig::new(fake.base_url(), "tutor")
+    };
+    let app = t.app().clone().with_llm(Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2));
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    drills(&app, t, "ALG-01", &[true, true]).await;
+    fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
+    let reply = say(&app, t, thread, "how do I solve linear equations").await;
+    assert_eq!(reply.messages.len(), 2);
+    let request = fake.requests().pop().unwrap();
+    let schema = &request["response_format"]["schema"];
+    let alternatives = schema["anyOf"].as_array().expect("one alternative per action");
+    let log = last_log(&app, t, thread).await;
+    let allowed: Vec<Value> = log["allowedActions"].as_array().unwrap().clone();
+    let actions: Vec<Value> = alternatives.iter().map(|a| a["properties"]["action"]["const"].clone()).collect();
+    assert_eq!(actions, allowed, "{schema}");
+    for alternative in alternatives {
+        let p = &alternative["properties"];
+        let own = match p["action"]["const"].as_str().unwrap() {
+            "DRILL_CARD" => Some("drill_card"),
+            "CONCEPT_CARD" => Some("concept_card"),
+            "EXAM_BLOCK" => Some("exam_suggestion"),
+            _ => None,
+        };
+        for card in ["concept_card", "drill_card", "exam_suggestion"] {
+            assert_eq!(p[card]["type"] == "null", Some(card) != own, "{card} in {alternative}");
+        }
+        assert_eq!(p["tutor_text"]["minLength"], 1);
+    }
+}
+
 async fn the_debug_setting_adds_the_policy_and_candidate_scores(t: &TestApp) {
     let settings = pathwise_app::course_tutor::TutorSettings { debug: true, ..Default::default() };
     let app = t.app().clone().with_tutor_settings(settings);
@@ -1118,6 +1195,8 @@ conformance!(
     a_stale_snapshot_write_changes_nothing,
     embeddings_join_bm25_when_an_embedding_model_is_configured,
     the_debug_setting_adds_the_policy_and_candidate_scores,
+    a_prompt_budget_cuts_retrieved_context_and_never_the_policy,
+    a_grammar_decoding_server_gets_one_alternative_per_allowed_action,
     a_drill_is_graded_only_in_its_thread_for_its_learner_and_once,
     a_graded_drill_moves_the_snapshot_and_the_map_together_or_not_at_all,
 );

@@ -40,6 +40,10 @@ pub struct Settings {
     pub llm_structured_output: pathwise_llm::StructuredOutput,
     /// The most tokens a reply may have when the call does not set its own bound.
     pub llm_max_tokens: u32,
+    /// The most tokens a tutor turn's prompt may have; unset, no bound. For a small local
+    /// model, whose time goes on reading the prompt (SmolLM2-135M reads about 270 tokens a
+    /// second on two cores): the retrieved context is cut down to fit.
+    pub llm_prompt_tokens: Option<u32>,
     /// Conversations with the model at once; more wait for a free slot.
     pub max_concurrent_sessions: usize,
     /// Whether `serve` runs due jobs (reviews, analytics, digests). Any number of servers
@@ -112,6 +116,7 @@ impl Default for Settings {
             llm_timeout_secs: 120,
             llm_structured_output: pathwise_llm::StructuredOutput::Auto,
             llm_max_tokens: pathwise_llm::DEFAULT_MAX_TOKENS,
+            llm_prompt_tokens: None,
             max_concurrent_sessions: 4,
             scheduler_enabled: true,
             scheduler_tick_ms: 1_000,
@@ -225,6 +230,7 @@ pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwis
     let tutor = pathwise_app::course_tutor::TutorSettings {
         debug: settings.tutor_debug,
         lockout: chrono::Duration::hours(i64::from(settings.exam_lockout_hours)),
+        prompt_tokens: settings.llm_prompt_tokens.map(|t| t as usize),
         ..Default::default()
     };
     let mut app = app.with_tutor_settings(tutor);

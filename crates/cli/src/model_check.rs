@@ -91,7 +91,7 @@ pub async fn run(settings: &Settings, flags: CheckFlags) -> Result<()> {
     let scratch = tempfile::tempdir().context("a scratch directory")?;
     let store =
         pathwise_store::SqliteStore::open(&scratch.path().join("check.db")).await.context("a scratch database")?;
-    let app = App::new(AnyStore::Sqlite(store)).with_llm(llm.clone());
+    let app = crate::config::with_tutor(App::new(AnyStore::Sqlite(store)).with_llm(llm.clone()), settings)?;
     app.install_builtin_courses().await?;
     let learner = app.create_learner("model check").await?.learner.id;
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();

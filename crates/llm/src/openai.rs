@@ -233,7 +233,8 @@ impl OpenAiClient {
                     })
                 }
                 StructuredOutput::JsonObject => {
-                    body["response_format"] = json!({ "type": "json_object", "schema": output.schema })
+                    let schema = request.decoding_schema.as_ref().unwrap_or(&output.schema);
+                    body["response_format"] = json!({ "type": "json_object", "schema": schema })
                 }
                 // Without help from the server, the schema goes in the conversation.
                 StructuredOutput::Prompt => messages.push(json!({

@@ -11,6 +11,10 @@ pub fn parse_json_reply(text: &str) -> Result<Value, LlmError> {
     if text.is_empty() {
         return Err(LlmError::Malformed("the reply is empty; a JSON value was asked for".into()));
     }
+    // Small models write line breaks and tabs inside strings as they are; JSON wants them
+    // escaped. Nothing else about the reply is changed.
+    let escaped = escape_control_characters_in_strings(text);
+    let text = escaped.as_str();
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(value);
     }
@@ -30,6 +34,36 @@ pub fn parse_json_reply(text: &str) -> Result<Value, LlmError> {
     }
     let error = serde_json::from_str::<Value>(text).expect_err("not JSON, as checked above");
     Err(LlmError::Malformed(format!("the reply is not valid JSON ({error}): {}", truncate(text, 160))))
+}
+
+/// `text` with every control character inside a JSON string written as its escape.
+fn escape_control_characters_in_strings(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string && !escaped && c.is_control() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                other => out.push_str(&format!("\\u{:04x}", u32::from(other))),
+            }
+            continue;
+        }
+        out.push(c);
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        }
+    }
+    out
 }
 
 fn fenced(text: &str) -> Option<&str> {
@@ -60,6 +94,17 @@ mod tests {
         assert_eq!(parse_json_reply("```json\n{\"a\": 2}\n```").unwrap(), json!({"a": 2}));
         assert_eq!(parse_json_reply("Here it is: {\"a\": 3}. Hope that helps!").unwrap(), json!({"a": 3}));
         assert_eq!(parse_json_reply("[1, 2]").unwrap(), json!([1, 2]));
+    }
+
+    #[test]
+    fn line_breaks_written_inside_strings_are_read_as_escapes() {
+        let raw = "{\"tutor_text\": \"First line\nsecond\tline\", \"n\": 1}";
+        assert_eq!(parse_json_reply(raw).unwrap(), json!({ "tutor_text": "First line\nsecond\tline", "n": 1 }));
+        // Escapes already there, and quotes inside strings, are left alone.
+        let fine = r#"{"a": "say \"hi\"\n", "b": "x\\"}"#;
+        assert_eq!(parse_json_reply(fine).unwrap(), json!({ "a": "say \"hi\"\n", "b": "x\\" }));
+        // Between values, a line break is whitespace, as it always was.
+        assert_eq!(parse_json_reply("{\n\"a\":\n1\n}").unwrap(), json!({ "a": 1 }));
     }
 
     #[test]

@@ -81,6 +81,11 @@ pub struct Request {
     pub messages: Vec<Message>,
     pub tools: Vec<Tool>,
     pub output: Option<OutputSchema>,
+    /// A stricter form of `output`'s schema for servers that constrain decoding to the
+    /// schema sent with `json_object` (llama-cpp-python turns it into a grammar): it may
+    /// use what OpenAI's strict JSON Schema mode refuses, such as `anyOf` at the root and
+    /// string lengths. Unset, `output`'s schema is sent either way.
+    pub decoding_schema: Option<Value>,
     pub temperature: Option<f32>,
     pub max_tokens: Option<u32>,
 }

@@ -35,10 +35,20 @@ pub struct TutorSettings {
     /// How long a wrong exam answer or opened support locks a question (built-in exam
     /// service).
     pub lockout: chrono::Duration,
+    /// The most tokens a turn's prompt may have (`llm_prompt_tokens`), for a small local
+    /// model whose time goes on reading the prompt: the retrieved context is cut down to
+    /// fit, content chunks first, then passed questions' memos, then anchors beyond the
+    /// first. `None`: no bound.
+    pub prompt_tokens: Option<usize>,
 }
 
 impl Default for TutorSettings {
     fn default() -> Self {
-        TutorSettings { debug: false, tutor_name: "Pathwise Tutor".into(), lockout: chrono::Duration::hours(24) }
+        TutorSettings {
+            debug: false,
+            tutor_name: "Pathwise Tutor".into(),
+            lockout: chrono::Duration::hours(24),
+            prompt_tokens: None,
+        }
     }
 }

@@ -5,6 +5,7 @@
 use super::catalog::LoadedCourse;
 use super::turn::TurnRequest;
 use pathwise_course::lite::{snapshot_lite_for_llm, RevisitLite, SnapshotLiteForLlm};
+use pathwise_course::response::{MAX_DRILL_CHARS, MAX_KEY_IDEAS, MAX_TUTOR_TEXT};
 use pathwise_course::{Action, ClientEvent, ExamAvailability, StudentSnapshot, Tier, TutorPolicy};
 use pathwise_llm::{prompts, Message, OutputSchema, Request};
 use pathwise_retrieval::{AnchorHit, ChunkHit, Query, SupportHit};
@@ -85,6 +86,40 @@ impl TurnContext {
     }
 }
 
+/// About this many characters make a token of English text and JSON (the usual estimate;
+/// exact counts depend on the model's tokenizer, which Pathwise does not have).
+const CHARS_PER_TOKEN: usize = 4;
+
+/// The prompt of [`build_prompt`], with the context cut down until the estimated tokens
+/// of its messages fit `budget`: content chunks first (last ranked first), then passed
+/// questions' memos, then anchors beyond the best one. What the policy and the schema need
+/// (the policy, the exam candidates, the snapshot) is never cut.
+pub(crate) fn build_prompt_within(
+    tutor_name: &str,
+    policy: &TutorPolicy,
+    context: &TurnContext,
+    request: &TurnRequest,
+    budget: Option<usize>,
+) -> Request {
+    let Some(budget) = budget else { return build_prompt(tutor_name, policy, context, request) };
+    let mut context = context.clone();
+    loop {
+        let prompt = build_prompt(tutor_name, policy, &context, request);
+        let chars: usize = prompt.messages.iter().map(|m| m.content.chars().count()).sum();
+        if chars / CHARS_PER_TOKEN <= budget {
+            return prompt;
+        }
+        if context.unit_content_chunks.pop().is_some() || context.exam_support_chunks.pop().is_some() {
+            continue;
+        }
+        if context.unit_anchors.len() > 1 {
+            context.unit_anchors.pop();
+            continue;
+        }
+        return prompt;
+    }
+}
+
 /// The four messages of a turn and the JSON Schema its reply must follow.
 pub(crate) fn build_prompt(
     tutor_name: &str,
@@ -107,6 +142,7 @@ pub(crate) fn build_prompt(
     );
     Request {
         output: Some(OutputSchema { name: "tutor_turn".into(), schema: response_schema(policy, context) }),
+        decoding_schema: Some(decoding_schema(policy, context)),
         temperature: Some(0.3),
         max_tokens: Some(TURN_MAX_TOKENS),
         ..Request::new(vec![
@@ -195,4 +231,56 @@ fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
             "exam_suggestion",
         ],
     )
+}
+
+/// The reply's schema for a server that decodes by grammar: one alternative per allowed
+/// action, each with exactly its own card (the others null), a tutor text of 1 to 600
+/// characters (under [`MAX_TUTOR_TEXT`]: what bounds a small local model's turn in time is
+/// the length it may write), 1 to [`MAX_KEY_IDEAS`] key ideas and a drill within
+/// [`MAX_DRILL_CHARS`]. A model decoded by it can only break the rules the validator checks
+/// against the learner's state (stuck, lockouts), not the reply's shape.
+fn decoding_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
+    let flat = response_schema(policy, context);
+    let properties = &flat["properties"];
+    let null = json!({ "type": "null" });
+    let text = |max: usize| json!({ "type": "string", "minLength": 1, "maxLength": max });
+    let alternatives: Vec<Value> = policy
+        .allowed_actions
+        .iter()
+        .filter_map(|action| {
+            let mut alternative = flat.clone();
+            let p = &mut alternative["properties"];
+            p["action"] = json!({ "const": action.name() });
+            p["tutor_text"] = text(MAX_TUTOR_TEXT.min(600));
+            for card in ["concept_card", "drill_card", "exam_suggestion"] {
+                p[card] = null.clone();
+            }
+            match action {
+                Action::SocraticQuestion => {}
+                Action::ConceptCard => {
+                    let mut card = properties["concept_card"]["anyOf"][0].clone();
+                    card["properties"]["key_ideas"] =
+                        json!({ "type": "array", "items": text(200), "minItems": 1, "maxItems": MAX_KEY_IDEAS });
+                    p["concept_card"] = card;
+                }
+                Action::DrillCard => {
+                    let mut card = properties["drill_card"]["anyOf"][0].clone();
+                    card["properties"]["prompt"] = text(MAX_DRILL_CHARS / 2);
+                    card["properties"]["question_latex"] =
+                        json!({ "type": "string", "maxLength": MAX_DRILL_CHARS / 2 });
+                    p["drill_card"] = card;
+                }
+                Action::ExamBlock => p["exam_suggestion"] = properties["exam_suggestion"]["anyOf"][0].clone(),
+            }
+            // An action whose card the flat schema could only leave null cannot be chosen.
+            let card_possible = match action {
+                Action::SocraticQuestion => true,
+                Action::ConceptCard => properties["concept_card"].get("anyOf").is_some(),
+                Action::DrillCard => properties["drill_card"].get("anyOf").is_some(),
+                Action::ExamBlock => properties["exam_suggestion"].get("anyOf").is_some(),
+            };
+            card_possible.then_some(alternative)
+        })
+        .collect();
+    json!({ "anyOf": alternatives })
 }

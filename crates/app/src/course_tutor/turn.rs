@@ -5,7 +5,7 @@
 
 use super::catalog::LoadedCourse;
 use super::messages::{appended, new_message, TutorMessage};
-use super::prompt::{build_prompt, TurnContext};
+use super::prompt::{build_prompt_within, TurnContext};
 use super::snapshots::Snapshot;
 use crate::{App, AppError, AppResult};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
@@ -341,7 +341,7 @@ impl<S: Store> App<S> {
             // The question is the policy's to choose; the model has nothing to add.
             return Ok(fall_back("exam requested: the policy chooses the question".into(), None, Usage::default()));
         }
-        let prompt = build_prompt(&self.tutor.tutor_name, policy, context, request);
+        let prompt = build_prompt_within(&self.tutor.tutor_name, policy, context, request, self.tutor.prompt_tokens);
         let session = self.llm.session("tutor_turn").await?;
         let reply = session.chat(&prompt).await;
         self.record_llm_session(learner, "tutor_turn", &session).await?;
