@@ -11,6 +11,7 @@
 use crate::curriculum::GenerateInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
+use pathwise_domain::edit::MAX_LABEL_CHARS;
 use pathwise_domain::lifecycle;
 use pathwise_domain::model::{MapAggregate, Metadata};
 use pathwise_domain::{MindMapId, NodeId};
@@ -263,6 +264,7 @@ enum Outcome {
 
 /// The model's proposal broke the rules even after its correction: 502, as the model failed.
 pub(crate) fn model_failed(message: String) -> AppError {
+    tracing::warn!(reason = "invalid_reply", %message, "a language model's concept graph broke the rules");
     AppError::new(ErrorKind::Upstream, "llm_invalid_graph", message)
 }
 
@@ -352,7 +354,19 @@ impl<S: Store> App<S> {
         system: Message,
         input: &GenerateInput,
     ) -> AppResult<Outcome> {
+        // For a server that decodes by grammar: the graph's bounds in the schema itself.
+        let mut decoding = graph_schema();
+        let label = json!({ "type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS });
+        decoding["properties"]["root"] = label.clone();
+        decoding["properties"]["nodes"]["minItems"] = json!(2);
+        decoding["properties"]["nodes"]["maxItems"] = json!(self.limits.max_nodes);
+        let node = &mut decoding["properties"]["nodes"]["items"]["properties"];
+        node["label"] = label.clone();
+        node["description"] = json!({ "type": "string", "maxLength": 200 });
+        node["effort_minutes"] = json!({ "type": "integer", "minimum": 5, "maximum": 240 });
+        decoding["properties"]["edges"]["items"]["properties"] = json!({ "parent": label, "child": label });
         let mut request = Request {
+            decoding_schema: Some(decoding),
             output: Some(OutputSchema { name: "concept_graph".into(), schema: graph_schema() }),
             max_tokens: Some(GRAPH_MAX_TOKENS),
             temperature: Some(0.2),

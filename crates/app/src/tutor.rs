@@ -21,8 +21,12 @@ const MAX_EXPLANATION_WORDS: usize = 350;
 /// Upper bounds on what the model may write, so a runaway reply cannot bloat the state.
 const MAX_TEXT_CHARS: usize = 4_000;
 
+/// A model's reply that parsed but broke the rules; logged for the operator like a failed
+/// call, with the reason code `invalid_reply`.
 pub(crate) fn invalid_reply(message: impl Into<String>) -> AppError {
-    AppError::new(ErrorKind::Upstream, "llm_invalid_reply", message)
+    let message = message.into();
+    tracing::warn!(reason = "invalid_reply", %message, "a language model's reply broke the rules");
+    AppError::new(ErrorKind::Upstream, "llm_invalid_reply", message).with_details(json!({ "reason": "invalid_reply" }))
 }
 
 fn structured_request(prompt: String, ask: &str, name: &str, schema: Value) -> Request {
@@ -48,10 +52,24 @@ pub(crate) async fn inventory(session: &Session, topic: &str, goal: Option<&str>
         "type": "object", "properties": { "label": { "type": "string" }, "description": { "type": "string" } },
         "required": ["label", "description"], "additionalProperties": false } } },
         "required": ["concepts"], "additionalProperties": false });
-    let (reply, _): (InventoryReply, _) = session
-        .structured(&structured_request(prompt, "List the concept inventory now.", "concept_inventory", schema))
-        .await?;
-    checked_inventory(reply.concepts)
+    // For a server that decodes by grammar: the inventory's bounds in the schema itself.
+    let decoding = json!({ "type": "object", "properties": { "concepts": { "type": "array",
+        "minItems": MIN_INVENTORY, "maxItems": MAX_INVENTORY, "items": {
+        "type": "object", "properties": {
+            "label": { "type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS },
+            "description": { "type": "string", "maxLength": 200 } },
+        "required": ["label", "description"], "additionalProperties": false } } },
+        "required": ["concepts"], "additionalProperties": false });
+    let request = Request {
+        decoding_schema: Some(decoding),
+        ..structured_request(prompt, "List the concept inventory now.", "concept_inventory", schema)
+    };
+    let (reply, _): (InventoryReply, _) = session.structured(&request).await?;
+    // A small model repeats itself; a concept named again adds nothing, so the repeat is
+    // dropped (a caller's inventory with a repeat is refused instead: it is a mistake to fix).
+    let mut seen = std::collections::HashSet::new();
+    let concepts = reply.concepts.into_iter().filter(|c| seen.insert(c.label.trim().to_lowercase())).collect();
+    checked_inventory(concepts)
         .map_err(|problem| invalid_reply(format!("the language model's concept inventory {problem}")))
 }
 
