@@ -153,32 +153,17 @@ async fn voice_input_is_transcribed_when_a_model_is_configured() {
         pathwise_llm::Transcriber::new(pathwise_llm::OpenAiConfig::new(fake.base_url(), "whisper-1")).unwrap();
     let app = t.app.clone().with_transcriber(std::sync::Arc::new(transcriber));
     let base = serve_state(AppState::new(app, None)).await;
-    let config: Value = t
-        .client
-        .get(format!("{base}/api/workspace/config"))
-        .bearer_auth(&t.a)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config_at = |base: String| {
+        let request = t.client.get(format!("{base}/api/workspace/config")).bearer_auth(&t.a);
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let config = config_at(base.clone()).await;
     assert_eq!(config["voice"], true);
     assert!(config.get("model_name").is_none(), "no model, no name: {config}");
     // With a model, the workspace says which one answers (its name, not where it runs).
     let model = pathwise_llm::OpenAiClient::new(pathwise_llm::OpenAiConfig::new(fake.base_url(), "smollm2")).unwrap();
     let with_model = t.app.clone().with_llm(pathwise_llm::Llm::new(std::sync::Arc::new(model), 1));
-    let base_with_model = serve_state(AppState::new(with_model, None)).await;
-    let config: Value = t
-        .client
-        .get(format!("{base_with_model}/api/workspace/config"))
-        .bearer_auth(&t.a)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config = config_at(serve_state(AppState::new(with_model, None)).await).await;
     assert_eq!((config["model"].clone(), config["model_name"].clone()), (Value::Bool(true), Value::from("smollm2")));
     assert!(!config.to_string().contains("127.0.0.1"), "{config}");
     let reply = t
