@@ -101,23 +101,38 @@ pub(crate) fn build_prompt_within(
     request: &TurnRequest,
     budget: Option<usize>,
 ) -> Request {
-    let Some(budget) = budget else { return build_prompt(tutor_name, policy, context, request) };
+    let mut prompt = build_prompt(tutor_name, policy, context, request);
+    let Some(budget) = budget else { return prompt };
+    // Only CONTEXT changes as it is cut; the rest (and the schemas, which read only the
+    // policy and the exam candidates) is built once.
+    let others: usize = prompt
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != CONTEXT_MESSAGE)
+        .map(|(_, m)| m.content.chars().count())
+        .sum();
     let mut context = context.clone();
     loop {
-        let prompt = build_prompt(tutor_name, policy, &context, request);
-        let chars: usize = prompt.messages.iter().map(|m| m.content.chars().count()).sum();
+        let chars = others + prompt.messages[CONTEXT_MESSAGE].content.chars().count();
         if chars / CHARS_PER_TOKEN <= budget {
             return prompt;
         }
-        if context.unit_content_chunks.pop().is_some() || context.exam_support_chunks.pop().is_some() {
-            continue;
+        if context.unit_content_chunks.pop().is_none()
+            && context.exam_support_chunks.pop().is_none()
+            && (context.unit_anchors.len() <= 1 || context.unit_anchors.pop().is_none())
+        {
+            return prompt;
         }
-        if context.unit_anchors.len() > 1 {
-            context.unit_anchors.pop();
-            continue;
-        }
-        return prompt;
+        prompt.messages[CONTEXT_MESSAGE].content = context_message(&context);
     }
+}
+
+/// Where CONTEXT stands among a turn's messages (system rules, POLICY, CONTEXT, student).
+const CONTEXT_MESSAGE: usize = 2;
+
+fn context_message(context: &TurnContext) -> String {
+    format!("CONTEXT: {}", serde_json::to_string(context).unwrap_or_default())
 }
 
 /// The four messages of a turn and the JSON Schema its reply must follow.
@@ -131,7 +146,6 @@ pub(crate) fn build_prompt(
     // Compact: pretty printing spent a fifth of a turn's prompt on whitespace, which a small
     // local model pays for in seconds.
     let policy_json = serde_json::to_string(policy).unwrap_or_default();
-    let context_json = serde_json::to_string(context).unwrap_or_default();
     let student = prompts::render(
         "tutor_student",
         json!({
@@ -140,15 +154,16 @@ pub(crate) fn build_prompt(
             "voice_transcript": request.voice_transcript.as_deref().map(str::trim).filter(|s| !s.is_empty()),
         }),
     );
+    let schema = response_schema(policy, context);
     Request {
-        output: Some(OutputSchema { name: "tutor_turn".into(), schema: response_schema(policy, context) }),
-        decoding_schema: Some(decoding_schema(policy, context)),
+        decoding_schema: Some(decoding_schema(policy, &schema)),
+        output: Some(OutputSchema { name: "tutor_turn".into(), schema }),
         temperature: Some(0.3),
         max_tokens: Some(TURN_MAX_TOKENS),
         ..Request::new(vec![
             Message::system(system),
             Message::system(format!("POLICY: {policy_json}")),
-            Message::system(format!("CONTEXT: {context_json}")),
+            Message::system(context_message(context)),
             Message::user(student),
         ])
     }
@@ -239,8 +254,7 @@ fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
 /// the length it may write), 1 to [`MAX_KEY_IDEAS`] key ideas and a drill within
 /// [`MAX_DRILL_CHARS`]. A model decoded by it can only break the rules the validator checks
 /// against the learner's state (stuck, lockouts), not the reply's shape.
-fn decoding_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
-    let flat = response_schema(policy, context);
+fn decoding_schema(policy: &TutorPolicy, flat: &Value) -> Value {
     let properties = &flat["properties"];
     let null = json!({ "type": "null" });
     let text = |max: usize| json!({ "type": "string", "minLength": 1, "maxLength": max });
