@@ -3,8 +3,9 @@
 //! `finish`). Its graph is held as a draft in memory and checked, on `finish`, by exactly
 //! the validation a supplied decomposition goes through. A model that answers the first
 //! request without calling a tool (many small local models cannot) is asked instead for
-//! the whole graph in one reply, constrained by a JSON Schema, and that graph is checked by
-//! the same rules. A rejected graph is explained to the model once; if the corrected one is
+//! the whole graph in one reply, constrained by a JSON Schema (and such a model is asked that
+//! way from then on), and that graph is checked by the same rules once the faults small
+//! models make are mended (`model_graph::tidy`). A rejected graph is explained to the model once; if the corrected one is
 //! rejected too, or the model fails, nothing is stored and the error says why. Only a valid
 //! graph is stored, in one transaction.
 
@@ -14,6 +15,7 @@ use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::edit::MAX_LABEL_CHARS;
 use pathwise_domain::lifecycle;
 use pathwise_domain::model::{MapAggregate, Metadata};
+use pathwise_domain::model_graph;
 use pathwise_domain::{MindMapId, NodeId};
 use pathwise_llm::{prompts, Message, OutputSchema, Request, Session, Tool, ToolCall};
 use serde::Deserialize;
@@ -32,6 +34,12 @@ const CORRECTIONS: usize = 1;
 /// A whole graph in one reply at most: 30 concepts with a short description each and their
 /// edges come to about 2,000 tokens.
 const GRAPH_MAX_TOKENS: u32 = 2_500;
+
+/// Where decoding is held to the schema (a small local model): at most this many concepts
+/// and edges. A small model that has run out of concepts repeats them until the schema lets
+/// it stop, and every repeat costs the learner time.
+const DECODED_MAX_CONCEPTS: usize = 16;
+const DECODED_MAX_EDGES: usize = 24;
 
 /// The graph in one reply, for a model that does not call tools.
 #[derive(Deserialize)]
@@ -301,9 +309,17 @@ impl<S: Store> App<S> {
         let mut draft = Draft::default();
         let mut rejections = 0;
         for turn in 0..MAX_TURNS {
+            if turn == 0 && self.llm.calls_tools() == Some(false) {
+                let system = request.messages.swap_remove(0);
+                return self.graph_in_one_reply(session, system, input).await;
+            }
             let reply = session.chat(&request).await?;
+            if turn == 0 {
+                self.llm.learned_tool_calls(!reply.tool_calls.is_empty());
+            }
             if reply.tool_calls.is_empty() && turn == 0 {
-                // No tool called at all: a model that cannot; the graph in one reply instead.
+                // No tool called at all: a model that cannot (remembered, so that it is not
+                // asked again); the graph in one reply instead.
                 let system = request.messages.swap_remove(0);
                 return self.graph_in_one_reply(session, system, input).await;
             }
@@ -359,7 +375,9 @@ impl<S: Store> App<S> {
         let label = json!({ "type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS });
         decoding["properties"]["root"] = label.clone();
         decoding["properties"]["nodes"]["minItems"] = json!(2);
-        decoding["properties"]["nodes"]["maxItems"] = json!(self.limits.max_nodes);
+        let most = self.limits.max_nodes.map_or(DECODED_MAX_CONCEPTS, |limit| limit.min(DECODED_MAX_CONCEPTS));
+        decoding["properties"]["nodes"]["maxItems"] = json!(most);
+        decoding["properties"]["edges"]["maxItems"] = json!(DECODED_MAX_EDGES);
         let node = &mut decoding["properties"]["nodes"]["items"]["properties"];
         node["label"] = label.clone();
         node["description"] = json!({ "type": "string", "maxLength": 200 });
@@ -374,7 +392,7 @@ impl<S: Store> App<S> {
         };
         for attempt in 0..=CORRECTIONS {
             let (graph, reply) = session.structured::<GraphReply>(&request).await?;
-            match self.check_graph(graph.into_decomposition(), input) {
+            match self.check_graph(self.tidy(graph.into_decomposition()), input) {
                 Ok(decomposition) => return Ok(Outcome::Graph(decomposition)),
                 Err(reason) if attempt < CORRECTIONS => {
                     request.messages.push(Message::assistant(&reply));
@@ -401,6 +419,17 @@ impl<S: Store> App<S> {
     ) -> Result<Decomposition, String> {
         let goal_node = args?.goal_node_id.map(|g| draft.label_of(&g)).transpose()?;
         self.check_graph(draft.decomposition(goal_node)?, input)
+    }
+
+    /// A graph written in one reply, mended where that keeps what the model meant
+    /// (`model_graph::tidy`); what was mended is logged for the operator. Graphs built with
+    /// tools need no mending: each call is checked as it is made.
+    fn tidy(&self, graph: Decomposition) -> Decomposition {
+        let (graph, mended) = model_graph::tidy(graph);
+        if !mended.is_empty() {
+            tracing::info!(operation = OPERATION, ?mended, "mended the language model's concept graph");
+        }
+        graph
     }
 
     /// `decomposition`, if the same rules as any supplied one accept it.

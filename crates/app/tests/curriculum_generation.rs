@@ -268,9 +268,26 @@ async fn a_model_that_calls_no_tools_plans_in_one_schema_constrained_reply(t: &T
     let labels: Vec<&str> = map.nodes.iter().map(|n| n.label.as_str()).collect();
     assert_eq!(labels, ["Sets", "Relations", "Functions"]);
 
-    // A graph rejected twice stores nothing.
-    let broken = json!({ "root": "Ghost", "nodes": [node("Sets")], "edges": [], "goal_node": null });
-    fake.script([Script::Text("No tools here.".into()), Script::json(broken.clone()), Script::json(broken)]);
+    // The faults small models make are mended before the checks: a repeated concept, an
+    // edge to a concept never listed, a root not among the concepts, a stray concept.
+    // The model is not offered tools again: it has shown that it does not call them.
+    let sloppy = json!({ "root": "Logic", "nodes": [node("Statements"), node("statements"), node("Truth tables"),
+            node("Proofs")],
+        "edges": [link("Logic", "Statements"), link("Statements", "Truth tables"), link("Truth tables", "Quantifiers")],
+        "goal_node": null });
+    fake.script([Script::json(sloppy)]);
+    let plan = generate(&app, t, json!({ "topic": "Logic" })).await.expect("the mended graph is stored");
+    assert_eq!((plan.node_count, plan.edge_count), (4, 3));
+    let asked = fake.requests().pop().unwrap();
+    assert!(asked.get("tools").is_none(), "{asked}");
+    let mut labels: Vec<String> = t.map(plan.mind_map_id).await.nodes.into_iter().map(|n| n.label).collect();
+    labels.sort();
+    assert_eq!(labels, ["Logic", "Proofs", "Statements", "Truth tables"]);
+
+    // What only the model can decide is not mended: a graph rejected twice stores nothing.
+    let broken = json!({ "root": "Sets", "nodes": [node("Sets"), node("A"), node("B")],
+        "edges": [link("Sets", "A"), link("A", "B"), link("B", "A")], "goal_node": null });
+    fake.script([Script::json(broken.clone()), Script::json(broken)]);
     refused(t, &app, json!({ "topic": "Ghosts" }), ErrorKind::Upstream, "llm_invalid_graph", "after one correction")
         .await;
 }

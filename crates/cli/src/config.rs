@@ -33,6 +33,10 @@ pub struct Settings {
     /// dropped (closing the stream stops the generation) and the deterministic fallback or a
     /// 504 answers.
     pub llm_timeout_secs: u64,
+    /// How long a learner waits for the model in a tutor turn, its wait for a free slot
+    /// included, before the tutor answers without it (the deterministic tutor's reply, the
+    /// turn logged `model failed: timeout`); the workspace tells the learner.
+    pub llm_turn_deadline_secs: u64,
     /// How structured output is asked for: `auto` (JSON Schema, then plainer ways as the
     /// server refuses them), `json_schema` (OpenAI, vLLM, llama.cpp's server, Ollama),
     /// `json_object` (llama-cpp-python, which constrains decoding to the schema sent beside
@@ -114,6 +118,7 @@ impl Default for Settings {
             llm_model: None,
             llm_api_key: None,
             llm_timeout_secs: 120,
+            llm_turn_deadline_secs: 30,
             llm_structured_output: pathwise_llm::StructuredOutput::Auto,
             llm_max_tokens: pathwise_llm::DEFAULT_MAX_TOKENS,
             llm_prompt_tokens: None,
@@ -231,6 +236,7 @@ pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwis
         debug: settings.tutor_debug,
         lockout: chrono::Duration::hours(i64::from(settings.exam_lockout_hours)),
         prompt_tokens: settings.llm_prompt_tokens.map(|t| t as usize),
+        model_deadline: std::time::Duration::from_secs(settings.llm_turn_deadline_secs.max(1)),
         ..Default::default()
     };
     let mut app = app.with_tutor_settings(tutor);

@@ -15,6 +15,7 @@ pub mod ids;
 pub mod lifecycle;
 pub mod mastery;
 pub mod model;
+pub mod model_graph;
 pub mod outline;
 pub mod question;
 pub mod review_jobs;

@@ -36,6 +36,10 @@ pub trait LanguageModel: Send + Sync {
     fn name(&self) -> String {
         self.describe()
     }
+    /// The longest one call may take, when the model has such a bound.
+    fn call_deadline(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// The setting that makes Pathwise leave offline mode, as error messages name it.
@@ -46,7 +50,14 @@ pub const MODEL_SETTING: &str = "llm_base_url";
 pub struct Llm {
     model: Option<Arc<dyn LanguageModel>>,
     sessions: Arc<Semaphore>,
+    /// Whether the model calls tools when offered them, once seen: `TOOLS_UNKNOWN`,
+    /// `TOOLS_CALLED` or `TOOLS_IGNORED`.
+    tools: Arc<std::sync::atomic::AtomicU8>,
 }
+
+const TOOLS_UNKNOWN: u8 = 0;
+const TOOLS_CALLED: u8 = 1;
+const TOOLS_IGNORED: u8 = 2;
 
 impl std::fmt::Debug for Llm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,12 +68,16 @@ impl std::fmt::Debug for Llm {
 impl Llm {
     /// A configured model; at most `max_concurrent_sessions` conversations at once (at least one).
     pub fn new(model: Arc<dyn LanguageModel>, max_concurrent_sessions: usize) -> Self {
-        Llm { model: Some(model), sessions: Arc::new(Semaphore::new(max_concurrent_sessions.max(1))) }
+        Llm {
+            model: Some(model),
+            sessions: Arc::new(Semaphore::new(max_concurrent_sessions.max(1))),
+            tools: Arc::default(),
+        }
     }
 
     /// No model: every deterministic path works, generation answers `NotConfigured`.
     pub fn offline() -> Self {
-        Llm { model: None, sessions: Arc::new(Semaphore::new(1)) }
+        Llm { model: None, sessions: Arc::new(Semaphore::new(1)), tools: Arc::default() }
     }
 
     pub fn is_configured(&self) -> bool {
@@ -71,6 +86,33 @@ impl Llm {
 
     pub fn describe(&self) -> String {
         self.model.as_ref().map_or_else(|| "offline (no language model configured)".to_string(), |m| m.describe())
+    }
+
+    /// The longest one call to the model may take; `None` offline or unbounded.
+    pub fn call_deadline(&self) -> Option<std::time::Duration> {
+        self.model.as_ref().and_then(|m| m.call_deadline())
+    }
+
+    /// Whether the model called a tool the first time it was offered some: `None` until
+    /// then. A model that answered a request for tool calls in prose is asked the plainer
+    /// way from then on rather than once more per conversation.
+    pub fn calls_tools(&self) -> Option<bool> {
+        match self.tools.load(std::sync::atomic::Ordering::Relaxed) {
+            TOOLS_CALLED => Some(true),
+            TOOLS_IGNORED => Some(false),
+            _ => None,
+        }
+    }
+
+    /// What the model did when it was offered tools.
+    pub fn learned_tool_calls(&self, called: bool) {
+        let seen = if called { TOOLS_CALLED } else { TOOLS_IGNORED };
+        let _ = self.tools.compare_exchange(
+            TOOLS_UNKNOWN,
+            seen,
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
 
     /// The configured model's name, without where it runs; `None` offline.
@@ -113,6 +155,15 @@ impl Session {
                 Ok(reply)
             }
             Err(error) => Err(self.failed(error)),
+        }
+    }
+
+    /// [`Session::chat`], given up after `deadline`: the call is dropped, which closes its
+    /// stream, and the failure is a [`LlmError::Timeout`].
+    pub async fn chat_within(&self, request: &Request, deadline: std::time::Duration) -> Result<Reply, LlmError> {
+        match tokio::time::timeout(deadline, self.chat(request)).await {
+            Ok(result) => result,
+            Err(_) => Err(self.failed(LlmError::Timeout(deadline))),
         }
     }
 

@@ -390,6 +390,10 @@ impl LanguageModel for OpenAiClient {
     fn name(&self) -> String {
         self.config.model.clone()
     }
+
+    fn call_deadline(&self) -> Option<Duration> {
+        Some(self.config.timeout)
+    }
 }
 
 fn wire_message(message: &Message) -> Value {

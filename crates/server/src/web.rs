@@ -226,6 +226,14 @@ pub struct WorkspaceConfig {
     /// The model's name, as its server knows it (`llm_model`); absent offline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_name: Option<String>,
+    /// The longest a tutor turn waits for the model before the tutor answers without it,
+    /// in seconds; absent offline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_deadline_secs: Option<u64>,
+    /// The longest one request to the model may take (`llm_timeout_secs`), for the steps
+    /// that wait on it (plans, explanations, questions); absent offline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_call_deadline_secs: Option<u64>,
     /// Voice input: a transcription model is configured.
     pub voice: bool,
     /// Turn replies carry the debug payload.
@@ -239,6 +247,8 @@ pub async fn config(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json
         name: s.name.to_string(),
         model: s.app.llm().is_configured(),
         model_name: s.app.llm().model_name(),
+        model_deadline_secs: s.app.llm().is_configured().then(|| s.app.tutor_settings().model_deadline.as_secs()),
+        model_call_deadline_secs: s.app.llm().call_deadline().map(|d| d.as_secs()),
         voice: s.app.transcriber().is_some(),
         debug: s.app.tutor_settings().debug,
     }))

@@ -55,7 +55,12 @@ export function topicForm() {
 
 // mountFlow(root, flowId, studyNode): a topic's page; with `studyNode` (the map's "Study
 // this next"), the loop teaches that concept first.
-export function mountFlow(root, flowId, studyNode = null) {
+export function mountFlow(root, flowId, studyNode = null, config = {}) {
+  // What a learner waiting on a step is told: the model writes most steps, and how long
+  // one request to it may take.
+  const modelWait = config.model
+    ? `The language model is writing this step${config.model_call_deadline_secs ? `; one request to it gives up after ${config.model_call_deadline_secs} s` : ''}.`
+    : null;
   const title = el('h1', {}, 'Topic');
   const sub = el('p', { class: 'muted' });
   const stepper = el('ol', { class: 'stepper', 'aria-label': 'Learning loop' });
@@ -111,7 +116,7 @@ export function mountFlow(root, flowId, studyNode = null) {
         explain(e);
         return null;
       }
-    });
+    }, modelWait);
   }
 
   function explain(e) {

@@ -21,7 +21,7 @@ let current = null;
 export function mountMaps(root, config, rest) {
   const [first, second, third, fourth] = (rest || '').split('/');
   // #/maps/topic/<flow>/study/<node>: the topic's loop teaches that concept next.
-  if (first === 'topic' && second) { current = null; mountFlow(root, second, third === 'study' ? fourth : null); return; }
+  if (first === 'topic' && second) { current = null; mountFlow(root, second, third === 'study' ? fourth : null, config); return; }
   if (first) {
     if (current?.mapId === first && current.el.isConnected && second === 'node' && third) { current.select(third); return; }
     current = mountMap(root, first, second === 'node' ? third : null);

@@ -63,9 +63,31 @@ export function mountTutor(root, config) {
     return r;
   }
 
+  // While the model is asked: how long so far, and the most it can take.
+  const thinking = el('p', { class: 'muted small thinking', role: 'status', hidden: true });
+  chat.insertBefore(thinking, composer);
+  function showThinking() {
+    if (!config.model) return () => {};
+    const started = Date.now();
+    const limit = config.model_deadline_secs;
+    const tick = () => {
+      const seconds = Math.floor((Date.now() - started) / 1000);
+      thinking.textContent = `The tutor is thinking… ${seconds} s` + (limit
+        ? ` (at most ${limit} s; after that the course's own tutor answers)` : '');
+    };
+    tick();
+    thinking.hidden = false;
+    const timer = setInterval(tick, 1000);
+    return () => { clearInterval(timer); thinking.hidden = true; };
+  }
+
   async function doTurn(body, idempotencyKey) {
     if (!s.thread) return false;
-    const r = await api('POST', `/tutor/threads/${s.thread.id}/turn`, { clientEvent: { type: 'NONE' }, ...body }, { idempotencyKey });
+    const done = showThinking();
+    let r;
+    try {
+      r = await api('POST', `/tutor/threads/${s.thread.id}/turn`, { clientEvent: { type: 'NONE' }, ...body }, { idempotencyKey });
+    } finally { done(); }
     hideBanner();
     touchThread(r.messages);
     if (r.snapshotLite) s.snapshot = r.snapshotLite; // before the cards render: they offer the exam it opens

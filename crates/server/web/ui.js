@@ -37,19 +37,33 @@ export function reportError(e) {
 // Run an async action with every enabled button in #main disabled (no double sends).
 let busy = false;
 export const isBusy = () => busy;
-export async function withBusy(fn) {
+// `waitNote`: shown, with the seconds so far, when the action takes more than a moment
+// (what it waits for, and how long that can last).
+export async function withBusy(fn, waitNote = null) {
   if (busy) return undefined;
   busy = true;
   document.body.classList.add('busy');
   const locked = [...document.querySelectorAll('#main button:not([disabled]), #main input:not([disabled]), #main textarea:not([disabled])')];
   locked.forEach((b) => { b.disabled = true; });
+  const stopWaiting = waitNote ? showWait(waitNote) : () => {};
   try { return await fn(); }
   catch (e) { reportError(e); return undefined; }
   finally {
+    stopWaiting();
     locked.forEach((b) => { if (b.isConnected && !b.dataset.keepDisabled) b.disabled = false; });
     busy = false;
     document.body.classList.remove('busy');
   }
+}
+
+// A status line in #main after two seconds: "Waiting… 12 s. <note>", until stopped.
+function showWait(note) {
+  const started = Date.now();
+  const line = el('p', { class: 'wait-note muted small', role: 'status' });
+  const tick = () => { line.textContent = `Waiting… ${Math.floor((Date.now() - started) / 1000)} s. ${note}`; };
+  const shown = setTimeout(() => { tick(); document.getElementById('main')?.prepend(line); }, 2000);
+  const timer = setInterval(tick, 1000);
+  return () => { clearTimeout(shown); clearInterval(timer); line.remove(); };
 }
 
 // "18h 12m" / "4m 10s" until an ISO time; '' when past.

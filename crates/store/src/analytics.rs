@@ -84,8 +84,9 @@ pub trait AnalyticsStore {
 }
 
 /// The SQL of [`AnalyticsStore`], shared by both stores. Expanded next to `shared_store!`
-/// and `loop_store!`, whose row readers it uses; the backend supplies `history_at`, which
-/// reads a node's recent qualities in the backend's own column type.
+/// and `loop_store!`, whose row readers it uses; the backend supplies
+/// `read_node_activity`, which runs the node query its own way (SQLite's reads its many
+/// rows through rusqlite: `sqlite_read.rs`).
 macro_rules! analytics_store {
     ($store:ty) => {
         use crate::analytics::{AnalyticsStore, NodeActivity};
@@ -117,24 +118,7 @@ macro_rules! analytics_store {
                 );
                 let sql =
                     format!("{sql} ORDER BY n.mind_map_id, n.sequence IS NULL, n.sequence, n.depth, n.label, n.id");
-                let mut query = sqlx::query(&sql).bind(learner.0);
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-                query
-                    .fetch_all(self.reader())
-                    .await?
-                    .iter()
-                    .map(|row| {
-                        Ok(NodeActivity {
-                            node: node_from_row(row)?,
-                            recent_qualities: history_at(row, 17)?,
-                            responses: count(row.try_get(18)?)?,
-                            quality_sum: count(row.try_get(19)?)?,
-                        })
-                    })
-                    .collect()
+                self.read_node_activity(sql, learner, map).await
             }
 
             async fn map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {

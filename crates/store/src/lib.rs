@@ -20,6 +20,7 @@ mod sql_tutor;
 mod sqlite;
 mod sqlite_batch;
 mod sqlite_checkpoint;
+mod sqlite_read;
 pub mod testing;
 mod ts;
 mod tutor;

@@ -6,6 +6,7 @@
 use crate::private_files;
 use crate::sql::shared_store;
 use crate::sqlite_batch::ResponseWriter;
+use crate::sqlite_read::ReadConnections;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, Transaction};
 use std::path::{Path, PathBuf};
@@ -30,6 +31,8 @@ pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
     responses: ResponseWriter,
+    /// For the reads of many rows (`sqlite_read.rs`).
+    many_rows: ReadConnections,
     path: PathBuf,
 }
 
@@ -77,7 +80,8 @@ impl SqliteStore {
             .connect_with(options.read_only(true))
             .await?;
         let responses = ResponseWriter::start(path, busy_timeout)?;
-        Ok(SqliteStore { writer, reader, responses, path: path.to_path_buf() })
+        let many_rows = ReadConnections::new(path, busy_timeout);
+        Ok(SqliteStore { writer, reader, responses, many_rows, path: path.to_path_buf() })
     }
 
     pub fn path(&self) -> &Path {
@@ -86,6 +90,16 @@ impl SqliteStore {
 
     fn reader(&self) -> &SqlitePool {
         &self.reader
+    }
+
+    /// The rows of `AnalyticsStore::node_activity`'s query.
+    async fn read_node_activity(
+        &self,
+        sql: String,
+        learner: LearnerId,
+        map: Option<MindMapId>,
+    ) -> StoreResult<Vec<crate::analytics::NodeActivity>> {
+        self.many_rows.node_activity(sql, learner, map).await
     }
 
     fn writer(&self) -> &SqlitePool {

@@ -185,7 +185,7 @@ fn run_transaction(db: &rusqlite::Connection, batch: &[Pending]) -> StoreResult<
     Ok(results)
 }
 
-fn sqlite_error(error: rusqlite::Error) -> StoreError {
+pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
     StoreError::Config(format!("SQLite: {error}"))
 }
 
@@ -274,7 +274,7 @@ fn time_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<DateTime<Ut
 }
 
 /// A node from the columns of `NODE_COLUMNS`, in that order.
-fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
+pub(crate) fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
     let read = || -> rusqlite::Result<(Node, String, String)> {
         let node = Node {
             id: NodeId(uuid_at(row, 0)?),

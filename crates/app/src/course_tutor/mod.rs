@@ -40,6 +40,9 @@ pub struct TutorSettings {
     /// fit, content chunks first, then passed questions' memos, then anchors beyond the
     /// first. `None`: no bound.
     pub prompt_tokens: Option<usize>,
+    /// How long a turn waits for the model, its wait for a free slot included, before the
+    /// tutor answers without it (`llm_turn_deadline_secs`). The workspace tells the learner.
+    pub model_deadline: std::time::Duration,
 }
 
 impl Default for TutorSettings {
@@ -49,6 +52,7 @@ impl Default for TutorSettings {
             tutor_name: "Pathwise Tutor".into(),
             lockout: chrono::Duration::hours(24),
             prompt_tokens: None,
+            model_deadline: std::time::Duration::from_secs(30),
         }
     }
 }

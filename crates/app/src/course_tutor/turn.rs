@@ -342,8 +342,22 @@ impl<S: Store> App<S> {
             return Ok(fall_back("exam requested: the policy chooses the question".into(), None, Usage::default()));
         }
         let prompt = build_prompt_within(&self.tutor.tutor_name, policy, context, request, self.tutor.prompt_tokens);
-        let session = self.llm.session("tutor_turn").await?;
-        let reply = session.chat(&prompt).await;
+        // The learner waits no longer than the deadline, for a free slot and the reply
+        // together; past it the tutor answers without the model.
+        let deadline = self.tutor.model_deadline;
+        let asked = std::time::Instant::now();
+        let session = match tokio::time::timeout(deadline, self.llm.session("tutor_turn")).await {
+            Ok(session) => session?,
+            Err(_) => {
+                tracing::warn!(
+                    operation = "tutor_turn",
+                    reason = "busy",
+                    "no model slot came free before the turn's deadline"
+                );
+                return Ok(fall_back("model failed: busy".into(), Some("model_error"), Usage::default()));
+            }
+        };
+        let reply = session.chat_within(&prompt, deadline.saturating_sub(asked.elapsed())).await;
         self.record_llm_session(learner, "tutor_turn", &session).await?;
         let usage = session.usage();
         // The turn records the reason code only; the session logged what the server said.

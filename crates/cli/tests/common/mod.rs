@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
 /// Every tool, named as the specifications name the operations.
 pub const TOOLS: &[&str] = &[
@@ -106,4 +107,55 @@ pub fn run_subcommand(dir: &Path, subcommand: &str, args: &[&str]) -> Output {
 /// A child's output as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub struct Served {
+    _child: ChildGuard,
+    pub base: String,
+    /// The one-time sign-in link the server printed.
+    pub signin: String,
+    /// The local learner's token, from the data directory.
+    pub token: String,
+    /// The server's working directory; its SQLite database is `data/pathwise.db` inside.
+    pub dir: tempfile::TempDir,
+}
+
+/// `pathwise serve` on a free port with a fresh data directory, the model at `model` (none:
+/// offline), and these extra settings (environment variables).
+pub fn serve_with(model: Option<&str>, settings: &[(&str, &str)]) -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pathwise"));
+    command.args(["serve", "--port", "0", "--data-dir"]).arg(dir.path().join("data")).current_dir(dir.path());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    if let Some(model) = model {
+        command.env("PATHWISE_LLM_BASE_URL", model).env("PATHWISE_LLM_MODEL", "tutor");
+    }
+    command
+        .env("PATHWISE_LOG", "warn")
+        .env("PATHWISE_SCHEDULER_ENABLED", "false")
+        .envs(settings.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = ChildGuard(command.spawn().expect("start pathwise serve"));
+    let banner = lines(&mut child.0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut base = None;
+    loop {
+        let line =
+            banner.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).expect("the banner");
+        if let Some((_, url)) = line.split_once("is listening on ") {
+            base = Some(url.split_whitespace().next().unwrap().to_string());
+        }
+        if let Some((_, link)) = line.split_once("Workspace: ") {
+            let signin = link.split_whitespace().next().unwrap().to_string();
+            let token = std::fs::read_to_string(dir.path().join("data/local-token")).unwrap().trim().to_string();
+            let base = base.expect("the address comes first");
+            return Served { _child: child, base, signin, token, dir };
+        }
+    }
 }

@@ -24,6 +24,35 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ServerHandler;
 use std::sync::{Arc, LazyLock};
 
+/// How often a call that goes on (one that waits for the language model) tells a client
+/// that asked for progress how long it has been working.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `call`, with a progress notification every [`PROGRESS_EVERY`] while it runs: the seconds
+/// so far (rising, as the protocol asks), so that a client can show the wait and knows the
+/// call is alive rather than timing it out.
+async fn with_progress<T>(
+    call: impl std::future::Future<Output = T>,
+    peer: &rmcp::Peer<RoleServer>,
+    token: rmcp::model::ProgressToken,
+) -> T {
+    tokio::pin!(call);
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    loop {
+        tokio::select! {
+            result = &mut call => return result,
+            _ = ticks.tick() => {
+                let seconds = started.elapsed().as_secs();
+                let note = rmcp::model::ProgressNotificationParam::new(token.clone(), seconds as f64)
+                    .with_message(format!("still working: {seconds} s so far"));
+                // A client that has gone does not stop the call: its result is still stored.
+                let _ = peer.notify_progress(note).await;
+            }
+        }
+    }
+}
+
 static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| Arc::new(Registry::new(tools::all())));
 
 const INSTRUCTIONS: &str = "Pathwise keeps a learner's concept maps, mastery and spaced-repetition schedule. \
@@ -115,7 +144,12 @@ impl ServerHandler for PathwiseMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let learner = self.learner(&context)?;
-        Ok(self.registry.call(self.app.clone(), learner, &request.name, request.arguments).await.into())
+        let call = self.registry.call(self.app.clone(), learner, &request.name, request.arguments);
+        let result = match context.meta.get_progress_token() {
+            Some(token) => with_progress(call, &context.peer, token).await,
+            None => call.await,
+        };
+        Ok(result.into())
     }
 
     async fn list_prompts(
