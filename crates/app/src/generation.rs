@@ -392,7 +392,7 @@ impl<S: Store> App<S> {
         };
         for attempt in 0..=CORRECTIONS {
             let (graph, reply) = session.structured::<GraphReply>(&request).await?;
-            match self.check_graph(self.tidy(graph.into_decomposition()), input) {
+            match self.check_graph(self.tidy(graph.into_decomposition(), input), input) {
                 Ok(decomposition) => return Ok(Outcome::Graph(decomposition)),
                 Err(reason) if attempt < CORRECTIONS => {
                     request.messages.push(Message::assistant(&reply));
@@ -424,10 +424,15 @@ impl<S: Store> App<S> {
     /// A graph written in one reply, mended where that keeps what the model meant
     /// (`model_graph::tidy`); what was mended is logged for the operator. Graphs built with
     /// tools need no mending: each call is checked as it is made.
-    fn tidy(&self, graph: Decomposition) -> Decomposition {
-        let (graph, mended) = model_graph::tidy(graph);
+    fn tidy(&self, graph: Decomposition, input: &GenerateInput) -> Decomposition {
+        let (mut graph, mended) = model_graph::tidy(graph);
         if !mended.is_empty() {
             tracing::info!(operation = OPERATION, ?mended, "mended the language model's concept graph");
+        }
+        // A goal concept named when the learner gave no goal means nothing: the schema
+        // makes every model name one or null, and small ones rarely choose null.
+        if input.goal.as_deref().is_none_or(|g| g.trim().is_empty()) {
+            graph.goal_node = None;
         }
         graph
     }

@@ -6,7 +6,7 @@
 use crate::{AppError, AppResult, ErrorKind};
 use pathwise_domain::edit::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
 use pathwise_domain::flow::InventoryConcept;
-use pathwise_domain::question::{Question, QuestionKind};
+use pathwise_domain::question::{Question, QuestionKind, MAX_CHOICES, MIN_CHOICES};
 use pathwise_domain::DomainError;
 use pathwise_llm::{prompts, Message, OutputSchema, Request, Session};
 use serde::Deserialize;
@@ -54,23 +54,42 @@ pub(crate) async fn inventory(session: &Session, topic: &str, goal: Option<&str>
         "required": ["concepts"], "additionalProperties": false });
     // For a server that decodes by grammar: the inventory's bounds in the schema itself.
     let decoding = json!({ "type": "object", "properties": { "concepts": { "type": "array",
-        "minItems": MIN_INVENTORY, "maxItems": MAX_INVENTORY, "items": {
+        // Room for repeats, which are dropped: a small model names some concepts twice.
+        "minItems": MIN_INVENTORY + 3, "maxItems": MAX_INVENTORY, "items": {
         "type": "object", "properties": {
             "label": { "type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS },
             "description": { "type": "string", "maxLength": 200 } },
         "required": ["label", "description"], "additionalProperties": false } } },
         "required": ["concepts"], "additionalProperties": false });
-    let request = Request {
+    let mut request = Request {
         decoding_schema: Some(decoding),
         ..structured_request(prompt, "List the concept inventory now.", "concept_inventory", schema)
     };
-    let (reply, _): (InventoryReply, _) = session.structured(&request).await?;
-    // A small model repeats itself; a concept named again adds nothing, so the repeat is
-    // dropped (a caller's inventory with a repeat is refused instead: it is a mistake to fix).
-    let mut seen = std::collections::HashSet::new();
-    let concepts = reply.concepts.into_iter().filter(|c| seen.insert(c.label.trim().to_lowercase())).collect();
-    checked_inventory(concepts)
-        .map_err(|problem| invalid_reply(format!("the language model's concept inventory {problem}")))
+    // One correction, as for a concept graph: the problem is explained and the whole
+    // inventory asked for again.
+    for attempt in 0..2 {
+        let (reply, said): (InventoryReply, _) = session.structured(&request).await?;
+        // A small model repeats itself; a concept named again adds nothing, so the repeat is
+        // dropped (a caller's inventory with a repeat is refused instead: it is a mistake to fix).
+        let mut seen = std::collections::HashSet::new();
+        let concepts = reply.concepts.into_iter().filter(|c| seen.insert(c.label.trim().to_lowercase())).collect();
+        match checked_inventory(concepts) {
+            Ok(concepts) => return Ok(concepts),
+            Err(problem) if attempt == 0 => {
+                request.messages.push(Message::assistant(&said));
+                request.messages.push(Message::user(format!(
+                    "Once repeats are left out, the inventory {problem}. Reply with the whole inventory again: \
+                     {MIN_INVENTORY} to {MAX_INVENTORY} different concepts of the topic, each named once."
+                )));
+            }
+            Err(problem) => {
+                return Err(invalid_reply(format!(
+                    "the language model's concept inventory {problem}, and again after one correction"
+                )))
+            }
+        }
+    }
+    unreachable!("the second attempt returns")
 }
 
 /// An inventory as a diagnostic can use it, whoever wrote it: labels trimmed, present and
@@ -126,6 +145,21 @@ fn question_schema() -> Value {
         "required": ["kind", "question"] })
 }
 
+/// For a server that decodes by grammar: one form per kind of question, with its bounds.
+fn question_decoding_schema() -> Value {
+    let text = |most: usize| json!({ "type": "string", "minLength": 1, "maxLength": most });
+    json!({ "anyOf": [
+        { "type": "object", "properties": {
+            "kind": { "const": "choice" }, "question": text(500),
+            "choices": { "type": "array", "items": text(200), "minItems": MIN_CHOICES, "maxItems": MAX_CHOICES },
+            "correct_index": { "type": "integer", "minimum": 0, "maximum": MAX_CHOICES - 1 } },
+          "required": ["kind", "question", "choices", "correct_index"], "additionalProperties": false },
+        { "type": "object", "properties": {
+            "kind": { "const": "free_text" }, "question": text(500), "rubric": text(500) },
+          "required": ["kind", "question", "rubric"], "additionalProperties": false },
+    ] })
+}
+
 /// One question on `concept` from the named prompt, checked before it is asked.
 pub(crate) async fn question(
     session: &Session,
@@ -134,9 +168,11 @@ pub(crate) async fn question(
     context: Value,
 ) -> AppResult<Question> {
     let prompt = prompts::render(prompt_name, context);
-    let (reply, _): (QuestionReply, _) = session
-        .structured(&structured_request(prompt, "Write the question now.", "question", question_schema()))
-        .await?;
+    let request = Request {
+        decoding_schema: Some(question_decoding_schema()),
+        ..structured_request(prompt, "Write the question now.", "question", question_schema())
+    };
+    let (reply, _): (QuestionReply, _) = session.structured(&request).await?;
     let (text, kind) = match reply {
         QuestionReply::Choice { question, choices, correct_index } => (
             question,
@@ -147,7 +183,8 @@ pub(crate) async fn question(
         ),
         QuestionReply::FreeText { question, rubric } => (question, QuestionKind::FreeText { rubric: Some(rubric) }),
     };
-    let question = Question { concept: concept.to_string(), text: text.trim().to_string(), kind };
+    let question =
+        Question { concept: concept.to_string(), text: text.trim().to_string(), kind }.without_repeated_choices();
     check_question(&question).map_err(|e| invalid_reply(format!("the language model's question is unusable: {e}")))?;
     Ok(question)
 }

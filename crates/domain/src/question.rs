@@ -83,6 +83,32 @@ impl Question {
         }
     }
 
+    /// A model's question with each repeated choice dropped (the first kept; compared as
+    /// `validate` compares them), the key moved with its choice, or onto the first of its
+    /// repeats. Small models write the same choice twice; a person's question with a repeat
+    /// is refused by `validate` instead.
+    pub fn without_repeated_choices(mut self) -> Question {
+        if let QuestionKind::Choice { choices, correct } = &mut self.kind {
+            let mut kept: Vec<String> = Vec::with_capacity(choices.len());
+            let mut moved_key = *correct;
+            for (index, choice) in choices.drain(..).enumerate() {
+                match kept.iter().position(|k| normalize(k) == normalize(&choice)) {
+                    Some(first) if *correct == Some(index) => moved_key = Some(first),
+                    Some(_) => {}
+                    None => {
+                        if *correct == Some(index) {
+                            moved_key = Some(kept.len());
+                        }
+                        kept.push(choice);
+                    }
+                }
+            }
+            *choices = kept;
+            *correct = moved_key;
+        }
+        self
+    }
+
     /// The question as the learner sees it: without the key.
     pub fn for_learner(&self) -> Question {
         let kind = match &self.kind {
@@ -144,6 +170,24 @@ fn normalize(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn repeated_choices_are_dropped_and_the_key_follows_its_choice() {
+        let question = |choices: &[&str], correct: usize| Question {
+            concept: "Halves".into(),
+            text: "Which is a half?".into(),
+            kind: QuestionKind::Choice {
+                choices: choices.iter().map(|c| c.to_string()).collect(),
+                correct: Some(correct),
+            },
+        };
+        let mended = question(&["1/2", "1/3", " 1/3", "2/4", "1/2"], 3).without_repeated_choices();
+        assert_eq!(mended, question(&["1/2", "1/3", "2/4"], 2));
+        let onto_first = question(&["1/2", "1/3", "1/2 "], 2).without_repeated_choices();
+        assert_eq!(onto_first, question(&["1/2", "1/3"], 0));
+        let all_same = question(&["1/2", "1/2"], 1).without_repeated_choices();
+        assert!(all_same.validate().is_err(), "one choice left is still refused: {all_same:?}");
+    }
     use super::*;
 
     fn choice(correct: usize) -> Question {
