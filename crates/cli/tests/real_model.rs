@@ -163,7 +163,7 @@ async fn a_real_small_model_never_breaks_pathwise() {
             Some(&model_url),
             &[
                 ("PATHWISE_LLM_MODEL", "smollm2"),
-                ("PATHWISE_LLM_PROMPT_TOKENS", "1200"),
+                ("PATHWISE_LLM_PROMPT_TOKENS", "900"),
                 ("PATHWISE_LLM_TIMEOUT_SECS", &CALL_DEADLINE.as_secs().to_string()),
                 ("PATHWISE_LLM_TURN_DEADLINE_SECS", &TURN_DEADLINE.as_secs().to_string()),
                 ("PATHWISE_TUTOR_DEBUG", "true"),
