@@ -76,9 +76,10 @@ export function mountTutor(root, config) {
         ? ` (at most ${limit} s; after that the course's own tutor answers)` : '');
     };
     tick();
-    thinking.hidden = false;
+    // Shown once the wait is noticeable, so that a quick reply does not flash it.
+    const shown = setTimeout(() => { thinking.hidden = false; }, 1000);
     const timer = setInterval(tick, 1000);
-    return () => { clearInterval(timer); thinking.hidden = true; };
+    return () => { clearTimeout(shown); clearInterval(timer); thinking.hidden = true; };
   }
 
   async function doTurn(body, idempotencyKey) {
