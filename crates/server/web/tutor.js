@@ -34,7 +34,7 @@ export function mountTutor(root, config) {
   const info = el('aside', { id: 'info', class: 'info', 'aria-label': 'Progress' },
     el('h2', {}, 'Your progress'), panel,
     el('p', { class: 'muted small answered-by' }, config.model
-      ? `Replies come from the language model ${config.model_name ?? ''}, checked against the course's rules; when a reply breaks them, the course's own tutor answers instead.`
+      ? `Replies come from the language model ${config.model_name ?? ''}, checked against the course's rules; when a reply breaks them${config.model_deadline_secs ? `, or takes more than ${config.model_deadline_secs} s` : ''}, the course's own tutor answers instead.`
       : 'Replies come from the course\'s own tutor: no language model is configured.'),
     config.debug ? el('details', { class: 'debug' }, el('summary', {}, 'Debug (last turn)'), debugPre) : null);
   root.replaceChildren(el('div', { class: 'workspace' }, sidebar, chat, info));
