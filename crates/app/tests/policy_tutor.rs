@@ -724,6 +724,36 @@ async fn every_violation_falls_back_deterministically_without_a_retry(t: &TestAp
     assert_eq!(fake.unused(), 0);
 }
 
+/// A turn waits for the model no longer than its deadline, a free slot included: past it the
+/// deterministic tutor answers, the turn logged with the reason code.
+async fn a_turn_waits_no_longer_than_its_deadline_for_the_model(t: &TestApp) {
+    let fake = FakeLlm::start().await;
+    let config =
+        OpenAiConfig { timeout: std::time::Duration::from_secs(30), ..OpenAiConfig::new(fake.base_url(), "tutor") };
+    let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 1);
+    let deadline = std::time::Duration::from_millis(400);
+    let settings = pathwise_app::course_tutor::TutorSettings { model_deadline: deadline, ..Default::default() };
+    let app = t.app().clone().with_llm(llm.clone()).with_tutor_settings(settings);
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+
+    let slow = model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}));
+    fake.script([Script::Slow(std::time::Duration::from_secs(5), Box::new(slow))]);
+    let asked = std::time::Instant::now();
+    let reply = say(&app, t, thread, "linear equations please").await;
+    assert!(asked.elapsed() < std::time::Duration::from_secs(3), "waited {:?}", asked.elapsed());
+    assert!(!reply.messages.last().unwrap().text.is_empty());
+    assert_eq!(last_log(&app, t, thread).await["fallbackReason"], "model failed: timeout");
+
+    // Every slot taken (another conversation holds the only one): no model call at all.
+    let held = llm.session("another").await.unwrap();
+    let before = fake.requests().len();
+    say(&app, t, thread, "linear equations please").await;
+    assert_eq!(last_log(&app, t, thread).await["fallbackReason"], "model failed: busy");
+    assert_eq!(fake.requests().len(), before, "the model was not asked");
+    drop(held);
+}
+
 async fn the_fallback_is_socratic_unless_practice_was_asked_for(t: &TestApp) {
     let app = t.app().clone();
     let thread = thread(&app, t).await;
@@ -1188,6 +1218,7 @@ conformance!(
     c2_mcq_submit_incorrect_or_support_viewed,
     a_reloaded_timeline_carries_each_answers_outcome,
     every_violation_falls_back_deterministically_without_a_retry,
+    a_turn_waits_no_longer_than_its_deadline_for_the_model,
     the_fallback_is_socratic_unless_practice_was_asked_for,
     the_prompt_bundle_follows_the_contract,
     every_graded_drill_and_exam_answer_is_a_response_on_the_units_node,
