@@ -100,8 +100,9 @@ pub struct PendingReviewsQuery {
     /// Only this map's reviews; every active map's when left out.
     #[serde(default)]
     mind_map_id: Option<pathwise_domain::MindMapId>,
-    /// Also reviews falling due within this many days (0-365, default 0: due now).
+    /// Also reviews falling due within this many days (0-3650, default 0: due now).
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = pathwise_app::mastery::MAX_HORIZON_DAYS))]
     horizon_days: Option<f64>,
 }
 
@@ -441,4 +442,16 @@ fn flows() -> Vec<ToolSpec> {
             |app, l, a: With<FlowArg, Nothing>| async move { app.diagnostic_complete(l, a.id).await },
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    /// The horizon the tool's schema states is the one the application allows.
+    #[test]
+    fn the_pending_reviews_horizon_is_the_applications() {
+        let schema = serde_json::to_value(schemars::schema_for!(super::PendingReviewsQuery)).unwrap();
+        let horizon = &schema["properties"]["horizon_days"];
+        assert_eq!(horizon["maximum"].as_f64(), Some(pathwise_app::mastery::MAX_HORIZON_DAYS), "{horizon}");
+        assert!(horizon["description"].as_str().unwrap().contains("0-3650"), "{horizon}");
+    }
 }

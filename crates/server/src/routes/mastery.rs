@@ -21,8 +21,8 @@ use utoipa::IntoParams;
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ReviewsQuery {
-    /// Also include reviews due within this many days, 0-365 (default 0: due now).
-    #[param(minimum = 0, maximum = 365)]
+    /// Also include reviews due within this many days, 0-3650 (default 0: due now).
+    #[param(minimum = 0, maximum = 3650)]
     horizon_days: Option<f64>,
 }
 
@@ -127,4 +127,18 @@ pub async fn all_reviews(
     QueryParams(q): QueryParams<ReviewsQuery>,
 ) -> ApiResult<Json<Vec<Node>>> {
     Ok(Json(s.app.pending_reviews(l.id, None, q.horizon_days).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The horizon the OpenAPI document states is the one the application allows.
+    #[test]
+    fn the_documented_horizon_is_the_applications() {
+        let params = <ReviewsQuery as IntoParams>::into_params(|| None);
+        let schema = serde_json::to_value(&params[0]).unwrap();
+        let maximum = schema["schema"]["maximum"].as_f64().or(schema["schema"]["oneOf"][0]["maximum"].as_f64());
+        assert_eq!(maximum, Some(pathwise_app::mastery::MAX_HORIZON_DAYS), "{schema}");
+    }
 }
