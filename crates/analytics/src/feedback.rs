@@ -1,7 +1,7 @@
 //! The analytics-to-curriculum feedback loop: when a map's figures call for a re-plan.
 
 use crate::metrics::MapMetrics;
-use pathwise_domain::model::Node;
+use pathwise_domain::model::NodeProgress;
 use pathwise_domain::NodeId;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -36,7 +36,7 @@ pub struct ReplanTrigger {
 /// struggling nodes, or a 7-day retention below 0.60 (only when it had review responses
 /// in the window: `retention_rate_7d` is then not null). `nodes` supply the labels; a node
 /// missing from them is named by its id. Whether the map is active is the caller's check.
-pub fn replan_trigger(metrics: &MapMetrics, nodes: &[Node]) -> Option<ReplanTrigger> {
+pub fn replan_trigger(metrics: &MapMetrics, nodes: &[NodeProgress]) -> Option<ReplanTrigger> {
     let mut causes = Vec::new();
     let mut reasons = Vec::new();
     let struggling = &metrics.struggling_nodes;
@@ -75,7 +75,7 @@ mod tests {
     use crate::fixtures::{node, node_id};
     use pathwise_domain::MasteryStatus::Learning;
 
-    fn nodes() -> Vec<Node> {
+    fn nodes() -> Vec<NodeProgress> {
         vec![
             node(1, "Ownership", Learning, 0.2),
             node(2, "Borrowing", Learning, 0.2),

@@ -1,7 +1,7 @@
 //! Hand-built maps, nodes and responses with fixed timestamps, for the tests.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
+use pathwise_domain::model::{Edge, MindMap, Node, NodeProgress, ResponseEvent};
 use pathwise_domain::{EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
 use uuid::Uuid;
 
@@ -35,7 +35,7 @@ pub fn mind_map(created_at: DateTime<Utc>, root: Option<NodeId>) -> MindMap {
 }
 
 /// A node with the given mastery; reviewed (ease factor set) unless it is unseen.
-pub fn node(n: u128, label: &str, status: MasteryStatus, score: f64) -> Node {
+pub fn node(n: u128, label: &str, status: MasteryStatus, score: f64) -> NodeProgress {
     let created = at("2026-01-01T00:00:00Z");
     let mut node = Node::new(node_id(n), map_id(1), label.to_string(), None, Some(30), Default::default(), created);
     node.mastery_status = status;
@@ -43,7 +43,7 @@ pub fn node(n: u128, label: &str, status: MasteryStatus, score: f64) -> Node {
     if status != MasteryStatus::Unseen && status != MasteryStatus::Diagnosed {
         node.last_reviewed_at = Some(created);
     }
-    node
+    NodeProgress::from(&node)
 }
 
 pub fn edge(parent: u128, child: u128) -> Edge {

@@ -5,7 +5,7 @@ use crate::activity::{count_sessions, within_days, TimeOfDayDistribution};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use pathwise_domain::graph::Prerequisites;
 use pathwise_domain::mastery::{struggle_reasons, STRUGGLE_HISTORY};
-use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
+use pathwise_domain::model::{Edge, MindMap, NodeProgress, ResponseEvent};
 use pathwise_domain::srs::INITIAL_EASE_FACTOR;
 use pathwise_domain::{MasteryStatus, NodeId, ResponseType};
 use serde::{Deserialize, Serialize};
@@ -41,7 +41,7 @@ pub struct ReviewTally {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapInput {
     pub map: MindMap,
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<NodeProgress>,
     pub edges: Vec<Edge>,
     /// The map's responses, in any order: all of them, or every response after some
     /// cut-off at least [`MONTH_DAYS`] before `now` (the 30-day retention needs them), or
@@ -183,7 +183,7 @@ fn ratio(part: usize, whole: usize) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
 
-fn avg_ease_factor(nodes: &[Node]) -> f64 {
+fn avg_ease_factor(nodes: &[NodeProgress]) -> f64 {
     let reviewed: Vec<f64> = nodes.iter().filter(|n| n.last_reviewed_at.is_some()).map(|n| n.ease_factor).collect();
     if reviewed.is_empty() {
         INITIAL_EASE_FACTOR
@@ -269,16 +269,16 @@ fn recent_qualities(responses: &[&ResponseEvent]) -> HashMap<NodeId, Vec<u8>> {
     recent
 }
 
-fn strongest_subtree(nodes: &[Node], edges: &[Edge], root: Option<NodeId>) -> Option<NodeId> {
+fn strongest_subtree(nodes: &[NodeProgress], edges: &[Edge], root: Option<NodeId>) -> Option<NodeId> {
     let graph = Prerequisites::new(nodes.iter().map(|n| n.id), edges);
-    let mut best: Option<(f64, &Node)> = None;
+    let mut best: Option<(f64, &NodeProgress)> = None;
     for (i, node) in nodes.iter().enumerate() {
         let members = graph.descendants(i);
         if Some(node.id) == root || members.len() < 2 || members.len() == nodes.len() {
             continue;
         }
         let mean = members.iter().map(|&m| nodes[m].mastery_score).sum::<f64>() / members.len() as f64;
-        let key = |n: &Node| (n.depth, n.label.clone(), n.id);
+        let key = |n: &NodeProgress| (n.depth, n.label.clone(), n.id);
         let better = match best {
             None => true,
             Some((best_mean, best_node)) => mean > best_mean || (mean == best_mean && key(node) < key(best_node)),
@@ -307,7 +307,7 @@ mod tests {
         now() - Duration::days(days)
     }
 
-    fn input(nodes: Vec<Node>, edges: Vec<Edge>, responses: Vec<ResponseEvent>) -> MapInput {
+    fn input(nodes: Vec<NodeProgress>, edges: Vec<Edge>, responses: Vec<ResponseEvent>) -> MapInput {
         MapInput {
             map: mind_map(at("2026-02-01T00:00:00Z"), nodes.first().map(|n| n.id)),
             nodes,
@@ -323,7 +323,7 @@ mod tests {
         Snapshot { snapshot_date: date(date_), metrics: MapMetrics { mastered_nodes: mastered, ..Default::default() } }
     }
 
-    fn five_nodes() -> Vec<Node> {
+    fn five_nodes() -> Vec<NodeProgress> {
         vec![
             node(1, "Rust", Mastered, 0.95),
             node(2, "Ownership", Mastered, 0.9),
@@ -558,7 +558,7 @@ mod tests {
 
     const ROOT: Option<NodeId> = Some(NodeId(uuid::Uuid::from_u128(1)));
 
-    fn tree() -> (Vec<Node>, Vec<Edge>) {
+    fn tree() -> (Vec<NodeProgress>, Vec<Edge>) {
         // Rust(1) -> Ownership(2) -> Borrowing(3), Lifetimes(4); Rust -> Traits(5) -> Generics(6)
         let mut nodes = vec![
             node(1, "Rust", Mastered, 1.0),

@@ -160,15 +160,13 @@ impl<S: Store> App<S> {
         let now = self.now();
         let today = analytics::snapshot_date(now);
         let week_start = today - Duration::days(i64::from(analytics::digest::DIGEST_DAYS));
-        let learner_name = self.store.all_learners().await?.into_iter().find(|l| l.id == learner).map(|l| l.name);
-        let maps: Vec<MindMap> = self
-            .store
-            .list_maps(learner, None, 0, crate::paging::MAX_LIMIT)
-            .await?
-            .items
-            .into_iter()
-            .filter(|m| matches!(m.status, MapStatus::Active | MapStatus::Completed))
-            .collect();
+        let (found, maps) = tokio::try_join!(
+            self.store.learner(learner),
+            self.store.list_maps(learner, None, 0, crate::paging::MAX_LIMIT)
+        )?;
+        let learner_name = found.map(|l| l.name);
+        let maps: Vec<MindMap> =
+            maps.items.into_iter().filter(|m| matches!(m.status, MapStatus::Active | MapStatus::Completed)).collect();
         let (mut live, week_first, streak) = tokio::try_join!(
             self.live_metrics(learner, &maps, None, now),
             async { Ok::<_, AppError>(self.store.first_snapshots(learner, None, week_start, today).await?) },
@@ -251,7 +249,7 @@ impl<S: Store> App<S> {
         if digest.facts.maps.is_empty() {
             return Ok(None);
         }
-        let Some(found) = self.store.all_learners().await?.into_iter().find(|l| l.id == learner) else {
+        let Some(found) = self.store.learner(learner).await? else {
             return Ok(None);
         };
         self.deliver(&found, &digest.subject, &digest.body).await.map(Some)
@@ -262,7 +260,7 @@ impl<S: Store> App<S> {
         let (Some(learner_id), Some(map)) = (job.learner_id, job.mind_map_id) else {
             return Ok(Some("the job names no learner or map".into()));
         };
-        let Some(learner) = self.store.all_learners().await?.into_iter().find(|l| l.id == learner_id) else {
+        let Some(learner) = self.store.learner(learner_id).await? else {
             return Ok(Some("the learner is gone".into()));
         };
         let due = self.store.pending_reviews(learner_id, Some(map), job.run_at.max(self.now())).await?;

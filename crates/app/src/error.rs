@@ -180,9 +180,9 @@ impl From<StoreError> for AppError {
                 "already_recorded",
                 format!("{what} was recorded already; it counts once"),
             ),
-            StoreError::Database(sqlx::Error::PoolTimedOut) => {
+            busy if busy.is_busy() => {
                 // Answered 503, which the HTTP layer does not log: the operator hears of it here.
-                tracing::warn!("the database is busy: a request waited too long for a connection");
+                tracing::warn!(error = %busy, "the database is busy");
                 AppError::new(ErrorKind::Unavailable, "unavailable", "the database is busy; try again shortly")
             }
             other => {
@@ -244,6 +244,17 @@ mod tests {
         assert_eq!((error.kind, error.code), (ErrorKind::Invalid, "unknown_field"));
         assert_eq!(error.message, "isCorrect: unknown field; allowed: courseId, unitId");
         assert_eq!(error.details, serde_json::json!({ "field": "isCorrect", "allowed": ["courseId", "unitId"] }));
+    }
+
+    #[test]
+    fn a_busy_database_is_a_503_and_a_broken_one_a_500() {
+        let busy = AppError::from(StoreError::Busy("SQLite: database is locked".into()));
+        assert_eq!((busy.kind, busy.code), (ErrorKind::Unavailable, "unavailable"));
+        let waited = AppError::from(StoreError::Database(sqlx::Error::PoolTimedOut));
+        assert_eq!((waited.kind, waited.code), (ErrorKind::Unavailable, "unavailable"));
+        let broken = AppError::from(StoreError::Backend("SQLite: disk I/O error".into()));
+        assert_eq!((broken.kind, broken.code), (ErrorKind::Internal, "internal"));
+        assert!(!broken.message.contains("disk"), "the details stay in the log: {}", broken.message);
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod support;
 use chrono::Duration;
 use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals};
 use pathwise_app::{Clock, Store};
-use pathwise_domain::model::ResponseEvent;
+use pathwise_domain::model::{NodeProgress, ResponseEvent};
 use pathwise_domain::{MasteryStatus, MindMapId, ResponseType};
 use pathwise_store::{AnalyticsStore, ResponseFilter, SnapshotStore};
 use support::{chain, TestApp};
@@ -157,7 +157,7 @@ async fn live_figures_agree_with_the_whole_history(t: &TestApp) {
     responses.reverse();
     let input = MapInput {
         map: whole.map,
-        nodes: whole.nodes,
+        nodes: whole.nodes.iter().map(NodeProgress::from).collect(),
         edges: whole.edges,
         responses,
         older_responses: ResponseTotals::default(),

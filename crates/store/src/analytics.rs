@@ -8,14 +8,14 @@
 use crate::learning_loop::Snapshot;
 use crate::StoreResult;
 use chrono::{DateTime, NaiveDate, Utc};
-use pathwise_domain::model::{Edge, Node, ResponseEvent};
+use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
 use pathwise_domain::{LearnerId, MindMapId};
 use std::future::Future;
 
-/// A node with what its responses left on it.
+/// A node's progress with what its responses left on it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeActivity {
-    pub node: Node,
+    pub node: NodeProgress,
     /// The qualities of its latest responses, newest first (the latest seven at most:
     /// `RecentHistory::KEPT`).
     pub recent_qualities: Vec<u8>,
@@ -87,9 +87,14 @@ pub trait AnalyticsStore {
 /// and `loop_store!`, whose row readers it uses; the backend supplies
 /// `read_node_activity`, which runs the node query its own way (SQLite's reads its many
 /// rows through rusqlite: `sqlite_read.rs`).
+/// The columns of a node's progress and activity, read by name.
+pub(crate) const NODE_ACTIVITY_COLUMNS: &str = "n.id, n.mind_map_id, n.label, n.depth, n.sequence, n.mastery_score, \
+     n.mastery_status, n.ease_factor, n.next_review_at, n.last_reviewed_at, n.recent_qualities, n.response_count, \
+     n.quality_sum";
+
 macro_rules! analytics_store {
     ($store:ty) => {
-        use crate::analytics::{AnalyticsStore, NodeActivity};
+        use crate::analytics::{AnalyticsStore, NodeActivity, NODE_ACTIVITY_COLUMNS};
         use pathwise_domain::model::ResponseEvent;
 
         /// `sql` with ` AND {column} = $n` appended when there is a map, `n` being the
@@ -107,34 +112,27 @@ macro_rules! analytics_store {
                 learner: LearnerId,
                 map: Option<MindMapId>,
             ) -> StoreResult<Vec<NodeActivity>> {
+                // Unordered: sorted here (`NodeProgress::map_order`), where it costs less.
                 let sql = scoped(
                     &format!(
-                        "SELECT {NODE_COLUMNS}, n.recent_qualities, n.response_count, n.quality_sum \
+                        "SELECT {NODE_ACTIVITY_COLUMNS} \
                          FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1"
                     ),
                     "n.mind_map_id",
                     2,
                     map,
                 );
-                let sql =
-                    format!("{sql} ORDER BY n.mind_map_id, n.sequence IS NULL, n.sequence, n.depth, n.label, n.id");
-                self.read_node_activity(sql, learner, map).await
+                let mut nodes = self.read_node_activity(sql, learner, map).await?;
+                nodes.sort_unstable_by(|a, b| {
+                    a.node.mind_map_id.cmp(&b.node.mind_map_id).then_with(|| a.node.map_order(&b.node))
+                });
+                Ok(nodes)
             }
 
             async fn map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
-                let sql = scoped(
-                    "SELECT e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at \
-                     FROM mind_map_edges e JOIN mind_maps m ON m.id = e.mind_map_id WHERE m.learner_id = $1",
-                    "e.mind_map_id",
-                    2,
-                    map,
-                );
-                let sql = format!("{sql} ORDER BY e.mind_map_id, e.created_at, e.parent_node_id, e.child_node_id");
-                let mut query = sqlx::query(&sql).bind(learner.0);
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(edge_from_row).collect()
+                let mut edges = self.read_map_edges(learner, map).await?;
+                edges.sort_unstable_by(|a, b| a.mind_map_id.cmp(&b.mind_map_id).then_with(|| a.map_order(b)));
+                Ok(edges)
             }
 
             async fn response_events(
@@ -144,34 +142,7 @@ macro_rules! analytics_store {
                 after: DateTime<Utc>,
                 until: DateTime<Utc>,
             ) -> StoreResult<Vec<ResponseEvent>> {
-                let sql = scoped(
-                    "SELECT r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at \
-                     FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
-                     WHERE m.learner_id = $1 AND r.responded_at > $2 AND r.responded_at <= $3",
-                    "r.mind_map_id",
-                    4,
-                    map,
-                );
-                let mut query = sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until));
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query
-                    .fetch_all(self.reader())
-                    .await?
-                    .iter()
-                    .map(|row| {
-                        let quality: i32 = row.try_get(2)?;
-                        Ok(ResponseEvent {
-                            node_id: NodeId(row.try_get(0)?),
-                            mind_map_id: MindMapId(row.try_get(1)?),
-                            quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
-                            response_type: parse(&row.try_get::<String, _>(3)?)?,
-                            session_id: row.try_get(4)?,
-                            responded_at: row.try_get::<Ts, _>(5)?.0,
-                        })
-                    })
-                    .collect()
+                self.read_response_events(learner, map, after, until).await
             }
 
             async fn review_tallies(

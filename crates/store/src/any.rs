@@ -332,6 +332,10 @@ impl SnapshotStore for AnyStore {
     async fn all_learners(&self) -> StoreResult<Vec<Learner>> {
         delegate!(self.all_learners())
     }
+
+    async fn learner(&self, id: LearnerId) -> StoreResult<Option<Learner>> {
+        delegate!(self.learner(id))
+    }
 }
 
 impl PreferenceStore for AnyStore {

@@ -254,4 +254,6 @@ pub trait SnapshotStore {
     /// Maps of every learner with this status, for jobs that visit them all.
     fn maps_with_status(&self, status: MapStatus) -> impl Future<Output = StoreResult<Vec<MindMap>>> + Send;
     fn all_learners(&self) -> impl Future<Output = StoreResult<Vec<crate::Learner>>> + Send;
+    /// One learner, if there is one with this id.
+    fn learner(&self, id: LearnerId) -> impl Future<Output = StoreResult<Option<crate::Learner>>> + Send;
 }

@@ -1,6 +1,7 @@
 //! The production store: PostgreSQL, shared safely by several server processes.
 
 mod groups;
+mod live_reads;
 
 use crate::sql::{check_response_target, shared_store, COMPLETE_MAP_SQL};
 use groups::{too_many_attempts, Decide, ResponseGroups, MAX_ATTEMPTS};
@@ -25,35 +26,6 @@ fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
-
-impl PgStore {
-    /// The rows of `AnalyticsStore::node_activity`'s query.
-    async fn read_node_activity(
-        &self,
-        sql: String,
-        learner: LearnerId,
-        map: Option<MindMapId>,
-    ) -> StoreResult<Vec<crate::analytics::NodeActivity>> {
-        let mut query = sqlx::query(&sql).bind(learner.0);
-        if let Some(map) = map {
-            query = query.bind(map.0);
-        }
-        let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-        query
-            .fetch_all(self.reader())
-            .await?
-            .iter()
-            .map(|row| {
-                Ok(crate::analytics::NodeActivity {
-                    node: node_from_row(row)?,
-                    recent_qualities: history_at(row, 17)?,
-                    responses: count(row.try_get(18)?)?,
-                    quality_sum: count(row.try_get(19)?)?,
-                })
-            })
-            .collect()
-    }
-}
 
 /// The node, its map's status, its version and its recent history in one round trip.
 static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {

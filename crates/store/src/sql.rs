@@ -165,20 +165,18 @@ macro_rules! shared_store {
                 return Ok(None);
             };
             let map = map_from_row(&row)?;
-            let sql = format!(
-                "SELECT {NODE_COLUMNS} FROM mind_map_nodes n WHERE n.mind_map_id = $1 \
-                 ORDER BY n.sequence IS NULL, n.sequence, n.depth, n.label, n.id"
-            );
-            let nodes = sqlx::query(&sql)
+            let sql = format!("SELECT {NODE_COLUMNS} FROM mind_map_nodes n WHERE n.mind_map_id = $1");
+            let mut nodes = sqlx::query(&sql)
                 .bind(id.0)
                 .fetch_all(&mut *conn)
                 .await?
                 .iter()
                 .map(node_from_row)
                 .collect::<StoreResult<Vec<_>>>()?;
-            let edges = sqlx::query(
+            nodes.sort_unstable_by(Node::map_order);
+            let mut edges = sqlx::query(
                 "SELECT mind_map_id, parent_node_id, child_node_id, edge_type, created_at FROM mind_map_edges \
-                 WHERE mind_map_id = $1 ORDER BY created_at, parent_node_id, child_node_id",
+                 WHERE mind_map_id = $1",
             )
             .bind(id.0)
             .fetch_all(&mut *conn)
@@ -186,6 +184,7 @@ macro_rules! shared_store {
             .iter()
             .map(edge_from_row)
             .collect::<StoreResult<Vec<_>>>()?;
+            edges.sort_unstable_by(Edge::map_order);
             Ok(Some(MapAggregate { map, nodes, edges }))
         }
 

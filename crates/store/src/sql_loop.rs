@@ -569,6 +569,16 @@ macro_rules! loop_store {
                     .map(learner_from_row)
                     .collect()
             }
+
+            async fn learner(&self, id: LearnerId) -> StoreResult<Option<Learner>> {
+                sqlx::query("SELECT id, name, is_local, created_at FROM learners WHERE id = $1")
+                    .bind(id.0)
+                    .fetch_optional(self.reader())
+                    .await?
+                    .as_ref()
+                    .map(learner_from_row)
+                    .transpose()
+            }
         }
     };
 }

@@ -12,6 +12,8 @@ use sqlx::{Sqlite, Transaction};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod live_reads;
+
 shared_store!(SqliteStore, sqlx::Sqlite, "");
 crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite, "", "");
 crate::sql_sessions::sessions_store!(SqliteStore);
@@ -90,16 +92,6 @@ impl SqliteStore {
 
     fn reader(&self) -> &SqlitePool {
         &self.reader
-    }
-
-    /// The rows of `AnalyticsStore::node_activity`'s query.
-    async fn read_node_activity(
-        &self,
-        sql: String,
-        learner: LearnerId,
-        map: Option<MindMapId>,
-    ) -> StoreResult<Vec<crate::analytics::NodeActivity>> {
-        self.many_rows.node_activity(sql, learner, map).await
     }
 
     fn writer(&self) -> &SqlitePool {

@@ -74,8 +74,8 @@ impl ResponseWriter {
         let (reply, answer) = oneshot::channel();
         self.queue
             .send(Pending { learner, new, decide, reply })
-            .map_err(|_| StoreError::corrupt("the SQLite response writer has stopped"))?;
-        answer.await.unwrap_or_else(|_| Err(StoreError::corrupt("the response writer stopped before answering")))
+            .map_err(|_| StoreError::Backend("the SQLite response writer has stopped".into()))?;
+        answer.await.unwrap_or_else(|_| Err(StoreError::Backend("the response writer stopped before answering".into())))
     }
 }
 
@@ -123,8 +123,8 @@ pub(crate) const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, no
 /// which the caller answers with the first response; anything else is the database's fault.
 fn fail_alone(batch: Vec<Pending>, error: StoreError) {
     let error = match error {
-        StoreError::Duplicate(_) => error,
-        other => StoreError::Config(format!("SQLite write failed: {other}")),
+        StoreError::Duplicate(_) | StoreError::Busy(_) => error,
+        other => StoreError::Backend(format!("SQLite write failed: {other}")),
     };
     if let Some(item) = batch.into_iter().next() {
         let _ = item.reply.send(Err(error));
@@ -186,7 +186,12 @@ fn run_transaction(db: &rusqlite::Connection, batch: &[Pending]) -> StoreResult<
 }
 
 pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
-    StoreError::Config(format!("SQLite: {error}"))
+    match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            StoreError::Busy(format!("SQLite: {error}"))
+        }
+        _ => StoreError::Backend(format!("SQLite: {error}")),
+    }
 }
 
 /// Read the node and its history and let the mastery rules decide; writes nothing.
@@ -263,13 +268,13 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
     Ok(())
 }
 
-fn uuid_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Uuid> {
+pub(crate) fn uuid_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Uuid> {
     let bytes: Vec<u8> = row.get(i)?;
     Uuid::from_slice(&bytes)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Blob, Box::new(e)))
 }
 
-fn time_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
+pub(crate) fn time_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
     Ok(row.get::<_, Option<i64>>(i)?.and_then(|micros| Utc.timestamp_micros(micros).single()))
 }
 
@@ -316,4 +321,20 @@ pub(crate) fn list_of(qualities: &[u8]) -> String {
 
 pub(crate) fn qualities_of(list: &str) -> StoreResult<Vec<u8>> {
     list.split(',').filter(|q| !q.is_empty()).map(|q| q.parse::<u8>().map_err(StoreError::corrupt)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_locked_database_is_busy_and_other_failures_are_the_backends() {
+        let locked = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None);
+        assert!(matches!(sqlite_error(locked), StoreError::Busy(_)));
+        let table_locked =
+            rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_LOCKED), None);
+        assert!(sqlite_error(table_locked).is_busy());
+        let io = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR), None);
+        assert!(matches!(sqlite_error(io), StoreError::Backend(_)));
+    }
 }

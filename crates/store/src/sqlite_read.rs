@@ -5,12 +5,14 @@
 //! portfolio reads every node of every map (1,500 rows for 30 maps of 50), and that
 //! hand-over alone was most of the read. These few reads run instead on a blocking thread
 //! with a read-only rusqlite connection of their own, kept for the next read, and decode
-//! the rows where they are read. Their SQL is the same as PostgreSQL's.
+//! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name.
 
 use crate::analytics::NodeActivity;
-use crate::sqlite_batch::{node_from, qualities_of, sqlite_error};
+use crate::sqlite_batch::{qualities_of, sqlite_error, time_at, uuid_at};
 use crate::{StoreError, StoreResult};
-use pathwise_domain::{LearnerId, MindMapId};
+use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
+use pathwise_domain::{EdgeType, MindMapId, NodeId, ResponseType};
+use rusqlite::types::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -50,38 +52,25 @@ impl ReadConnections {
             result
         })
         .await
-        .map_err(|e| StoreError::corrupt(format!("a SQLite read stopped: {e}")))?
+        .map_err(|e| StoreError::Backend(format!("a SQLite read stopped: {e}")))?
     }
 
-    /// Every node of the learner's maps (or of `map`) with its response totals, by `sql`:
-    /// the node's columns, then its recent qualities, response count and quality sum, the
-    /// learner as `$1` and the map as `$2`.
-    pub(crate) async fn node_activity(
+    /// The rows of `sql` with `params` bound in order (`$1`, `$2`, ...), each decoded by
+    /// `decode` where it is read.
+    pub(crate) async fn rows<T: Send + 'static>(
         &self,
         sql: String,
-        learner: LearnerId,
-        map: Option<MindMapId>,
-    ) -> StoreResult<Vec<NodeActivity>> {
+        params: Vec<Value>,
+        decode: fn(&rusqlite::Row) -> StoreResult<T>,
+    ) -> StoreResult<Vec<T>> {
         self.with(move |db| {
             let mut statement = db.prepare_cached(&sql).map_err(sqlite_error)?;
-            let learner = learner.0.as_bytes().to_vec();
-            let mut rows = match map {
-                Some(map) => statement.query(rusqlite::params![learner, map.0.as_bytes().to_vec()]),
-                None => statement.query(rusqlite::params![learner]),
-            }
-            .map_err(sqlite_error)?;
-            let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-            let mut nodes = Vec::new();
+            let mut rows = statement.query(rusqlite::params_from_iter(params)).map_err(sqlite_error)?;
+            let mut decoded = Vec::new();
             while let Some(row) = rows.next().map_err(sqlite_error)? {
-                let recent: String = row.get(17).map_err(sqlite_error)?;
-                nodes.push(NodeActivity {
-                    node: node_from(row)?,
-                    recent_qualities: qualities_of(&recent)?,
-                    responses: count(row.get(18).map_err(sqlite_error)?)?,
-                    quality_sum: count(row.get(19).map_err(sqlite_error)?)?,
-                });
+                decoded.push(decode(row)?);
             }
-            Ok(nodes)
+            Ok(decoded)
         })
         .await
     }
@@ -105,4 +94,77 @@ impl Inner {
             idle.push(db);
         }
     }
+}
+
+/// A row of `NODE_ACTIVITY_COLUMNS`.
+pub(crate) fn activity_from(row: &rusqlite::Row) -> StoreResult<NodeActivity> {
+    let read = || -> rusqlite::Result<(NodeProgress, String, String, i64, i64)> {
+        let at = |name: &str| row.as_ref().column_index(name);
+        let node = NodeProgress {
+            id: NodeId(uuid_at(row, at("id")?)?),
+            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
+            label: row.get("label")?,
+            depth: row.get("depth")?,
+            sequence: row.get("sequence")?,
+            mastery_score: row.get("mastery_score")?,
+            mastery_status: pathwise_domain::MasteryStatus::Unseen,
+            ease_factor: row.get("ease_factor")?,
+            next_review_at: time_at(row, at("next_review_at")?)?,
+            last_reviewed_at: time_at(row, at("last_reviewed_at")?)?,
+        };
+        let status = row.get("mastery_status")?;
+        Ok((node, status, row.get("recent_qualities")?, row.get("response_count")?, row.get("quality_sum")?))
+    };
+    let (mut node, status, recent, responses, quality_sum) = read().map_err(sqlite_error)?;
+    node.mastery_status = crate::sql::parse(&status)?;
+    let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
+    Ok(NodeActivity {
+        node,
+        recent_qualities: qualities_of(&recent)?,
+        responses: count(responses)?,
+        quality_sum: count(quality_sum)?,
+    })
+}
+
+/// A row of `r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at`.
+pub(crate) fn response_event_from(row: &rusqlite::Row) -> StoreResult<ResponseEvent> {
+    let read = || -> rusqlite::Result<(ResponseEvent, i64, String)> {
+        let at = |name: &str| row.as_ref().column_index(name);
+        let session = at("session_id")?;
+        let session_id = match row.get::<_, Option<Vec<u8>>>(session)? {
+            Some(_) => Some(uuid_at(row, session)?),
+            None => None,
+        };
+        let event = ResponseEvent {
+            node_id: NodeId(uuid_at(row, at("node_id")?)?),
+            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
+            quality: 0,
+            response_type: ResponseType::Review,
+            session_id,
+            responded_at: time_at(row, at("responded_at")?)?.unwrap_or_default(),
+        };
+        Ok((event, row.get("quality")?, row.get("response_type")?))
+    };
+    let (mut event, quality, kind) = read().map_err(sqlite_error)?;
+    event.quality = u8::try_from(quality).map_err(StoreError::corrupt)?;
+    event.response_type = crate::sql::parse(&kind)?;
+    Ok(event)
+}
+
+/// A row of `e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at`.
+pub(crate) fn edge_from(row: &rusqlite::Row) -> StoreResult<Edge> {
+    let read = || -> rusqlite::Result<(Edge, String)> {
+        let at = |name: &str| row.as_ref().column_index(name);
+        let edge = Edge {
+            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
+            parent_node_id: NodeId(uuid_at(row, at("parent_node_id")?)?),
+            child_node_id: NodeId(uuid_at(row, at("child_node_id")?)?),
+            edge_type: EdgeType::Prerequisite,
+            created_at: time_at(row, at("created_at")?)?.unwrap_or_default(),
+        };
+        Ok((edge, row.get("edge_type")?))
+    };
+    let (mut edge, kind) = read().map_err(sqlite_error)?;
+    edge.edge_type = crate::sql::parse(&kind)?;
+    Ok(edge)
 }

@@ -13,7 +13,7 @@ use crate::{App, AppResult, Store};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use pathwise_analytics::metrics::{MONTH_DAYS, RETAINED_QUALITY, VELOCITY_LOOKBACK_DAYS, WEEK_DAYS};
 use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals, ReviewTally};
-use pathwise_domain::model::{Edge, MindMap, Node, ResponseEvent};
+use pathwise_domain::model::{Edge, MindMap, NodeProgress, ResponseEvent};
 use pathwise_domain::{LearnerId, MindMapId, NodeId};
 use std::collections::{BTreeSet, HashMap};
 
@@ -25,13 +25,13 @@ const STUDY_DAYS_PAGE: usize = 100;
 pub(crate) struct LiveMap {
     pub metrics: MapMetrics,
     /// In learning order.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<NodeProgress>,
 }
 
 /// Everything loaded for one map.
 #[derive(Default)]
 struct Loaded {
-    nodes: Vec<Node>,
+    nodes: Vec<NodeProgress>,
     recent_qualities: HashMap<NodeId, Vec<u8>>,
     totals: ResponseTotals,
     edges: Vec<Edge>,

@@ -121,7 +121,7 @@ impl ResponseGroups {
         // closed HTTP connection) never interrupts a group half-way.
         let (groups, pool) = (self.clone(), pool.clone());
         tokio::spawn(async move { groups.drain(&pool).await });
-        answer.await.unwrap_or_else(|_| Err(StoreError::corrupt("the response writer stopped before answering")))
+        answer.await.unwrap_or_else(|_| Err(StoreError::Backend("the response writer stopped before answering".into())))
     }
 
     /// Write groups until nothing is left that this drain may take. Whoever finishes a
