@@ -51,17 +51,47 @@ impl StoreError {
         match self {
             StoreError::Busy(_) => true,
             StoreError::Database(sqlx::Error::PoolTimedOut) => true,
-            StoreError::Database(sqlx::Error::Database(db)) => match db.code() {
-                // SQLite's primary code is the low byte of the extended one.
-                Some(code) => match code.parse::<i32>() {
-                    Ok(sqlite) => matches!(sqlite & 0xff, 5 | 6),
-                    Err(_) => code == "55P03",
-                },
-                None => false,
-            },
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                let code = db.code();
+                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                    // SQLite's primary code is the low byte of the extended one.
+                    code.and_then(|c| c.parse::<i32>().ok()).is_some_and(|c| matches!(c & 0xff, 5 | 6))
+                } else {
+                    db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
+                        && code.as_deref() == Some("55P03")
+                }
+            }
             _ => false,
         }
     }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+    use std::time::Duration;
+
+    /// A write that finds another writer's lock past its busy timeout is `Busy`; a broken
+    /// statement is not.
+    #[tokio::test]
+    async fn sqlites_lock_held_past_the_timeout_is_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = SqliteConnectOptions::new()
+            .filename(dir.path().join("busy.db"))
+            .create_if_missing(true)
+            .busy_timeout(Duration::from_millis(10));
+        let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.unwrap();
+        sqlx::query("CREATE TABLE t (x INTEGER)").execute(&pool).await.unwrap();
+        let mut holder = pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
+        sqlx::query("INSERT INTO t VALUES (1)").execute(&mut *holder).await.unwrap();
+        let waited = StoreError::from(sqlx::query("INSERT INTO t VALUES (2)").execute(&pool).await.unwrap_err());
+        assert!(waited.is_busy(), "{waited}");
+        holder.rollback().await.unwrap();
+        let broken = StoreError::from(sqlx::query("INSERT INTO missing VALUES (1)").execute(&pool).await.unwrap_err());
+        assert!(!broken.is_busy(), "{broken}");
+        assert!(!StoreError::corrupt("x").is_busy());
+    }
+}
