@@ -3,13 +3,21 @@
 // Every command prints through `output`, which ends quietly when its reader has gone.
 #![deny(clippy::print_stdout)]
 
+#[cfg(feature = "bench")]
 mod bench;
+#[cfg(feature = "bench")]
 mod bench_analytics;
+#[cfg(feature = "bench")]
 mod bench_irt;
+#[cfg(feature = "bench")]
 mod bench_items;
+#[cfg(feature = "bench")]
 mod bench_loop;
+#[cfg(feature = "bench")]
 mod bench_mcp;
+#[cfg(feature = "bench")]
 mod bench_sessions;
+#[cfg(feature = "bench")]
 mod bench_tutor;
 mod cat_sim;
 mod config;
@@ -69,7 +77,14 @@ enum Command {
     /// Create a learner and print their API token.
     CreateLearner { name: String },
     /// Measure throughput and latency; prints one JSON object per line.
+    #[cfg(feature = "bench")]
     Bench(bench::BenchFlags),
+    /// Measure throughput and latency (in a build with `--features bench`).
+    #[cfg(not(feature = "bench"))]
+    Bench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        args: Vec<String>,
+    },
     /// Teaching flows step by step: start, diagnose, answer, plan, teach, quiz, review.
     Flow {
         #[command(subcommand)]
@@ -198,7 +213,13 @@ async fn run(cli: Cli) -> Result<()> {
                 serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token }),
             )
         }
+        #[cfg(feature = "bench")]
         Command::Bench(flags) => bench::run(flags).await,
+        #[cfg(not(feature = "bench"))]
+        Command::Bench { .. } => anyhow::bail!(
+            "this pathwise was built without its benchmarks; build them with \
+             `cargo build --release -p pathwise --features bench` (BENCHMARKS.md says more)"
+        ),
         Command::Flow { command, token } => {
             learn::flow(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
         }

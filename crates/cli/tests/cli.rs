@@ -616,6 +616,7 @@ async fn create_learner_prints_a_working_token() {
 // bench
 // ---------------------------------------------------------------------------------------
 
+#[cfg(feature = "bench")]
 #[test]
 fn bench_quick_prints_one_json_line_per_benchmark() {
     let tmp = tempfile::tempdir().unwrap();
