@@ -107,6 +107,8 @@ pub fn scoped_key(learner: LearnerId, key: &str) -> Vec<u8> {
 
 /// The mastery rules as a store applies them to a response, inside its transaction.
 pub type Decide = dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync;
+/// [`Decide`] owned, as the response writers queue it.
+pub(crate) type BoxedDecide = Box<Decide>;
 
 /// What the mastery rules read before a response is recorded.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,12 +3,12 @@
 mod groups;
 mod live_reads;
 
-use crate::sql::{check_response_target, shared_store, COMPLETE_MAP_SQL};
-use groups::{too_many_attempts, Decide, ResponseGroups, MAX_ATTEMPTS};
+use crate::sql::{check_response_target, shared_store, COMPLETE_MAP_SQL, CONTEXT_SQL};
+use groups::{too_many_attempts, ResponseGroups, MAX_ATTEMPTS};
 use pathwise_domain::mastery::RecentHistory;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 // `NO KEY UPDATE`: edits of one map exclude each other, but a response's foreign-key check
 // (`KEY SHARE` on its map) does not wait for them, so the two never wait on each other in
@@ -26,14 +26,6 @@ fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
-
-/// The node, its map's status, its version and its recent history in one round trip.
-static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
-         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2"
-    )
-});
 
 /// The node update (the response counted in its totals), the learner's study day and the
 /// response insert as one statement: atomic without an explicit transaction, and the
@@ -158,7 +150,7 @@ async fn record_alone(
     pool: &PgPool,
     learner: LearnerId,
     new: &NewResponse,
-    decide: &Decide,
+    decide: &crate::BoxedDecide,
 ) -> StoreResult<(QuizResponse, Node)> {
     for _ in 0..MAX_ATTEMPTS {
         let (context, version) = read_context(pool, learner, new).await?;

@@ -13,6 +13,16 @@ pub(crate) const NODE_COLUMNS: &str =
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
      r.response_type, r.session_id, r.responded_at";
 
+/// The node, its map's status, its version and its recent history in one round trip: what
+/// the response paths read before the rules decide. Both engines accept `$n` (rusqlite
+/// numbers `$1`, `$2` in order of appearance).
+pub(crate) static CONTEXT_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
+         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2"
+    )
+});
+
 /// `lifecycle::complete_if_all_mastered` as one statement, so that it runs inside a
 /// response's transaction without loading the whole map. Both engines accept `$n` here.
 pub(crate) const COMPLETE_MAP_SQL: &str = "UPDATE mind_maps SET status = 'completed', updated_at = $2 \

@@ -113,9 +113,9 @@ impl SqliteStore {
         decide: &crate::Decide,
     ) -> StoreResult<(QuizResponse, Node)> {
         use crate::sqlite_batch::{
-            list_of, qualities_of, study_day, CONTEXT_SQL, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL,
+            list_of, qualities_of, study_day, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL,
         };
-        let row = sqlx::query(&CONTEXT_SQL)
+        let row = sqlx::query(&crate::sql::CONTEXT_SQL)
             .bind(new.node_id.0)
             .bind(learner.0)
             .fetch_optional(&mut **tx)

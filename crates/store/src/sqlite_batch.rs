@@ -10,9 +10,9 @@
 //! response retried on its own, so only the one at fault fails. Other writes (map edits,
 //! learners) go through sqlx; `BEGIN IMMEDIATE` and the busy timeout order the two.
 
-use crate::sql::{check_response_target, COMPLETE_MAP_SQL, NODE_COLUMNS};
+use crate::sql::{check_response_target, COMPLETE_MAP_SQL, CONTEXT_SQL};
 use crate::sqlite_checkpoint::Checkpoints;
-use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
+use crate::{BoxedDecide, NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, TimeZone, Utc};
 use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Metadata, Node, QuizResponse};
@@ -20,12 +20,10 @@ use pathwise_domain::{LearnerId, MapStatus, MindMapId, NodeId};
 use rusqlite::{params, OptionalExtension};
 use std::path::Path;
 use std::sync::mpsc;
-use std::sync::LazyLock;
 use std::time::Duration;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-pub(crate) type Decide = Box<crate::Decide>;
 type Reply = StoreResult<(QuizResponse, Node)>;
 
 /// At most this many responses share a transaction, so that one group never holds the
@@ -42,7 +40,7 @@ const WRITER_PRAGMAS: &str = "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys =
 struct Pending {
     learner: LearnerId,
     new: NewResponse,
-    decide: Decide,
+    decide: BoxedDecide,
     reply: oneshot::Sender<Reply>,
 }
 
@@ -70,7 +68,7 @@ impl ResponseWriter {
 
     /// Queue a response and wait for its commit (or refusal). A caller that goes away
     /// (a closed HTTP connection) cannot interrupt a group half-way: the thread finishes it.
-    pub(crate) async fn record(&self, learner: LearnerId, new: NewResponse, decide: Decide) -> Reply {
+    pub(crate) async fn record(&self, learner: LearnerId, new: NewResponse, decide: BoxedDecide) -> Reply {
         let (reply, answer) = oneshot::channel();
         self.queue
             .send(Pending { learner, new, decide, reply })
@@ -95,13 +93,6 @@ fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pendi
         checkpoints.written();
     }
 }
-
-pub(crate) static CONTEXT_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
-         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ?1 AND m.learner_id = ?2"
-    )
-});
 
 /// The node as the rules left it, with the response counted in its totals (`?12` is the
 /// response's quality).

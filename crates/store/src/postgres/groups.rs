@@ -12,7 +12,7 @@
 
 use super::{node_from_row, qualities, record_alone};
 use crate::sql::{check_response_target, parse, NODE_COLUMNS};
-use crate::{NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
+use crate::{BoxedDecide, NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, Utc};
 use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Node, QuizResponse};
@@ -23,7 +23,6 @@ use std::sync::{Arc, LazyLock, Mutex};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-pub(crate) type Decide = Box<crate::Decide>;
 type Reply = StoreResult<(QuizResponse, Node)>;
 
 /// At most this many responses share a statement.
@@ -36,7 +35,7 @@ pub(super) const MAX_ATTEMPTS: usize = 8;
 struct Pending {
     learner: LearnerId,
     new: NewResponse,
-    decide: Decide,
+    decide: BoxedDecide,
     reply: oneshot::Sender<Reply>,
     attempts: usize,
 }
@@ -113,7 +112,7 @@ impl ResponseGroups {
         pool: &PgPool,
         learner: LearnerId,
         new: NewResponse,
-        decide: Decide,
+        decide: BoxedDecide,
     ) -> Reply {
         let (reply, answer) = oneshot::channel();
         self.queue.lock().expect("queue lock").pending.push(Pending { learner, new, decide, reply, attempts: 0 });
