@@ -15,7 +15,7 @@ use live::LiveMap;
 use pathwise_analytics::{self as analytics, DigestFacts, MapMetrics, MapTrend, Portfolio};
 use pathwise_domain::model::MindMap;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId};
-use pathwise_llm::{prompts, Message, OutputSchema, Request};
+use pathwise_llm::{prompts, schema, Message, Request};
 use pathwise_notify::{Message as Notification, Recipient};
 use pathwise_store::{Job, Snapshot};
 use serde::{Deserialize, Serialize};
@@ -56,7 +56,7 @@ pub struct Digest {
     pub facts: DigestFacts,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct DigestReply {
     subject: String,
     body: String,
@@ -215,10 +215,8 @@ impl<S: Store> App<S> {
             "digest",
             json!({ "learner_name": facts.learner_name, "facts": serde_json::to_string(facts).unwrap_or_default() }),
         );
-        let schema = json!({ "type": "object", "properties": { "subject": { "type": "string" }, "body": { "type": "string" } },
-            "required": ["subject", "body"], "additionalProperties": false });
         let request = Request {
-            output: Some(OutputSchema { name: "digest".into(), schema }),
+            output: Some(schema::output_schema::<DigestReply>("digest")),
             ..Request::new(vec![Message::system(prompt), Message::user("Write the digest now.")])
         };
         let session = self.llm.session(DIGEST).await?;

@@ -173,8 +173,8 @@ impl<S: Store> App<S> {
                 error.message.push_str(&format!(
                     "; or, without a model, pass `inventory` ({} to {} of the topic's concepts, easiest \
                      first) and write each probe yourself about the step's next_concept",
-                    tutor::MIN_INVENTORY,
-                    tutor::MAX_INVENTORY
+                    pathwise_domain::flow::MIN_INVENTORY,
+                    pathwise_domain::flow::MAX_INVENTORY
                 ));
             }
             error
@@ -308,7 +308,8 @@ impl<S: Store> App<S> {
 
 /// The caller's inventory, checked as the model's is.
 fn caller_diagnostic(inventory: Vec<InventoryConcept>) -> AppResult<DiagnosticState> {
-    let inventory = tutor::checked_inventory(inventory).map_err(|problem| AppError::invalid("inventory", problem))?;
+    let inventory = pathwise_domain::flow::checked_inventory(inventory)
+        .map_err(|problem| AppError::invalid("inventory", problem))?;
     Ok(DiagnosticState { inventory, probes: Vec::new(), caller_writes: true })
 }
 

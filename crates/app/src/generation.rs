@@ -17,7 +17,8 @@ use pathwise_domain::lifecycle;
 use pathwise_domain::model::{MapAggregate, Metadata};
 use pathwise_domain::model_graph;
 use pathwise_domain::{MindMapId, NodeId};
-use pathwise_llm::{prompts, Message, OutputSchema, Request, Session, Tool, ToolCall};
+use pathwise_llm::{prompts, schema, Message, Request, Session, Tool, ToolCall};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -41,27 +42,37 @@ const GRAPH_MAX_TOKENS: u32 = 2_500;
 const DECODED_MAX_CONCEPTS: usize = 16;
 const DECODED_MAX_EDGES: usize = 24;
 
-/// The graph in one reply, for a model that does not call tools.
-#[derive(Deserialize)]
+/// The graph in one reply, for a model that does not call tools, with the bounds a
+/// decoding server holds it to (the most concepts also follow the server's node limit).
+#[derive(Deserialize, JsonSchema)]
 struct GraphReply {
+    #[schemars(length(min = 1, max = MAX_LABEL_CHARS))]
     root: String,
+    #[schemars(length(min = 2, max = DECODED_MAX_CONCEPTS))]
     nodes: Vec<GraphNode>,
+    #[schemars(length(max = DECODED_MAX_EDGES))]
     edges: Vec<GraphEdge>,
     #[serde(default)]
     goal_node: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct GraphNode {
+    #[schemars(length(min = 1, max = MAX_LABEL_CHARS))]
     label: String,
+    /// Asked for always; a missing one is read as none.
     #[serde(default)]
+    #[schemars(with = "String", length(max = 200))]
     description: Option<String>,
+    #[schemars(range(min = 5, max = 240))]
     effort_minutes: i64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct GraphEdge {
+    #[schemars(length(min = 1, max = MAX_LABEL_CHARS))]
     parent: String,
+    #[schemars(length(min = 1, max = MAX_LABEL_CHARS))]
     child: String,
 }
 
@@ -92,23 +103,6 @@ impl GraphReply {
     }
 }
 
-/// The JSON Schema of [`GraphReply`], strict (every property required, nothing else).
-fn graph_schema() -> Value {
-    let string = json!({ "type": "string" });
-    let object = |properties: Value, required: Vec<&str>| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
-    object(
-        json!({
-            "root": string,
-            "nodes": { "type": "array", "items": object(
-                json!({ "label": string, "description": string, "effort_minutes": { "type": "integer" } }),
-                vec!["label", "description", "effort_minutes"]) },
-            "edges": { "type": "array", "items": object(json!({ "parent": string, "child": string }), vec!["parent", "child"]) },
-            "goal_node": { "anyOf": [string, { "type": "null" }] },
-        }),
-        vec!["root", "nodes", "edges", "goal_node"],
-    )
-}
-
 /// What the model is told when it is asked for the graph in one reply.
 const ONE_REPLY: &str = "Do not call tools. Reply with the whole concept graph as one JSON object: \
     `root` (the label of the concept that stands for the topic), `nodes` (each with `label`, a one-sentence \
@@ -123,31 +117,38 @@ struct Draft {
     edges: Vec<EdgeSpec>,
 }
 
-#[derive(Deserialize)]
+/// The arguments of the graph tools, with their doc comments as the model's guide.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NodeArgs {
     label: String,
+    /// One sentence on what the concept is.
     #[serde(default)]
     description: Option<String>,
+    #[schemars(range(min = 1))]
     effort_minutes: i64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct EdgeArgs {
+    /// A node_id returned by mind_map_node_create, or the node's label.
     parent_node_id: String,
+    /// A node_id returned by mind_map_node_create, or the node's label.
     child_node_id: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct NodeRef {
+    /// A node_id returned by mind_map_node_create, or the node's label.
     node_id: String,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FinishArgs {
+    /// A node_id returned by mind_map_node_create, or the node's label.
     #[serde(default)]
     goal_node_id: Option<String>,
 }
@@ -222,40 +223,12 @@ impl Draft {
 }
 
 fn tools() -> Vec<Tool> {
-    let node_ref =
-        json!({ "type": "string", "description": "a node_id returned by mind_map_node_create, or the node's label" });
     vec![
-        Tool {
-            name: "mind_map_node_create".into(),
-            description: "Add a concept. The first concept created is the root.".into(),
-            parameters: json!({ "type": "object", "properties": {
-                "label": { "type": "string" }, "description": { "type": "string" },
-                "effort_minutes": { "type": "integer", "minimum": 1 } },
-                "required": ["label", "description", "effort_minutes"], "additionalProperties": false }),
-        },
-        Tool {
-            name: "mind_map_edge_create".into(),
-            description: "Make parent a prerequisite of child.".into(),
-            parameters: json!({ "type": "object", "properties": { "parent_node_id": node_ref, "child_node_id": node_ref },
-                "required": ["parent_node_id", "child_node_id"], "additionalProperties": false }),
-        },
-        Tool {
-            name: "mind_map_node_delete".into(),
-            description: "Remove a concept and its edges.".into(),
-            parameters: json!({ "type": "object", "properties": { "node_id": node_ref },
-                "required": ["node_id"], "additionalProperties": false }),
-        },
-        Tool {
-            name: "mind_map_edge_delete".into(),
-            description: "Remove a prerequisite edge.".into(),
-            parameters: json!({ "type": "object", "properties": { "parent_node_id": node_ref, "child_node_id": node_ref },
-                "required": ["parent_node_id", "child_node_id"], "additionalProperties": false }),
-        },
-        Tool {
-            name: "finish".into(),
-            description: "The graph is complete; name the goal concept if the learner has a goal.".into(),
-            parameters: json!({ "type": "object", "properties": { "goal_node_id": node_ref }, "additionalProperties": false }),
-        },
+        schema::tool::<NodeArgs>("mind_map_node_create", "Add a concept. The first concept created is the root."),
+        schema::tool::<EdgeArgs>("mind_map_edge_create", "Make parent a prerequisite of child."),
+        schema::tool::<NodeRef>("mind_map_node_delete", "Remove a concept and its edges."),
+        schema::tool::<EdgeArgs>("mind_map_edge_delete", "Remove a prerequisite edge."),
+        schema::tool::<FinishArgs>("finish", "The graph is complete; name the goal concept if the learner has a goal."),
     ]
 }
 
@@ -371,21 +344,12 @@ impl<S: Store> App<S> {
         input: &GenerateInput,
     ) -> AppResult<Outcome> {
         // For a server that decodes by grammar: the graph's bounds in the schema itself.
-        let mut decoding = graph_schema();
-        let label = json!({ "type": "string", "minLength": 1, "maxLength": MAX_LABEL_CHARS });
-        decoding["properties"]["root"] = label.clone();
-        decoding["properties"]["nodes"]["minItems"] = json!(2);
+        let mut decoding = schema::decoding_schema::<GraphReply>();
         let most = self.limits.max_nodes.map_or(DECODED_MAX_CONCEPTS, |limit| limit.min(DECODED_MAX_CONCEPTS));
         decoding["properties"]["nodes"]["maxItems"] = json!(most);
-        decoding["properties"]["edges"]["maxItems"] = json!(DECODED_MAX_EDGES);
-        let node = &mut decoding["properties"]["nodes"]["items"]["properties"];
-        node["label"] = label.clone();
-        node["description"] = json!({ "type": "string", "maxLength": 200 });
-        node["effort_minutes"] = json!({ "type": "integer", "minimum": 5, "maximum": 240 });
-        decoding["properties"]["edges"]["items"]["properties"] = json!({ "parent": label, "child": label });
         let mut request = Request {
             decoding_schema: Some(decoding),
-            output: Some(OutputSchema { name: "concept_graph".into(), schema: graph_schema() }),
+            output: Some(schema::output_schema::<GraphReply>("concept_graph")),
             max_tokens: Some(GRAPH_MAX_TOKENS),
             temperature: Some(0.2),
             ..Request::new(vec![system, Message::user(format!("Plan \"{}\" now. {ONE_REPLY}", input.topic))])

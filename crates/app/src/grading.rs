@@ -129,6 +129,6 @@ pub(crate) fn caller_question(mut question: Question, concept: &str) -> AppResul
     if let QuestionKind::Choice { choices, .. } = &mut question.kind {
         choices.iter_mut().for_each(|c| *c = c.trim().to_string());
     }
-    tutor::check_question(&question)?;
+    question.validate()?;
     Ok(question)
 }

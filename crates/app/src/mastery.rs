@@ -3,10 +3,11 @@
 use crate::paging::{window, Paged};
 use crate::{App, AppError, AppResult, Store};
 use pathwise_domain::lifecycle::clean_text;
-use pathwise_domain::mastery::{self, MapSummary, MasteryState, Quality, Struggle, STRUGGLE_HISTORY};
+use pathwise_domain::mastery::{self, MapSummary, Quality, Struggle, STRUGGLE_HISTORY};
 use pathwise_domain::model::{Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseId, ResponseType};
-use pathwise_store::{NewResponse, ResponseDecision, ResponseFilter, StoreError};
+use pathwise_domain::recording::ResponseRules;
+use pathwise_domain::{LearnerId, MindMapId, NodeId, ResponseId, ResponseType};
+use pathwise_store::{NewResponse, ResponseFilter, StoreError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -73,40 +74,6 @@ pub(crate) struct PreparedResponse {
     pub new: NewResponse,
     pub rules: ResponseRules,
     pub fsrs: Option<crate::fsrs::FsrsBefore>,
-}
-
-/// The mastery rules a store applies to one response, inside its transaction. (A plain
-/// struct rather than a boxed closure: futures holding a boxed higher-ranked closure are
-/// not provably `Send` to the compiler.)
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ResponseRules {
-    quality: Quality,
-    response_type: ResponseType,
-    now: chrono::DateTime<chrono::Utc>,
-}
-
-impl ResponseRules {
-    /// The node as the response leaves it; refused on a map that is not open.
-    pub fn decide(&self, ctx: &pathwise_store::ResponseContext) -> Result<ResponseDecision, DomainError> {
-        if matches!(ctx.map_status, MapStatus::Draft | MapStatus::Abandoned) {
-            return Err(DomainError::MapNotOpen {
-                status: ctx.map_status,
-                operation: "recording a response",
-                needs: "active or completed",
-            });
-        }
-        let outcome = mastery::apply_response(
-            &MasteryState::of(&ctx.node),
-            &ctx.history,
-            self.quality,
-            self.response_type,
-            self.now,
-        );
-        let mut node = ctx.node.clone();
-        outcome.state.write_to(&mut node);
-        node.updated_at = self.now;
-        Ok(ResponseDecision { node, became_mastered: outcome.became_mastered, history: outcome.history })
-    }
 }
 
 /// A response recorded, or found again by its idempotency key.

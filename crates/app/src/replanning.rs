@@ -10,7 +10,7 @@ use crate::{App, AppResult, Store};
 use pathwise_domain::curriculum;
 use pathwise_domain::model::MapAggregate;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId, NodeId};
-use pathwise_llm::{prompts, Message, Request, Session, Tool, ToolCall};
+use pathwise_llm::{prompts, schema, Message, Request, Session, Tool, ToolCall};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -22,12 +22,14 @@ const MAX_TURNS: usize = 20;
 /// The most concepts one re-plan may add.
 const MAX_ADDITIONS: usize = 5;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ProposalArgs {
     label: String,
+    /// One sentence on what the concept is.
     #[serde(default)]
     description: Option<String>,
+    #[schemars(range(min = 1))]
     effort_minutes: i64,
     /// Labels of existing concepts that need the new one first.
     prerequisite_of: Vec<String>,
@@ -36,23 +38,17 @@ struct ProposalArgs {
     prerequisites: Vec<String>,
 }
 
+/// `finish` takes no arguments.
+#[derive(schemars::JsonSchema)]
+struct NoArgs {}
+
 fn tools() -> Vec<Tool> {
-    let labels = json!({ "type": "array", "items": { "type": "string" } });
     vec![
-        Tool {
-            name: "add_prerequisite".into(),
-            description: "Propose a missing concept that existing concepts need first.".into(),
-            parameters: json!({ "type": "object", "properties": {
-                "label": { "type": "string" }, "description": { "type": "string" },
-                "effort_minutes": { "type": "integer", "minimum": 1 },
-                "prerequisite_of": labels, "prerequisites": labels },
-                "required": ["label", "description", "effort_minutes", "prerequisite_of"], "additionalProperties": false }),
-        },
-        Tool {
-            name: "finish".into(),
-            description: "No more concepts to propose (proposing none is fine).".into(),
-            parameters: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-        },
+        schema::tool::<ProposalArgs>(
+            "add_prerequisite",
+            "Propose a missing concept that existing concepts need first.",
+        ),
+        schema::tool::<NoArgs>("finish", "No more concepts to propose (proposing none is fine)."),
     ]
 }
 

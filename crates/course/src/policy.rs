@@ -94,6 +94,41 @@ impl TutorPolicy {
     pub fn in_scope(&self, unit: &str) -> bool {
         self.scoped_unit_ids.iter().any(|u| u == unit)
     }
+
+    /// A `REQUEST_EXAM` is for the unit being learned, once this policy opens its exam.
+    pub fn check_exam_request(&self, course: &Course, unit: &str) -> Result<(), EventRefusal> {
+        let title = |u: &str| course.unit(u).map_or_else(|| u.to_string(), |u| u.title.clone());
+        if unit != self.focus_unit_id {
+            return Err(EventRefusal {
+                field: "clientEvent.unitId",
+                message: format!(
+                    "the exam to take now is on '{}' ({}), the unit being learned, not '{unit}'",
+                    self.focus_unit_id,
+                    title(&self.focus_unit_id)
+                ),
+            });
+        }
+        if !self.allows(Action::ExamBlock) {
+            let tier = self.desired_exam_tier;
+            let why = match self.exam_availability {
+                Availability::Locked => format!("every {tier} question on it is locked for now"),
+                _ if self.exam_ready => format!("it has no open {tier} question"),
+                _ => "it opens after two right drills in a row (snapshotLite.examCheck says when)".to_string(),
+            };
+            return Err(EventRefusal {
+                field: "clientEvent",
+                message: format!("the {tier} check on {} is not open: {why}", title(unit)),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A client event the policy refuses: the request's field at fault, and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRefusal {
+    pub field: &'static str,
+    pub message: String,
 }
 
 /// An exam question's state for one learner, as the exam service keeps it.
@@ -163,6 +198,36 @@ pub fn exam_availability(candidates: &[String], statuses: &HashMap<String, ExamS
         },
         None => ExamAvailability::none(),
     }
+}
+
+/// Exam questions a turn considers at most (policy-tutor.md PF-3.5).
+pub const EXAM_CANDIDATES_K: usize = 10;
+
+/// The exam questions whose statuses a turn asks the exam service for: none unless the
+/// learner is exam ready; else the focus unit's questions at the desired tier that wait in
+/// the revisit queue, then the bank's best fits, each once, at most [`EXAM_CANDIDATES_K`].
+/// `search(unit, tier, k)` is the bank's search, best fit first; it runs only when needed.
+pub fn exam_candidates(
+    snapshot: &StudentSnapshot,
+    draft: &PolicyDraft,
+    search: impl FnOnce(&str, Tier, usize) -> Vec<String>,
+) -> Vec<String> {
+    if !draft.exam_ready {
+        return Vec::new();
+    }
+    let mut ids: Vec<String> = snapshot
+        .revisit_queue
+        .iter()
+        .filter(|(_, e)| e.unit_id == draft.focus_unit_id && e.tier == draft.desired_exam_tier)
+        .map(|(q, _)| q.clone())
+        .collect();
+    for hit in search(&draft.focus_unit_id, draft.desired_exam_tier, EXAM_CANDIDATES_K) {
+        if !ids.contains(&hit) {
+            ids.push(hit);
+        }
+    }
+    ids.truncate(EXAM_CANDIDATES_K);
+    ids
 }
 
 /// A unit is stuck when the drills show it: two or more attempts and no current streak.

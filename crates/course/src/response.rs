@@ -19,7 +19,7 @@ pub const MAX_TUTOR_TEXT: usize = 1_500;
 pub const MAX_DRILL_CHARS: usize = 400;
 pub const MAX_KEY_IDEAS: usize = 3;
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmTutorResponse {
     #[serde(default)]
     pub mapped_units: Vec<LlmMappedUnit>,
@@ -36,13 +36,13 @@ pub struct LlmTutorResponse {
     pub exam_suggestion: Option<LlmExamSuggestion>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmMappedUnit {
     pub unit_id: String,
     pub confidence: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmTurnAnalysis {
     #[serde(default)]
     pub student_intent: Option<String>,
@@ -52,14 +52,14 @@ pub struct LlmTurnAnalysis {
     pub suggested_prereq_units: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmConceptCard {
     pub key_ideas: Vec<String>,
     #[serde(default)]
     pub worked_example: Option<LlmWorkedExample>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmWorkedExample {
     pub problem_latex: String,
     pub final_answer_latex: String,
@@ -67,13 +67,13 @@ pub struct LlmWorkedExample {
     pub steps_latex: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmDrillCard {
     pub prompt: String,
     pub question_latex: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 pub struct LlmExamSuggestion {
     pub question_id: String,
     #[serde(rename = "difficultyTier", alias = "difficulty_tier")]

@@ -6,8 +6,8 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use pathwise_course::fallback::{fallback_action, fallback_turn, FallbackInput};
 use pathwise_course::lite::{revisit_summary, snapshot_lite};
 use pathwise_course::policy::{
-    calibrate_mapping, candidate_units, draft_policy, exam_availability, scoped_unit_ids, Availability, ExamStatus,
-    QuestionStatus,
+    calibrate_mapping, candidate_units, draft_policy, exam_availability, exam_candidates, scoped_unit_ids,
+    Availability, EventRefusal, ExamStatus, QuestionStatus, EXAM_CANDIDATES_K,
 };
 use pathwise_course::{
     Action, ClientEvent, Course, CoursePack, DrillResult, ExamAvailability, MappedUnit, MasteryTier, PackFormat,
@@ -180,6 +180,55 @@ fn stuck_readiness_and_availability_decide_the_allowed_actions() {
     let clarify = draft_policy(&course, &s, &[mapped("ALG-01", 0.2)], true)
         .finish("t", &exam_availability(&ids, &HashMap::new()));
     assert_eq!(clarify.allowed_actions, [Action::SocraticQuestion]);
+}
+
+#[test]
+fn exam_candidates_are_the_revisit_queue_first_then_the_banks_best_fits_once_each() {
+    use pathwise_course::snapshot::RevisitEntry;
+    let course = course();
+    let mut s = StudentSnapshot::new("S1", "MATH-G10", "ALG-01", at(0));
+    bronze(&mut s, &["ENTRY-00", "ALG-00"]);
+    let not_ready = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false);
+    let mut searched = false;
+    assert!(exam_candidates(&s, &not_ready, |_, _, _| {
+        searched = true;
+        vec!["Q1".into()]
+    })
+    .is_empty());
+    assert!(!searched, "no search for a learner who is not exam ready");
+    for correct in [true, true] {
+        s.record_drill("ALG-01", correct, None, at(1));
+    }
+    let entry = |unit: &str, tier| RevisitEntry { unit_id: unit.into(), tier };
+    s.revisit_queue.insert("Q-BACK".into(), entry("ALG-01", Tier::Bronze));
+    s.revisit_queue.insert("Q-OTHER-UNIT".into(), entry("ALG-00", Tier::Bronze));
+    s.revisit_queue.insert("Q-OTHER-TIER".into(), entry("ALG-01", Tier::Silver));
+    let ready = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false);
+    let ids = exam_candidates(&s, &ready, |unit, tier, k| {
+        assert_eq!((unit, tier, k), ("ALG-01", Tier::Bronze, EXAM_CANDIDATES_K));
+        (0..12).map(|i| format!("Q{i}")).chain(["Q-BACK".to_string()]).collect()
+    });
+    assert_eq!(ids.len(), EXAM_CANDIDATES_K);
+    assert_eq!(ids[..3], ["Q-BACK".to_string(), "Q0".into(), "Q1".into()], "the revisit queue first, each once");
+}
+
+#[test]
+fn an_exam_request_is_for_the_focus_unit_once_its_exam_is_open() {
+    let course = course();
+    let mut s = StudentSnapshot::new("S1", "MATH-G10", "ALG-01", at(0));
+    bronze(&mut s, &["ENTRY-00", "ALG-00"]);
+    let closed = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false).finish("t", &ExamAvailability::none());
+    let refused = closed.check_exam_request(&course, "ALG-00").unwrap_err();
+    assert_eq!(refused.field, "clientEvent.unitId");
+    assert!(refused.message.contains("'ALG-01' (Linear equations)"), "{}", refused.message);
+    let EventRefusal { field, message } = closed.check_exam_request(&course, "ALG-01").unwrap_err();
+    assert_eq!(field, "clientEvent");
+    assert!(message.contains("two right drills in a row"), "{message}");
+    s.record_drill("ALG-01", true, None, at(1));
+    s.record_drill("ALG-01", true, None, at(1));
+    let open = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false)
+        .finish("t", &exam_availability(&["Q1".to_string()], &HashMap::new()));
+    assert_eq!(open.check_exam_request(&course, "ALG-01"), Ok(()));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 use crate::curriculum::DiagnosticResult;
 use crate::diagnostic::Probe;
+use crate::edit::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
 use crate::question::{AnswerGrade, Question};
 use crate::status::{FlowStatus, ResponseType};
 use crate::{DomainError, FlowId, LearnerId, MindMapId, NodeId};
@@ -129,12 +130,53 @@ pub struct PendingQuestion {
     pub asked_at: DateTime<Utc>,
 }
 
+/// A diagnostic inventory spans the topic in this many concepts (D4: 10-15; fewer are
+/// accepted for narrow topics, as long as a search has room to move).
+pub const MIN_INVENTORY: usize = 5;
+pub const MAX_INVENTORY: usize = 15;
+
 /// A concept of the diagnostic's inventory, ranked easiest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct InventoryConcept {
     pub label: String,
     #[serde(default)]
     pub description: Option<String>,
+}
+
+/// An inventory as a diagnostic can use it, whoever wrote it: labels trimmed, present and
+/// distinct, and enough concepts for the search to move. The error completes "the
+/// inventory ...".
+pub fn checked_inventory(mut concepts: Vec<InventoryConcept>) -> Result<Vec<InventoryConcept>, String> {
+    for concept in &mut concepts {
+        concept.label = concept.label.trim().to_string();
+    }
+    if !(MIN_INVENTORY..=MAX_INVENTORY).contains(&concepts.len()) {
+        return Err(format!(
+            "has {} concepts; a diagnostic needs {MIN_INVENTORY} to {MAX_INVENTORY}, easiest first",
+            concepts.len()
+        ));
+    }
+    let mut labels: Vec<String> = concepts.iter().map(|c| c.label.to_lowercase()).collect();
+    if labels.iter().any(|l| l.is_empty()) {
+        return Err("has a concept without a label".into());
+    }
+    // Bounded like a node's: they stay in the flow's state and are matched to the plan's labels.
+    if let Some(long) = concepts.iter().find(|c| c.label.chars().count() > MAX_LABEL_CHARS) {
+        return Err(format!("has a label longer than {MAX_LABEL_CHARS} characters: '{}...'", short(&long.label)));
+    }
+    if concepts.iter().any(|c| c.description.as_ref().is_some_and(|d| d.chars().count() > MAX_DESCRIPTION_CHARS)) {
+        return Err(format!("has a description longer than {MAX_DESCRIPTION_CHARS} characters"));
+    }
+    labels.sort();
+    labels.dedup();
+    if labels.len() != concepts.len() {
+        return Err("names a concept twice (labels are compared without case)".into());
+    }
+    Ok(concepts)
+}
+
+fn short(text: &str) -> String {
+    text.chars().take(40).collect()
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
@@ -284,6 +326,28 @@ mod tests {
     use FlowStatus::*;
 
     const ALL: [FlowStatus; 8] = [Pending, Diagnosing, Planning, Teaching, Quizzing, Reviewing, Completed, Abandoned];
+
+    fn inventory(labels: &[&str]) -> Vec<InventoryConcept> {
+        labels.iter().map(|l| InventoryConcept { label: l.to_string(), description: None }).collect()
+    }
+
+    #[test]
+    fn an_inventory_is_trimmed_and_refused_when_too_short_unlabelled_or_repeated() {
+        let checked = checked_inventory(inventory(&[" Counting ", "Adding", "Carrying", "Subtracting", "Borrowing"]));
+        assert_eq!(checked.unwrap()[0].label, "Counting");
+        let short = checked_inventory(inventory(&["Counting", "Adding"])).unwrap_err();
+        assert!(short.contains("has 2 concepts") && short.contains("5 to 15"), "{short}");
+        let blank =
+            checked_inventory(inventory(&["Counting", " ", "Carrying", "Subtracting", "Borrowing"])).unwrap_err();
+        assert!(blank.contains("without a label"), "{blank}");
+        let twice =
+            checked_inventory(inventory(&["Counting", "adding", "Adding ", "Subtracting", "Borrowing"])).unwrap_err();
+        assert!(twice.contains("twice"), "{twice}");
+        let long = "x".repeat(MAX_LABEL_CHARS + 1);
+        let too_long =
+            checked_inventory(inventory(&["Counting", &long, "Carrying", "Subtracting", "Borrowing"])).unwrap_err();
+        assert!(too_long.contains("longer than 200"), "{too_long}");
+    }
 
     #[test]
     fn the_happy_path_runs_from_pending_to_completed_through_a_teaching_loop() {

@@ -18,6 +18,7 @@ pub mod model;
 pub mod model_graph;
 pub mod outline;
 pub mod question;
+pub mod recording;
 pub mod review_jobs;
 pub mod session;
 pub mod srs;

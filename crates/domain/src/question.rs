@@ -13,6 +13,9 @@ pub const CHOICE_CORRECT_QUALITY: u8 = 4;
 pub const CHOICE_WRONG_QUALITY: u8 = 1;
 pub const MIN_CHOICES: usize = 2;
 pub const MAX_CHOICES: usize = 6;
+/// The most characters a question's text, a choice or a rubric may have, whoever wrote
+/// it: a runaway question cannot bloat the state it is kept in.
+pub const MAX_QUESTION_TEXT_CHARS: usize = 4_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -42,9 +45,27 @@ pub struct Question {
 }
 
 impl Question {
-    /// Check a question a model wrote: a text, 2-6 distinct choices with a key in range,
-    /// or a rubric for free text.
+    /// Check a question before it is asked, whoever wrote it: a text, 2-6 distinct choices
+    /// with a key in range, or a rubric for free text; no text longer than
+    /// [`MAX_QUESTION_TEXT_CHARS`].
     pub fn validate(&self) -> Result<(), DomainError> {
+        self.check_shape()?;
+        let texts: Vec<(&str, &str)> = match &self.kind {
+            QuestionKind::Choice { choices, .. } => choices.iter().map(|c| ("question.choices", c.as_str())).collect(),
+            QuestionKind::FreeText { rubric } => rubric.iter().map(|r| ("question.rubric", r.as_str())).collect(),
+        };
+        let too_long = std::iter::once(("question.text", self.text.as_str()))
+            .chain(texts)
+            .find(|(_, text)| text.chars().count() > MAX_QUESTION_TEXT_CHARS);
+        match too_long {
+            Some((field, _)) => {
+                Err(DomainError::invalid(field, format!("must be at most {MAX_QUESTION_TEXT_CHARS} characters")))
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn check_shape(&self) -> Result<(), DomainError> {
         if self.text.trim().is_empty() {
             return Err(DomainError::invalid("question.text", "is empty; a question needs a text"));
         }
@@ -238,6 +259,26 @@ mod tests {
         assert!(q.validate().unwrap_err().to_string().contains("twice"));
         q.kind = QuestionKind::FreeText { rubric: None };
         assert!(q.validate().is_err());
+    }
+
+    #[test]
+    fn no_text_of_a_question_runs_past_its_bound() {
+        let long = "x".repeat(MAX_QUESTION_TEXT_CHARS + 1);
+        let mut q = choice(0);
+        q.text = long.clone();
+        let refused = q.validate().unwrap_err();
+        assert!(
+            matches!(&refused, DomainError::Invalid { field, message } if field == "question.text" && message.contains("4000")),
+            "{refused:?}"
+        );
+        let mut q = choice(0);
+        q.kind = QuestionKind::Choice { choices: vec!["a".into(), long.clone()], correct: Some(0) };
+        assert!(q.validate().unwrap_err().to_string().contains("question.choices"));
+        q.kind = QuestionKind::FreeText { rubric: Some(long) };
+        assert!(q.validate().unwrap_err().to_string().contains("question.rubric"));
+        q.kind = QuestionKind::FreeText { rubric: Some("x".repeat(MAX_QUESTION_TEXT_CHARS)) };
+        q.text = "Explain".into();
+        assert!(q.validate().is_ok(), "the bound itself is allowed");
     }
 
     #[test]

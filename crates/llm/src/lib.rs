@@ -11,6 +11,7 @@ mod http;
 mod openai;
 pub mod prompts;
 mod reply;
+pub mod schema;
 mod transcription;
 mod types;
 

@@ -42,7 +42,6 @@ pub use tutor::{
 };
 
 use chrono::{DateTime, Utc};
-use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
 use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseType};
 use std::collections::HashMap;
@@ -110,23 +109,8 @@ pub type Decide = dyn Fn(&ResponseContext) -> Result<ResponseDecision, DomainErr
 /// [`Decide`] owned, as the response writers queue it.
 pub(crate) type BoxedDecide = Box<Decide>;
 
-/// What the mastery rules read before a response is recorded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResponseContext {
-    pub map_status: MapStatus,
-    pub node: Node,
-    pub history: RecentHistory,
-}
-
-/// What the mastery rules decided: the node as it must be after the response.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResponseDecision {
-    pub node: Node,
-    /// The node became mastered; the map completes if no other node is left unmastered.
-    pub became_mastered: bool,
-    /// The node's recent history with this response, stored with the node.
-    pub history: RecentHistory,
-}
+/// What the mastery rules read, and what they decide, are the domain's.
+pub use pathwise_domain::recording::{ResponseContext, ResponseDecision};
 
 /// One call to the language model made for a learner.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,7 +16,7 @@ use pathwise_course::snapshot::DrillCounters;
 use pathwise_course::{Course, TutorCard};
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
-use pathwise_llm::{prompts, Message, OutputSchema, Request};
+use pathwise_llm::{prompts, schema, Message, Request};
 use pathwise_store::{DrillOfferRecord, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -81,7 +81,8 @@ struct Grade {
     expected: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// A drill graded by the model; its mistake tag is one of the course's (see `model_grade`).
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct ModelGrade {
     is_correct: bool,
@@ -278,13 +279,11 @@ impl<S: Store> App<S> {
                 "answer": answer,
             }),
         );
-        let schema = json!({ "type": "object", "properties": {
-            "isCorrect": { "type": "boolean" },
-            "feedbackText": { "type": "string" },
-            "commonMistakeTag": { "anyOf": [{ "type": "string", "enum": course.confusion_tags() }, { "type": "null" }] },
-        }, "required": ["isCorrect", "feedbackText", "commonMistakeTag"], "additionalProperties": false });
+        let mut output = schema::output_schema::<ModelGrade>("drill_grade");
+        // The tag names one of the course's confusions, or none.
+        output.schema["properties"]["commonMistakeTag"]["anyOf"][0]["enum"] = json!(course.confusion_tags());
         let request = Request {
-            output: Some(OutputSchema { name: "drill_grade".into(), schema }),
+            output: Some(output),
             temperature: Some(0.0),
             ..Request::new(vec![Message::system(prompt), Message::user("Grade the answer now.")])
         };

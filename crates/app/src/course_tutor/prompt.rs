@@ -5,9 +5,9 @@
 use super::catalog::LoadedCourse;
 use super::turn::TurnRequest;
 use pathwise_course::lite::{snapshot_lite_for_llm, RevisitLite, SnapshotLiteForLlm};
-use pathwise_course::response::{MAX_DRILL_CHARS, MAX_KEY_IDEAS, MAX_TUTOR_TEXT};
+use pathwise_course::response::{LlmTutorResponse, MAX_DRILL_CHARS, MAX_KEY_IDEAS, MAX_TUTOR_TEXT};
 use pathwise_course::{Action, ClientEvent, ExamAvailability, StudentSnapshot, Tier, TutorPolicy};
-use pathwise_llm::{prompts, Message, OutputSchema, Request};
+use pathwise_llm::{prompts, schema, Message, OutputSchema, Request};
 use pathwise_retrieval::{AnchorHit, ChunkHit, Query, SupportHit};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -173,79 +173,43 @@ pub(crate) fn build_prompt(
 /// a card beside it.
 pub(crate) const TURN_MAX_TOKENS: u32 = 900;
 
-/// `LlmTutorResponse` as a strict JSON Schema, shaped by this turn's policy: the actions it
+/// `LlmTutorResponse` as a strict JSON Schema (derived from the type), shaped by this turn's policy: the actions it
 /// allows and the units in scope are the only values allowed, a card the policy does not
 /// allow can only be null, and an exam suggestion can only name a candidate at the desired
 /// tier. A server that constrains decoding to the schema (llama.cpp, llama-cpp-python, vLLM,
 /// OpenAI) then cannot produce a reply outside the policy, however small its model; the
 /// validator still checks everything (cards that match the action, lengths, lockouts).
 fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
-    let string = json!({ "type": "string" });
-    let strings = json!({ "type": "array", "items": { "type": "string" } });
     let one_of = |values: Vec<&str>| json!({ "type": "string", "enum": values });
-    let null = json!({ "type": "null" });
-    let nullable = |schema: Value| json!({ "anyOf": [schema, { "type": "null" }] });
-    let object = |properties: Value, required: Vec<&str>| json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false });
     let allows = |action: Action| policy.allowed_actions.contains(&action);
     let scoped: Vec<&str> = policy.scoped_unit_ids.iter().map(String::as_str).collect();
     let actions: Vec<&str> = policy.allowed_actions.iter().map(|a| a.name()).collect();
-    let concept_card = if allows(Action::ConceptCard) {
-        nullable(object(
-            json!({
-                "key_ideas": strings,
-                "worked_example": nullable(object(json!({
-                    "problem_latex": string, "final_answer_latex": string, "steps_latex": strings,
-                }), vec!["problem_latex", "final_answer_latex", "steps_latex"])),
-            }),
-            vec!["key_ideas", "worked_example"],
-        ))
-    } else {
-        null.clone()
-    };
-    let drill_card = if allows(Action::DrillCard) {
-        nullable(object(json!({ "prompt": string, "question_latex": string }), vec!["prompt", "question_latex"]))
-    } else {
-        null.clone()
-    };
     let candidates: Vec<&str> = context.exam_candidates.iter().map(|c| c.question_id.as_str()).collect();
-    let exam_suggestion = if allows(Action::ExamBlock) && !candidates.is_empty() {
-        nullable(object(
-            json!({
-                "question_id": one_of(candidates),
-                "difficultyTier": one_of(vec![policy.desired_exam_tier.name()]),
-            }),
-            vec!["question_id", "difficultyTier"],
-        ))
+    let mut schema = schema::strict_schema::<LlmTutorResponse>();
+    let p = &mut schema["properties"];
+    p["mapped_units"]["items"]["properties"]["unit_id"] = one_of(scoped.clone());
+    p["action"] = one_of(actions);
+    p["target_unit_id"] = one_of(scoped);
+    // The analysis is always written, in the words the validator knows.
+    let mut analysis = p["turn_analysis"]["anyOf"][0].take();
+    analysis["properties"]["student_intent"] = one_of(vec!["solve", "explain", "check", "stuck", "unknown"]);
+    analysis["properties"]["understanding_signal"] = one_of(vec!["confident", "uncertain", "confused"]);
+    p["turn_analysis"] = analysis;
+    let null = json!({ "type": "null" });
+    if !allows(Action::ConceptCard) {
+        p["concept_card"] = null.clone();
+    }
+    if !allows(Action::DrillCard) {
+        p["drill_card"] = null.clone();
+    }
+    if allows(Action::ExamBlock) && !candidates.is_empty() {
+        let exam = &mut p["exam_suggestion"]["anyOf"][0]["properties"];
+        exam["question_id"] = one_of(candidates);
+        exam["difficultyTier"] = one_of(vec![policy.desired_exam_tier.name()]);
     } else {
-        null
-    };
-    object(
-        json!({
-            "mapped_units": { "type": "array", "items": object(
-                json!({ "unit_id": one_of(scoped.clone()), "confidence": { "type": "number" } }), vec!["unit_id", "confidence"]) },
-            "action": one_of(actions),
-            "target_unit_id": one_of(scoped),
-            "tutor_text": string,
-            "turn_analysis": object(json!({
-                "student_intent": one_of(vec!["solve", "explain", "check", "stuck", "unknown"]),
-                "understanding_signal": one_of(vec!["confident", "uncertain", "confused"]),
-                "suggested_prereq_units": strings,
-            }), vec!["student_intent", "understanding_signal", "suggested_prereq_units"]),
-            "concept_card": concept_card,
-            "drill_card": drill_card,
-            "exam_suggestion": exam_suggestion,
-        }),
-        vec![
-            "mapped_units",
-            "action",
-            "target_unit_id",
-            "tutor_text",
-            "turn_analysis",
-            "concept_card",
-            "drill_card",
-            "exam_suggestion",
-        ],
-    )
+        p["exam_suggestion"] = null;
+    }
+    schema
 }
 
 /// The reply's schema for a server that decodes by grammar: one alternative per allowed

@@ -12,19 +12,19 @@ use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
 use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
 use pathwise_course::notation::{asks_for_exam, searchable};
 use pathwise_course::policy::{
-    calibrate_mapping, draft_policy, exam_availability, named_unit, ranked_candidates, ExamAvailability, PolicyDraft,
-    ScoredUnit,
+    calibrate_mapping, draft_policy, exam_availability, exam_candidates, named_unit, ranked_candidates,
+    ExamAvailability, PolicyDraft, ScoredUnit,
 };
 use pathwise_course::response::{validate, OfferedContext};
 use pathwise_course::{
-    Action, Availability, ClientEvent, Course, ExamStatus, MappedUnit, TurnAnalysis, TutorCard, TutorPolicy,
+    Action, Availability, ClientEvent, ExamStatus, MappedUnit, Tier, TurnAnalysis, TutorCard, TutorPolicy,
 };
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_llm::{parse_json_reply, Usage};
 use pathwise_retrieval::Query;
 use pathwise_store::{Store, ThreadRecord, TurnRecord, TutorStep};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+
 use std::collections::HashMap;
 
 /// Longest message a learner may send, in characters.
@@ -32,7 +32,6 @@ pub const MAX_MESSAGE_CHARS: usize = 4_000;
 /// Retrieval sizes (policy-tutor.md PF-3.5).
 const ANCHORS_K: usize = 6;
 const CHUNKS_K: usize = 8;
-const EXAM_CANDIDATES_K: usize = 10;
 const SUPPORT_K: usize = 4;
 const MAPPED_K: usize = 3;
 /// How far back a `CHOOSE_UNIT` looks for the card that offered it.
@@ -91,6 +90,37 @@ struct Decision {
     fallback_reason: Option<String>,
     violation: Option<&'static str>,
     usage: Usage,
+}
+
+/// What the turn log keeps of a turn (PF-3.7): the policy's parts, what was decided and
+/// why, and what it cost.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TurnLog<'a> {
+    turn_id: TurnId,
+    client_event: &'a str,
+    mapped_units: &'a [MappedUnit],
+    mapping_source: &'a str,
+    focus_unit_id: &'a str,
+    primary_target_unit_id: &'a str,
+    prereq_blocking_unit_id: Option<&'a str>,
+    scoped_unit_ids: &'a [String],
+    allowed_actions: &'a [Action],
+    stuck: bool,
+    exam_ready: bool,
+    desired_exam_tier: Tier,
+    exam_availability: Availability,
+    next_eligible_at: Option<chrono::DateTime<chrono::Utc>>,
+    exam_candidate_ids: &'a [String],
+    action: Action,
+    target_unit_id: &'a str,
+    validated: bool,
+    fallback_reason: Option<&'a str>,
+    violation: Option<&'static str>,
+    model: Option<String>,
+    retrieval: &'static str,
+    prompt_tokens: u64,
+    completion_tokens: u64,
 }
 
 impl TurnRequest {
@@ -177,7 +207,7 @@ impl<S: Store> App<S> {
         let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, &draft, &query, now).await?;
         let policy = draft.finish(&turn_id.to_string(), &exam);
         if let ClientEvent::RequestExam { unit_id } = &request.client_event {
-            check_exam_request(course, &policy, unit_id)?;
+            policy.check_exam_request(course, unit_id).map_err(|r| AppError::invalid(r.field, r.message))?;
         }
 
         let revisit = self.revisit(learner, course.id(), &snap, now).await?;
@@ -222,32 +252,32 @@ impl<S: Store> App<S> {
         }
         records.push(new_message("assistant", decision.text.clone(), None, card.as_ref(), Some(turn_id), now));
 
-        let log = json!({
-            "turnId": turn_id,
-            "clientEvent": request.client_event.name(),
-            "mappedUnits": draft.mapped,
-            "mappingSource": mapping_source,
-            "focusUnitId": policy.focus_unit_id,
-            "primaryTargetUnitId": policy.primary_target_unit_id,
-            "prereqBlockingUnitId": policy.prereq_blocking_unit_id,
-            "scopedUnitIds": policy.scoped_unit_ids,
-            "allowedActions": policy.allowed_actions,
-            "stuck": policy.stuck,
-            "examReady": policy.exam_ready,
-            "desiredExamTier": policy.desired_exam_tier,
-            "examAvailability": policy.exam_availability,
-            "nextEligibleAt": exam.next_eligible_at,
-            "examCandidateIds": candidate_ids,
-            "action": decision.action,
-            "targetUnitId": decision.target,
-            "validated": decision.validated,
-            "fallbackReason": decision.fallback_reason,
-            "violation": decision.violation,
-            "model": self.llm.is_configured().then(|| self.llm.describe()),
-            "retrieval": if vector.is_some() { "bm25+embeddings" } else { "bm25" },
-            "promptTokens": decision.usage.prompt_tokens,
-            "completionTokens": decision.usage.completion_tokens,
-        });
+        let log = TurnLog {
+            turn_id,
+            client_event: request.client_event.name(),
+            mapped_units: &draft.mapped,
+            mapping_source,
+            focus_unit_id: &policy.focus_unit_id,
+            primary_target_unit_id: &policy.primary_target_unit_id,
+            prereq_blocking_unit_id: policy.prereq_blocking_unit_id.as_deref(),
+            scoped_unit_ids: &policy.scoped_unit_ids,
+            allowed_actions: &policy.allowed_actions,
+            stuck: policy.stuck,
+            exam_ready: policy.exam_ready,
+            desired_exam_tier: policy.desired_exam_tier,
+            exam_availability: policy.exam_availability,
+            next_eligible_at: exam.next_eligible_at,
+            exam_candidate_ids: &candidate_ids,
+            action: decision.action,
+            target_unit_id: &decision.target,
+            validated: decision.validated,
+            fallback_reason: decision.fallback_reason.as_deref(),
+            violation: decision.violation,
+            model: self.llm.is_configured().then(|| self.llm.describe()),
+            retrieval: if vector.is_some() { "bm25+embeddings" } else { "bm25" },
+            prompt_tokens: decision.usage.prompt_tokens,
+            completion_tokens: decision.usage.completion_tokens,
+        };
         let turn = TurnRecord {
             id: turn_id,
             thread_id,
@@ -256,7 +286,7 @@ impl<S: Store> App<S> {
             action: decision.action.name().to_string(),
             validated: decision.validated,
             fallback_reason: decision.fallback_reason.clone(),
-            log,
+            log: serde_json::to_value(&log).map_err(|e| AppError::internal(format!("a turn's log: {e}")))?,
             created_at: now,
         };
         tracing::debug!(
@@ -463,23 +493,12 @@ impl<S: Store> App<S> {
         query: &Query<'_>,
         now: chrono::DateTime<chrono::Utc>,
     ) -> AppResult<(ExamAvailability, Vec<String>, HashMap<String, ExamStatus>)> {
-        if !draft.exam_ready {
-            return Ok((ExamAvailability::none(), Vec::new(), HashMap::new()));
+        let ids = exam_candidates(&snap.snapshot, draft, |unit, tier, k| {
+            loaded.index.exam_candidates(query, unit, tier, k).into_iter().map(|hit| hit.question_id).collect()
+        });
+        if ids.is_empty() {
+            return Ok((ExamAvailability::none(), ids, HashMap::new()));
         }
-        let mut ids: Vec<String> = snap
-            .snapshot
-            .revisit_queue
-            .iter()
-            .filter(|(_, e)| e.unit_id == draft.focus_unit_id && e.tier == draft.desired_exam_tier)
-            .map(|(q, _)| q.clone())
-            .collect();
-        for hit in loaded.index.exam_candidates(query, &draft.focus_unit_id, draft.desired_exam_tier, EXAM_CANDIDATES_K)
-        {
-            if !ids.contains(&hit.question_id) {
-                ids.push(hit.question_id);
-            }
-        }
-        ids.truncate(EXAM_CANDIDATES_K);
         let statuses = self.exams.statuses(learner, loaded.course.id(), &ids, now).await?;
         Ok((exam_availability(&ids, &statuses), ids, statuses))
     }
@@ -501,34 +520,6 @@ impl<S: Store> App<S> {
             )),
         }
     }
-}
-
-/// A `REQUEST_EXAM` is for the unit being learned, once the policy opens its exam.
-fn check_exam_request(course: &Course, policy: &TutorPolicy, unit: &str) -> AppResult<()> {
-    let title = |u: &str| course.unit(u).map_or_else(|| u.to_string(), |u| u.title.clone());
-    if unit != policy.focus_unit_id {
-        return Err(AppError::invalid(
-            "clientEvent.unitId",
-            format!(
-                "the exam to take now is on '{}' ({}), the unit being learned, not '{unit}'",
-                policy.focus_unit_id,
-                title(&policy.focus_unit_id)
-            ),
-        ));
-    }
-    if !policy.allows(Action::ExamBlock) {
-        let tier = policy.desired_exam_tier;
-        let why = match policy.exam_availability {
-            Availability::Locked => format!("every {tier} question on it is locked for now"),
-            _ if policy.exam_ready => format!("it has no open {tier} question"),
-            _ => "it opens after two right drills in a row (snapshotLite.examCheck says when)".to_string(),
-        };
-        return Err(AppError::invalid(
-            "clientEvent",
-            format!("the {tier} check on {} is not open: {why}", title(unit)),
-        ));
-    }
-    Ok(())
 }
 
 /// The thread's course must be the one the request names, if it names one.

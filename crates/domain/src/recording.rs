@@ -1,0 +1,120 @@
+//! The rules a response is recorded by: which maps take one, and the node as the response
+//! leaves it. A store reads a [`ResponseContext`] inside its write transaction, asks
+//! [`ResponseRules::decide`], and writes the [`ResponseDecision`] it gets back, so that the
+//! rule and the write cannot drift apart under concurrent responses.
+
+use crate::mastery::{self, MasteryState, Quality, RecentHistory};
+use crate::model::Node;
+use crate::{DomainError, MapStatus, ResponseType};
+use chrono::{DateTime, Utc};
+
+/// What the rules read before a response is recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseContext {
+    pub map_status: MapStatus,
+    pub node: Node,
+    pub history: RecentHistory,
+}
+
+/// What the rules decided: the node as it must be after the response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseDecision {
+    pub node: Node,
+    /// The node became mastered; the map completes if no other node is left unmastered.
+    pub became_mastered: bool,
+    /// The node's recent history with this response, stored with the node.
+    pub history: RecentHistory,
+}
+
+/// The rules for one response: its quality and kind, at the time it was given. (A plain
+/// value rather than a closure, so that whoever carries it across an `await` stays `Send`.)
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ResponseRules {
+    pub quality: Quality,
+    pub response_type: ResponseType,
+    pub now: DateTime<Utc>,
+}
+
+impl ResponseRules {
+    /// The node as the response leaves it; refused on a map that is not open (a draft is
+    /// still being built, an abandoned map is closed).
+    pub fn decide(&self, ctx: &ResponseContext) -> Result<ResponseDecision, DomainError> {
+        if matches!(ctx.map_status, MapStatus::Draft | MapStatus::Abandoned) {
+            return Err(DomainError::MapNotOpen {
+                status: ctx.map_status,
+                operation: "recording a response",
+                needs: "active or completed",
+            });
+        }
+        let outcome = mastery::apply_response(
+            &MasteryState::of(&ctx.node),
+            &ctx.history,
+            self.quality,
+            self.response_type,
+            self.now,
+        );
+        let mut node = ctx.node.clone();
+        outcome.state.write_to(&mut node);
+        node.updated_at = self.now;
+        Ok(ResponseDecision { node, became_mastered: outcome.became_mastered, history: outcome.history })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Metadata;
+    use crate::{MasteryStatus, MindMapId, NodeId};
+    use uuid::Uuid;
+
+    fn at(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
+    }
+
+    fn context(map_status: MapStatus) -> ResponseContext {
+        let node = Node::new(
+            NodeId(Uuid::nil()),
+            MindMapId(Uuid::nil()),
+            "Fractions".into(),
+            None,
+            None,
+            Metadata::new(),
+            at("2026-03-01T09:00:00Z"),
+        );
+        ResponseContext { map_status, node, history: RecentHistory::default() }
+    }
+
+    fn rules(quality: i64) -> ResponseRules {
+        ResponseRules {
+            quality: Quality::new(quality).unwrap(),
+            response_type: ResponseType::Teach,
+            now: at("2026-03-01T10:00:00Z"),
+        }
+    }
+
+    #[test]
+    fn a_draft_or_abandoned_map_takes_no_response() {
+        for status in [MapStatus::Draft, MapStatus::Abandoned] {
+            let refused = rules(5).decide(&context(status)).unwrap_err();
+            assert!(matches!(refused, DomainError::MapNotOpen { status: s, .. } if s == status), "{refused:?}");
+        }
+    }
+
+    #[test]
+    fn an_open_map_takes_a_response_and_the_node_moves_with_it() {
+        for status in [MapStatus::Active, MapStatus::Completed] {
+            let decided = rules(5).decide(&context(status)).unwrap();
+            assert_eq!(
+                decided.node.mastery_status,
+                MasteryStatus::Learning,
+                "a first answer while taught starts learning"
+            );
+            assert!(decided.node.mastery_score > 0.0);
+            assert_eq!(decided.node.repetitions, 1);
+            assert_eq!(decided.node.last_reviewed_at, Some(at("2026-03-01T10:00:00Z")));
+            assert_eq!(decided.node.updated_at, at("2026-03-01T10:00:00Z"));
+            assert_eq!(decided.history.qualities, vec![5]);
+            assert!(!decided.became_mastered);
+        }
+    }
+}
