@@ -23,6 +23,7 @@ pub mod maps;
 pub mod mastery;
 pub mod paging;
 pub mod preferences;
+pub mod queries;
 pub mod replanning;
 pub mod review_jobs;
 mod reviewing;

@@ -21,6 +21,13 @@ pub struct CreateMap {
 
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct UpdateMap {
+    /// `active`, `completed` or `abandoned`, following the lifecycle.
+    pub status: MapStatus,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateNode {
     pub label: String,
     #[serde(default)]

@@ -10,7 +10,7 @@ pub mod web;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use pathwise_app::App;
 use routes::{
@@ -22,6 +22,9 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -77,78 +80,91 @@ impl AppState {
     }
 }
 
+/// Every operation of the API, each registered once, with its OpenAPI annotation: the router
+/// and the document served at `/api/openapi.json` are both made from this list (the paths
+/// are the annotations'). Handlers that share a path are registered together.
+fn operations() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(docs::ApiDoc::openapi())
+        .routes(routes!(learners::create))
+        .routes(routes!(learners::me))
+        .routes(routes!(learners::llm_usage))
+        .routes(routes!(maps::list_maps, maps::create_map))
+        .routes(routes!(curriculum::import_outline))
+        .routes(routes!(maps::get_map, maps::update_map, maps::delete_map))
+        .routes(routes!(maps::list_nodes, maps::create_node))
+        .routes(routes!(maps::create_edge))
+        .routes(routes!(maps::delete_edge))
+        .routes(routes!(maps::frontier))
+        .routes(routes!(curriculum::plan))
+        .routes(routes!(curriculum::replan))
+        .routes(routes!(curriculum::next_node))
+        .routes(routes!(mastery::summary))
+        .routes(routes!(mastery::struggles))
+        .routes(routes!(mastery::map_reviews))
+        .routes(routes!(curriculum::generate))
+        .routes(routes!(nodes::get_node, nodes::update_node, nodes::delete_node))
+        .routes(routes!(nodes::history))
+        .routes(routes!(nodes::subtree))
+        .routes(routes!(mastery::record))
+        .routes(routes!(mastery::list))
+        .routes(routes!(mastery::all_reviews))
+        .routes(routes!(flows::list, flows::start))
+        .routes(routes!(flows::get))
+        .routes(routes!(flows::abandon))
+        .routes(routes!(flows::diagnostic_start))
+        .routes(routes!(flows::diagnostic_answer))
+        .routes(routes!(flows::diagnostic_complete))
+        .routes(routes!(flows::plan))
+        .routes(routes!(flows::teach))
+        .routes(routes!(flows::quiz))
+        .routes(routes!(flows::answer))
+        .routes(routes!(flows::review))
+        .routes(routes!(flows::advance))
+        .routes(routes!(analytics::map_analytics))
+        .routes(routes!(analytics::snapshot))
+        .routes(routes!(analytics::portfolio))
+        .routes(routes!(learners::review_log))
+        .routes(routes!(learners::preferences, learners::update_preferences))
+        .routes(routes!(analytics::digest))
+        .routes(routes!(analytics::jobs))
+        .routes(routes!(analytics::runs))
+        .routes(routes!(sessions::list, sessions::create))
+        .routes(routes!(sessions::get, sessions::terminate))
+        .routes(routes!(sessions::stream))
+        .routes(routes!(sessions::respond))
+        .routes(routes!(sessions::messages))
+        .routes(routes!(library::assessments))
+        .routes(routes!(library::skills))
+        .routes(routes!(courses::list, courses::import))
+        .routes(routes!(courses::get))
+        .routes(routes!(tutor::snapshot))
+        .routes(routes!(tutor::list_threads, tutor::create_thread))
+        .routes(routes!(tutor::get_thread))
+        .routes(routes!(tutor::messages))
+        .routes(routes!(tutor::turns))
+        .routes(routes!(tutor::turn))
+        .routes(routes!(tutor::grade_drill))
+        .routes(routes!(tutor::mcq_submit))
+        .routes(routes!(tutor::support_viewed))
+        .routes(routes!(math::render))
+        .routes(routes!(web::transcribe))
+        .routes(routes!(web::sign_in))
+        .routes(routes!(web::config))
+}
+
+/// The OpenAPI document, as `/api/openapi.json` serves it.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    docs::finish(operations().into_openapi())
+}
+
 pub fn router(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/learners", post(learners::create))
-        .route("/me", get(learners::me))
-        .route("/me/llm-usage", get(learners::llm_usage))
-        .route("/mind-maps", get(maps::list_maps).post(maps::create_map))
-        .route("/mind-maps/outline", post(curriculum::import_outline))
-        .route("/mind-maps/{id}", get(maps::get_map).patch(maps::update_map).delete(maps::delete_map))
-        .route("/mind-maps/{id}/nodes", get(maps::list_nodes).post(maps::create_node))
-        .route("/mind-maps/{id}/edges", post(maps::create_edge))
-        .route("/mind-maps/{id}/edges/{parent_id}/{child_id}", axum::routing::delete(maps::delete_edge))
-        .route("/mind-maps/{id}/frontier", get(maps::frontier))
-        .route("/mind-maps/{id}/plan", post(curriculum::plan))
-        .route("/mind-maps/{id}/replan", post(curriculum::replan))
-        .route("/mind-maps/{id}/next-node", get(curriculum::next_node))
-        .route("/mind-maps/{id}/mastery-summary", get(mastery::summary))
-        .route("/mind-maps/{id}/struggles", get(mastery::struggles))
-        .route("/mind-maps/{id}/pending-reviews", get(mastery::map_reviews))
-        .route("/curriculum/generate", post(curriculum::generate))
-        .route("/nodes/{id}", get(nodes::get_node).patch(nodes::update_node).delete(nodes::delete_node))
-        .route("/nodes/{id}/history", get(nodes::history))
-        .route("/nodes/{id}/subtree", get(nodes::subtree))
-        .route("/responses", post(mastery::record))
-        .route("/quiz-responses", get(mastery::list))
-        .route("/reviews/pending", get(mastery::all_reviews))
-        .route("/flows", get(flows::list).post(flows::start))
-        .route("/flows/{id}", get(flows::get))
-        .route("/flows/{id}/abandon", post(flows::abandon))
-        .route("/flows/{id}/diagnostic/start", post(flows::diagnostic_start))
-        .route("/flows/{id}/diagnostic/answer", post(flows::diagnostic_answer))
-        .route("/flows/{id}/diagnostic/complete", post(flows::diagnostic_complete))
-        .route("/flows/{id}/plan", post(flows::plan))
-        .route("/flows/{id}/teach", post(flows::teach))
-        .route("/flows/{id}/quiz", post(flows::quiz))
-        .route("/flows/{id}/answer", post(flows::answer))
-        .route("/flows/{id}/review", post(flows::review))
-        .route("/flows/{id}/advance", post(flows::advance))
-        .route("/mind-maps/{id}/analytics", get(analytics::map_analytics))
-        .route("/mind-maps/{id}/analytics/snapshot", post(analytics::snapshot))
-        .route("/me/portfolio", get(analytics::portfolio))
-        .route("/me/review-log.csv", get(learners::review_log))
-        .route("/me/preferences", get(learners::preferences).patch(learners::update_preferences))
-        .route("/me/digest", get(analytics::digest))
-        .route("/jobs", get(analytics::jobs))
-        .route("/jobs/runs", get(analytics::runs))
-        .route("/session/", get(sessions::list).post(sessions::create))
-        .route("/session/{id}", get(sessions::get).delete(sessions::terminate))
-        .route("/session/{id}/stream", get(sessions::stream))
-        .route("/session/{id}/respond", post(sessions::respond))
-        .route("/session/{id}/messages", get(sessions::messages))
-        .route("/library/assessments", get(library::assessments))
-        .route("/library/skills", get(library::skills))
-        .route("/courses", get(courses::list).post(courses::import))
-        .route("/courses/{course_id}", get(courses::get))
-        .route("/tutor/courses/{course_id}/snapshot", get(tutor::snapshot))
-        .route("/tutor/threads", get(tutor::list_threads).post(tutor::create_thread))
-        .route("/tutor/threads/{thread_id}", get(tutor::get_thread))
-        .route("/tutor/threads/{thread_id}/messages", get(tutor::messages))
-        .route("/tutor/threads/{thread_id}/turns", get(tutor::turns))
-        .route("/tutor/threads/{thread_id}/turn", post(tutor::turn))
-        .route("/tutor/threads/{thread_id}/drill/grade", post(tutor::grade_drill))
-        .route("/tutor/threads/{thread_id}/exam/mcq-submit", post(tutor::mcq_submit))
-        .route("/tutor/threads/{thread_id}/exam/support-viewed", post(tutor::support_viewed))
-        .route("/math", post(math::render))
-        .route("/transcribe", post(web::transcribe))
-        .route("/workspace/signin", post(web::sign_in))
-        .route("/workspace/config", get(web::config))
-        .route("/openapi.json", get(docs::openapi_json))
-        .route("/docs", get(docs::docs_page))
+    let (operations, document) = operations().split_for_parts();
+    let api = operations
+        .route("/api/openapi.json", docs::openapi_json(&docs::finish(document)))
+        .route("/api/docs", get(docs::docs_page))
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::idempotent_posts));
     Router::new()
-        .nest("/api", api)
+        .merge(api)
         .merge(mcp::http::router(state.clone()))
         .route("/healthz", get(|| async { "ok" }))
         .route("/", get(web::index))

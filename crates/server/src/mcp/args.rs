@@ -1,7 +1,8 @@
 //! Tool arguments: parsed from the call's JSON object with the path of the field at fault,
 //! and, for operations on one map, node or flow, the application's own input type with the
 //! id beside its fields (`{"mind_map_id": ..., "label": ...}`), so that each input keeps
-//! one definition and one JSON Schema.
+//! one definition and one JSON Schema. An id may also be one the call can leave out (the
+//! map pending reviews are narrowed to), where the HTTP API has a route with and without it.
 
 use pathwise_app::error::UnknownField;
 use pathwise_domain::{FlowId, MindMapId, NodeId};
@@ -16,6 +17,8 @@ use std::marker::PhantomData;
 pub trait IdArgument {
     const NAME: &'static str;
     const DESCRIPTION: &'static str;
+    /// Whether the call must give it; one that may be left out is `null` then.
+    const REQUIRED: bool = true;
     type Id: DeserializeOwned + JsonSchema;
 }
 
@@ -40,6 +43,15 @@ impl IdArgument for FlowArg {
     type Id = FlowId;
 }
 
+/// The map a review query may be narrowed to.
+pub struct ReviewsMapArg;
+impl IdArgument for ReviewsMapArg {
+    const NAME: &'static str = "mind_map_id";
+    const DESCRIPTION: &'static str = "Only this map's reviews; every active map's when left out.";
+    const REQUIRED: bool = false;
+    type Id = Option<MindMapId>;
+}
+
 /// An application input with the id it applies to.
 pub struct With<K: IdArgument, I> {
     pub id: K::Id,
@@ -50,7 +62,11 @@ pub struct With<K: IdArgument, I> {
 impl<'de, K: IdArgument, I: DeserializeOwned> Deserialize<'de> for With<K, I> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut fields = Map::<String, Value>::deserialize(deserializer)?;
-        let id = fields.remove(K::NAME).ok_or_else(|| D::Error::missing_field(K::NAME))?;
+        let id = match fields.remove(K::NAME) {
+            Some(id) => id,
+            None if !K::REQUIRED => Value::Null,
+            None => return Err(D::Error::missing_field(K::NAME)),
+        };
         let id = serde_json::from_value(id).map_err(|e| D::Error::custom(format!("{}: {e}", K::NAME)))?;
         let input = serde_path_to_error::deserialize(Value::Object(fields)).map_err(|e| {
             let path = e.path().to_string();
@@ -85,9 +101,11 @@ impl<K: IdArgument, I: JsonSchema> JsonSchema for With<K, I> {
             properties.insert(K::NAME.into(), id.to_value());
             properties.extend(rest);
         }
-        let required = object.entry("required").or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(required) = required {
-            required.insert(0, K::NAME.into());
+        if K::REQUIRED {
+            let required = object.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(required) = required {
+                required.insert(0, K::NAME.into());
+            }
         }
         object.insert("type".into(), "object".into());
         schema
@@ -162,6 +180,23 @@ mod tests {
         assert_eq!(unknown, "lable: unknown field; allowed: label");
         let mistyped = parse::<Label>(args(json!({ "label": 3 }))).expect_err("refused");
         assert!(mistyped.contains("label") && mistyped.contains("string"), "{mistyped}");
+    }
+
+    #[test]
+    fn an_optional_id_may_be_left_out_and_is_not_required() {
+        let parsed: With<ReviewsMapArg, Label> = parse(args(json!({ "label": "Sets" }))).unwrap();
+        assert!(parsed.id.is_none());
+        let parsed: With<ReviewsMapArg, Label> =
+            parse(args(json!({ "mind_map_id": "0190a0a0-0000-7000-8000-000000000001", "label": "Sets" }))).unwrap();
+        assert_eq!(parsed.id.map(|id| id.to_string()).as_deref(), Some("0190a0a0-0000-7000-8000-000000000001"));
+        let unknown =
+            parse::<With<ReviewsMapArg, Label>>(args(json!({ "label": "Sets", "lable": 1 }))).err().expect("refused");
+        assert_eq!(unknown, "lable: unknown field; allowed: mind_map_id, label");
+        let schema = schemars::schema_for!(With<ReviewsMapArg, Label>).to_value();
+        assert_eq!(schema["required"], json!(["label"]));
+        assert_eq!(schema["type"], "object");
+        let id = schema["properties"]["mind_map_id"].to_string();
+        assert!(id.contains("uuid") && id.contains("null") && id.contains("every active map"), "{id}");
     }
 
     #[test]

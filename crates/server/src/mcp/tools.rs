@@ -2,63 +2,26 @@
 //! arguments and calls one application operation for the calling learner; the rules are
 //! the application's.
 
-use super::args::{FlowArg, MapArg, NodeArg, Nothing, With};
+use super::args::{FlowArg, MapArg, NodeArg, Nothing, ReviewsMapArg, With};
 use super::registry::{tool, Effect::Reads, Effect::Writes, ToolSpec};
 use pathwise_app::analytics::MapAnalytics;
 use pathwise_app::curriculum::{GenerateInput, ImportOutline, ReplanInput};
 use pathwise_app::diagnostics::{RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
-use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode, UpdateNode};
+use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode, UpdateMap, UpdateNode};
 use pathwise_app::mastery::RecordResponse;
+use pathwise_app::queries::{HistoryQuery, ListFlowsQuery, ListMapsQuery, ListNodesQuery, PendingReviewsQuery};
 use pathwise_app::teaching::AdvanceFlow;
 use pathwise_domain::mastery::Struggle;
 use pathwise_domain::model::{Node, QuizResponse};
-use pathwise_domain::{FlowStatus, MapStatus, MasteryStatus, NodeId, ResponseType};
+use pathwise_domain::{NodeId, ResponseType};
 use pathwise_store::Snapshot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListMaps {
-    /// Only maps in this status: draft, active, completed or abandoned.
-    #[serde(default)]
-    status: Option<MapStatus>,
-    /// How many to skip (default 0).
-    #[serde(default)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[serde(default)]
-    limit: Option<i64>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListFlows {
-    /// Only flows in this status.
-    #[serde(default)]
-    status: Option<FlowStatus>,
-    #[serde(default)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[serde(default)]
-    limit: Option<i64>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewStatus {
-    /// active, completed or abandoned, following the lifecycle draft -> active -> completed | abandoned.
-    status: MapStatus,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NodeFilter {
-    /// Only nodes in this mastery status: unseen, diagnosed, learning, reviewing or mastered.
-    #[serde(default)]
-    mastery_status: Option<MasteryStatus>,
-}
+/// The arguments of `spaced_repetition_pending_reviews`: the HTTP API's query, and the map
+/// it may be narrowed to (which the HTTP API takes from the path).
+pub type PendingReviews = With<ReviewsMapArg, PendingReviewsQuery>;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -67,14 +30,6 @@ pub struct EdgeEnds {
     parent_node_id: NodeId,
     /// The concept that needs it.
     child_node_id: NodeId,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HistoryWindow {
-    /// The newest this many responses (default all).
-    #[serde(default)]
-    limit: Option<i64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -92,18 +47,6 @@ pub struct ReviewAnswer {
     /// the same key stores nothing twice.
     #[serde(default)]
     pub idempotency_key: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PendingReviewsQuery {
-    /// Only this map's reviews; every active map's when left out.
-    #[serde(default)]
-    mind_map_id: Option<pathwise_domain::MindMapId>,
-    /// Also reviews falling due within this many days (0-3650, default 0: due now).
-    #[serde(default)]
-    #[schemars(range(min = 0.0, max = pathwise_app::mastery::MAX_HORIZON_DAYS))]
-    horizon_days: Option<f64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -175,14 +118,14 @@ fn maps() -> Vec<ToolSpec> {
             "mind_map_list",
             "The learner's mind maps, newest first, optionally only those in one status.",
             Reads,
-            |app, l, q: ListMaps| async move { app.list_maps(l, q.status, q.offset, q.limit).await },
+            |app, l, q: ListMapsQuery| async move { app.list_maps(l, q.status, q.offset, q.limit).await },
         ),
         tool(
             "mind_map_update_status",
             "Move a mind map along its lifecycle: draft -> active -> completed, or abandoned. Completing or \
              abandoning a map removes its pending review jobs.",
             Writes,
-            |app, l, a: With<MapArg, NewStatus>| async move { app.update_map_status(l, a.id, a.input.status).await },
+            |app, l, a: With<MapArg, UpdateMap>| async move { app.update_map_status(l, a.id, a.input.status).await },
         ),
         tool(
             "mind_map_node_create",
@@ -201,7 +144,7 @@ fn maps() -> Vec<ToolSpec> {
             "mind_map_node_list",
             "A map's nodes in learning order, optionally only those in one mastery status.",
             Reads,
-            |app, l, a: With<MapArg, NodeFilter>| async move {
+            |app, l, a: With<MapArg, ListNodesQuery>| async move {
                 Ok(Nodes { nodes: app.list_nodes(l, a.id, a.input.mastery_status).await? })
             },
         ),
@@ -293,7 +236,7 @@ fn learning() -> Vec<ToolSpec> {
             "mastery_get_node_history",
             "A node's responses, newest first.",
             Reads,
-            |app, l, a: With<NodeArg, HistoryWindow>| async move {
+            |app, l, a: With<NodeArg, HistoryQuery>| async move {
                 Ok(History { responses: app.node_history(l, a.id, a.input.limit).await? })
             },
         ),
@@ -336,8 +279,8 @@ fn learning() -> Vec<ToolSpec> {
             "Concepts due for review now (or within horizon_days), most overdue first, within the learner's \
              daily review cap.",
             Reads,
-            |app, l, q: PendingReviewsQuery| async move {
-                Ok(Nodes { nodes: app.pending_reviews(l, q.mind_map_id, q.horizon_days).await? })
+            |app, l, a: PendingReviews| async move {
+                Ok(Nodes { nodes: app.pending_reviews(l, a.id, a.input.horizon_days).await? })
             },
         ),
         tool(
@@ -417,7 +360,7 @@ fn flows() -> Vec<ToolSpec> {
             "teaching_flow_list",
             "The learner's teaching flows, most recently active first.",
             Reads,
-            |app, l, q: ListFlows| async move { app.flow_list(l, q.status, q.offset, q.limit).await },
+            |app, l, q: ListFlowsQuery| async move { app.flow_list(l, q.status, q.offset, q.limit).await },
         ),
         tool(
             "diagnostic_start",
@@ -449,7 +392,7 @@ mod tests {
     /// The horizon the tool's schema states is the one the application allows.
     #[test]
     fn the_pending_reviews_horizon_is_the_applications() {
-        let schema = serde_json::to_value(schemars::schema_for!(super::PendingReviewsQuery)).unwrap();
+        let schema = serde_json::to_value(schemars::schema_for!(super::PendingReviews)).unwrap();
         let horizon = &schema["properties"]["horizon_days"];
         assert_eq!(horizon["maximum"].as_f64(), Some(pathwise_app::mastery::MAX_HORIZON_DAYS), "{horizon}");
         assert!(horizon["description"].as_str().unwrap().contains("0-3650"), "{horizon}");

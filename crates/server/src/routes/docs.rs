@@ -1,44 +1,37 @@
 //! The OpenAPI 3.1 document and a self-contained page to browse it (no CDN, no build step).
 
+use crate::AppState;
+use axum::body::Bytes;
+use axum::http::{header, HeaderValue};
 use axum::response::Html;
-use axum::Json;
+use axum::routing::{get, MethodRouter};
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, Ref, RefOr, Response, ResponseBuilder, Schema};
 use utoipa::{Modify, OpenApi};
 
-use super::{analytics, courses, curriculum, flows, learners, library, maps, mastery, nodes, sessions, tutor};
-
+/// The document's description; its operations are the router's (`crate::operations`), and
+/// [`finish`] adds what every operation shares.
 #[derive(OpenApi)]
-#[openapi(
-    info(title = "Pathwise API", description = "A learner's concept maps, learning order, mastery and reviews. \
+#[openapi(info(
+    title = "Pathwise API",
+    description = "A learner's concept maps, learning order, mastery and reviews. \
         Every call needs `Authorization: Bearer <token>`; errors are `{\"error\": {\"code\", \"message\", \"details\"}}`, \
         with `details` always an object (`{}` when there is nothing more to say). Each operation lists the statuses \
         it answers with; besides those, any operation may answer 503 `unavailable` when the database is too busy \
-        to take the request (try again shortly), and 500 `internal` is a bug."),
-    paths(
-        learners::create, learners::me, learners::llm_usage, learners::preferences, learners::update_preferences, learners::review_log,
-        maps::create_map, maps::list_maps, maps::get_map, maps::update_map, maps::delete_map,
-        maps::create_node, maps::list_nodes, maps::create_edge, maps::delete_edge, maps::frontier,
-        nodes::get_node, nodes::update_node, nodes::delete_node, nodes::history, nodes::subtree,
-        curriculum::generate, curriculum::import_outline, curriculum::plan, curriculum::replan, curriculum::next_node,
-        mastery::record, mastery::list, mastery::summary, mastery::struggles, mastery::map_reviews, mastery::all_reviews,
-        flows::start, flows::list, flows::get, flows::abandon,
-        flows::diagnostic_start, flows::diagnostic_answer, flows::diagnostic_complete,
-        flows::plan, flows::teach, flows::quiz, flows::answer, flows::review, flows::advance,
-        analytics::map_analytics, analytics::snapshot, analytics::portfolio, analytics::digest,
-        analytics::jobs, analytics::runs,
-        sessions::create, sessions::list, sessions::get, sessions::messages, sessions::stream, sessions::respond,
-        sessions::terminate,
-        courses::list, courses::get, courses::import,
-        library::assessments, library::skills,
-        tutor::create_thread, tutor::list_threads, tutor::get_thread, tutor::messages, tutor::turns, tutor::turn,
-        tutor::grade_drill, tutor::mcq_submit, tutor::support_viewed, tutor::snapshot,
-        crate::web::sign_in, crate::web::config, crate::web::transcribe, super::math::render,
-    ),
-    modifiers(&BearerAuth, &CommonErrors)
-)]
+        to take the request (try again shortly), and 500 `internal` is a bug."
+))]
 pub struct ApiDoc;
+
+/// The document with every operation in it, finished: the bearer scheme, and the errors and
+/// headers each operation's shape implies.
+pub fn finish(mut document: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+    let modifiers: [&dyn Modify; 2] = [&BearerAuth, &CommonErrors];
+    for modifier in modifiers {
+        modifier.modify(&mut document);
+    }
+    document
+}
 
 struct BearerAuth;
 
@@ -224,8 +217,10 @@ fn error_response(description: String) -> RefOr<Response> {
     RefOr::T(ResponseBuilder::new().description(description).content("application/json", content).build())
 }
 
-pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+/// `/api/openapi.json`: the document, serialized once, when the router is made.
+pub fn openapi_json(document: &utoipa::openapi::OpenApi) -> MethodRouter<AppState> {
+    let body = Bytes::from(serde_json::to_vec(document).expect("the OpenAPI document serializes"));
+    get(move || async move { ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body) })
 }
 
 pub async fn docs_page() -> Html<&'static str> {

@@ -12,25 +12,10 @@ use axum::Json;
 use pathwise_app::diagnostics::{DiagnosticStep, RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::paging::Paged;
+use pathwise_app::queries::ListFlowsQuery;
 use pathwise_app::teaching::{AdvanceFlow, AnswerInput, TeachingStep};
 use pathwise_domain::flow::Flow;
-use pathwise_domain::{FlowId, FlowStatus};
-use serde::Deserialize;
-use utoipa::IntoParams;
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ListFlowsQuery {
-    /// Only flows in this status.
-    status: Option<FlowStatus>,
-    /// How many to skip (default 0).
-    #[param(minimum = 0)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
+use pathwise_domain::FlowId;
 
 /// Start learning a topic: a pending flow. With no language model configured, refused
 /// (503, nothing stored) unless the caller writes the steps itself (`caller_writes_steps`).

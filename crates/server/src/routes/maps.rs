@@ -6,40 +6,11 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode};
+use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode, UpdateMap};
 use pathwise_app::paging::Paged;
+use pathwise_app::queries::{ListMapsQuery, ListNodesQuery};
 use pathwise_domain::model::{Edge, MapAggregate, MindMap, Node};
-use pathwise_domain::{MapStatus, MasteryStatus, MindMapId, NodeId};
-use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ListMapsQuery {
-    /// Only maps in this status.
-    status: Option<MapStatus>,
-    /// How many to skip (default 0).
-    #[param(minimum = 0)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct UpdateMap {
-    /// `active`, `completed` or `abandoned`, following the lifecycle.
-    status: MapStatus,
-}
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ListNodesQuery {
-    mastery_status: Option<MasteryStatus>,
-}
+use pathwise_domain::{MindMapId, NodeId};
 
 /// Create an empty map in `draft`.
 #[utoipa::path(post, operation_id = "maps_create", path = "/api/mind-maps", tag = "mind maps", request_body = CreateMap,

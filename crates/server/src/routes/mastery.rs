@@ -9,6 +9,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use pathwise_app::mastery::{RecordResponse, RecordedResponse};
 use pathwise_app::paging::Paged;
+use pathwise_app::queries::PendingReviewsQuery;
 use pathwise_app::AppError;
 use pathwise_domain::mastery::{MapSummary, Struggle};
 use pathwise_domain::model::{Node, QuizResponse};
@@ -16,15 +17,6 @@ use pathwise_domain::{MindMapId, NodeId, ResponseType};
 use pathwise_store::ResponseFilter;
 use serde::Deserialize;
 use utoipa::IntoParams;
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ReviewsQuery {
-    /// Also include reviews due within this many days, 0-3650 (default 0: due now).
-    #[param(minimum = 0, maximum = 3650)]
-    horizon_days: Option<f64>,
-}
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -105,26 +97,26 @@ pub async fn struggles(
 }
 
 /// Nodes of this map due for review.
-#[utoipa::path(get, operation_id = "reviews_pending_for_map", path = "/api/mind-maps/{id}/pending-reviews", tag = "reviews", params(("id" = MindMapId, Path), ReviewsQuery),
+#[utoipa::path(get, operation_id = "reviews_pending_for_map", path = "/api/mind-maps/{id}/pending-reviews", tag = "reviews", params(("id" = MindMapId, Path), PendingReviewsQuery),
     responses((status = 200, body = Vec<Node>), (status = 422, description = "`horizon_days` out of range.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn map_reviews(
     State(s): State<AppState>,
     Auth(l): Auth,
     PathIds(id): PathIds<MindMapId>,
-    QueryParams(q): QueryParams<ReviewsQuery>,
+    QueryParams(q): QueryParams<PendingReviewsQuery>,
 ) -> ApiResult<Json<Vec<Node>>> {
     Ok(Json(s.app.pending_reviews(l.id, Some(id), q.horizon_days).await?))
 }
 
 /// Nodes of all active maps due for review.
-#[utoipa::path(get, operation_id = "reviews_pending", path = "/api/reviews/pending", tag = "reviews", params(ReviewsQuery),
+#[utoipa::path(get, operation_id = "reviews_pending", path = "/api/reviews/pending", tag = "reviews", params(PendingReviewsQuery),
     responses((status = 200, body = Vec<Node>), (status = 422, description = "`horizon_days` out of range.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn all_reviews(
     State(s): State<AppState>,
     Auth(l): Auth,
-    QueryParams(q): QueryParams<ReviewsQuery>,
+    QueryParams(q): QueryParams<PendingReviewsQuery>,
 ) -> ApiResult<Json<Vec<Node>>> {
     Ok(Json(s.app.pending_reviews(l.id, None, q.horizon_days).await?))
 }
@@ -136,7 +128,7 @@ mod tests {
     /// The horizon the OpenAPI document states is the one the application allows.
     #[test]
     fn the_documented_horizon_is_the_applications() {
-        let params = <ReviewsQuery as IntoParams>::into_params(|| None);
+        let params = <PendingReviewsQuery as IntoParams>::into_params(|| None);
         let schema = serde_json::to_value(&params[0]).unwrap();
         let maximum = schema["schema"]["maximum"].as_f64().or(schema["schema"]["oneOf"][0]["maximum"].as_f64());
         assert_eq!(maximum, Some(pathwise_app::mastery::MAX_HORIZON_DAYS), "{schema}");

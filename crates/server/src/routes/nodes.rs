@@ -7,19 +7,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use pathwise_app::maps::{Subtree, UpdateNode};
+use pathwise_app::queries::HistoryQuery;
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::NodeId;
-use serde::Deserialize;
-use utoipa::IntoParams;
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct HistoryQuery {
-    /// At most this many, newest first; all when absent.
-    #[param(minimum = 1)]
-    limit: Option<i64>,
-}
 
 #[utoipa::path(get, operation_id = "nodes_get", path = "/api/nodes/{id}", tag = "nodes", params(("id" = NodeId, Path)),
     responses((status = 200, body = Node)), security(("bearer" = [])))]
