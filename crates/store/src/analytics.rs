@@ -154,7 +154,8 @@ macro_rules! analytics_store {
                 retained: u8,
             ) -> StoreResult<Vec<(MindMapId, u32, u32)>> {
                 let sql = scoped(
-                    "SELECT r.mind_map_id, COUNT(*), SUM(CASE WHEN r.quality >= $4 THEN 1 ELSE 0 END) \
+                    "SELECT r.mind_map_id, COUNT(*) AS reviews, \
+                     SUM(CASE WHEN r.quality >= $4 THEN 1 ELSE 0 END) AS retained \
                      FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
                      WHERE m.learner_id = $1 AND r.response_type = 'review' \
                      AND r.responded_at > $2 AND r.responded_at <= $3",
@@ -173,7 +174,10 @@ macro_rules! analytics_store {
                     .fetch_all(self.reader())
                     .await?
                     .iter()
-                    .map(|row| Ok((MindMapId(row.try_get(0)?), count(row.try_get(1)?)?, count(row.try_get(2)?)?)))
+                    .map(|row| {
+                        let map = MindMapId(row.try_get("mind_map_id")?);
+                        Ok((map, count(row.try_get("reviews")?)?, count(row.try_get("retained")?)?))
+                    })
                     .collect()
             }
 

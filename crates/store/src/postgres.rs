@@ -21,8 +21,8 @@ crate::evidence::evidence_store!(PgStore);
 crate::analytics::analytics_store!(PgStore);
 
 /// A node's recent qualities as PostgreSQL keeps them: a `smallint[]`.
-fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
-    qualities(row.try_get(i)?)
+fn history_at(row: &DbRow, column: &str) -> StoreResult<Vec<u8>> {
+    qualities(row.try_get(column)?)
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -137,10 +137,12 @@ async fn read_context<'e>(
         .ok_or(StoreError::NotFound("node"))?;
     let node = node_from_row(&row)?;
     check_response_target(new, &node)?;
-    let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-    let version: i64 = row.try_get(18)?;
-    let history =
-        RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
+    let map_status: MapStatus = parse(row.try_get("map_status")?)?;
+    let version: i64 = row.try_get("version")?;
+    let history = RecentHistory {
+        qualities: history_at(&row, "recent_qualities")?,
+        review_qualities: history_at(&row, "recent_review_qualities")?,
+    };
     Ok((ResponseContext { map_status, node, history }, version))
 }
 

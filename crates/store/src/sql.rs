@@ -3,7 +3,7 @@
 //! [`shared_store!`]; each backend supplies its pools, how it opens a write transaction, its
 //! row-lock clause and its hot response path.
 
-/// Column lists, in the order the row readers expect.
+/// Column lists: the row readers read them by name.
 pub(crate) const MAP_COLUMNS: &str =
     "m.id, m.learner_id, m.title, m.root_node_id, m.status, m.metadata, m.created_at, m.updated_at";
 pub(crate) const NODE_COLUMNS: &str =
@@ -18,7 +18,7 @@ pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.que
 /// numbers `$1`, `$2` in order of appearance).
 pub(crate) static CONTEXT_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
+        "SELECT {NODE_COLUMNS}, m.status AS map_status, n.version, n.recent_qualities, n.recent_review_qualities \
          FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2"
     )
 });
@@ -98,73 +98,72 @@ macro_rules! shared_store {
 
         fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
             Ok(MindMap {
-                id: MindMapId(row.try_get(0)?),
-                learner_id: LearnerId(row.try_get(1)?),
-                title: row.try_get(2)?,
-                root_node_id: row.try_get::<Option<uuid::Uuid>, _>(3)?.map(NodeId),
-                status: parse(&row.try_get::<String, _>(4)?)?,
-                metadata: row.try_get::<Json<Metadata>, _>(5)?.0,
-                created_at: row.try_get::<Ts, _>(6)?.0,
-                updated_at: row.try_get::<Ts, _>(7)?.0,
+                id: MindMapId(row.try_get("id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                title: row.try_get("title")?,
+                root_node_id: row.try_get::<Option<uuid::Uuid>, _>("root_node_id")?.map(NodeId),
+                status: parse(row.try_get::<&str, _>("status")?)?,
+                metadata: row.try_get::<Json<Metadata>, _>("metadata")?.0,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 
         fn node_from_row(row: &DbRow) -> StoreResult<Node> {
             Ok(Node {
-                id: NodeId(row.try_get(0)?),
-                mind_map_id: MindMapId(row.try_get(1)?),
-                label: row.try_get(2)?,
-                description: row.try_get(3)?,
-                depth: row.try_get(4)?,
-                effort_minutes: row.try_get(5)?,
-                sequence: row.try_get(6)?,
-                mastery_score: row.try_get(7)?,
-                mastery_status: parse(&row.try_get::<String, _>(8)?)?,
-                ease_factor: row.try_get(9)?,
-                repetitions: row.try_get(10)?,
-                interval_days: row.try_get(11)?,
-                next_review_at: row.try_get::<Option<Ts>, _>(12)?.map(|t| t.0),
-                last_reviewed_at: row.try_get::<Option<Ts>, _>(13)?.map(|t| t.0),
-                metadata: row.try_get::<Json<Metadata>, _>(14)?.0,
-                created_at: row.try_get::<Ts, _>(15)?.0,
-                updated_at: row.try_get::<Ts, _>(16)?.0,
+                id: NodeId(row.try_get("id")?),
+                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
+                label: row.try_get("label")?,
+                description: row.try_get("description")?,
+                depth: row.try_get("depth")?,
+                effort_minutes: row.try_get("effort_minutes")?,
+                sequence: row.try_get("sequence")?,
+                mastery_score: row.try_get("mastery_score")?,
+                mastery_status: parse(row.try_get::<&str, _>("mastery_status")?)?,
+                ease_factor: row.try_get("ease_factor")?,
+                repetitions: row.try_get("repetitions")?,
+                interval_days: row.try_get("interval_days")?,
+                next_review_at: row.try_get::<Option<Ts>, _>("next_review_at")?.map(|t| t.0),
+                last_reviewed_at: row.try_get::<Option<Ts>, _>("last_reviewed_at")?.map(|t| t.0),
+                metadata: row.try_get::<Json<Metadata>, _>("metadata")?.0,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 
         fn edge_from_row(row: &DbRow) -> StoreResult<Edge> {
             Ok(Edge {
-                mind_map_id: MindMapId(row.try_get(0)?),
-                parent_node_id: NodeId(row.try_get(1)?),
-                child_node_id: NodeId(row.try_get(2)?),
-                edge_type: parse(&row.try_get::<String, _>(3)?)?,
-                created_at: row.try_get::<Ts, _>(4)?.0,
+                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
+                parent_node_id: NodeId(row.try_get("parent_node_id")?),
+                child_node_id: NodeId(row.try_get("child_node_id")?),
+                edge_type: parse(row.try_get::<&str, _>("edge_type")?)?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 
         fn response_from_row(row: &DbRow) -> StoreResult<QuizResponse> {
-            let quality: i32 = row.try_get(5)?;
+            let quality: i32 = row.try_get("quality")?;
             Ok(QuizResponse {
-                id: ResponseId(row.try_get(0)?),
-                node_id: NodeId(row.try_get(1)?),
-                mind_map_id: MindMapId(row.try_get(2)?),
-                question_text: row.try_get(3)?,
-                user_answer: row.try_get(4)?,
+                id: ResponseId(row.try_get("id")?),
+                node_id: NodeId(row.try_get("node_id")?),
+                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
+                question_text: row.try_get("question_text")?,
+                user_answer: row.try_get("user_answer")?,
                 quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
-                response_type: parse(&row.try_get::<String, _>(6)?)?,
-                session_id: row.try_get(7)?,
-                responded_at: row.try_get::<Ts, _>(8)?.0,
+                response_type: parse(row.try_get::<&str, _>("response_type")?)?,
+                session_id: row.try_get("session_id")?,
+                responded_at: row.try_get::<Ts, _>("responded_at")?.0,
             })
         }
 
         fn learner_from_row(row: &DbRow) -> StoreResult<Learner> {
             Ok(Learner {
-                id: LearnerId(row.try_get(0)?),
-                name: row.try_get(1)?,
-                is_local: row.try_get(2)?,
-                created_at: row.try_get::<Ts, _>(3)?.0,
+                id: LearnerId(row.try_get("id")?),
+                name: row.try_get("name")?,
+                is_local: row.try_get("is_local")?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
-
 
         async fn load_aggregate(conn: &mut Conn, learner: LearnerId, id: MindMapId, lock: bool) -> StoreResult<Option<MapAggregate>> {
             let sql = format!(
@@ -567,10 +566,10 @@ macro_rules! shared_store {
                 .await?;
                 let mut out: HashMap<NodeId, Vec<u8>> = HashMap::new();
                 for row in rows {
-                    let mut qualities = history_at(&row, 1)?;
+                    let mut qualities = history_at(&row, "recent_qualities")?;
                     qualities.truncate(usize::try_from(per_node).unwrap_or(0));
                     if !qualities.is_empty() {
-                        out.insert(NodeId(row.try_get(0)?), qualities);
+                        out.insert(NodeId(row.try_get("id")?), qualities);
                     }
                 }
                 Ok(out)
@@ -612,8 +611,8 @@ macro_rules! shared_store {
 
             async fn llm_usage(&self, learner: LearnerId, since: Option<DateTime<Utc>>) -> StoreResult<Vec<crate::OperationUsage>> {
                 let mut query = QueryBuilder::<$db>::new(
-                    "SELECT operation, COUNT(*), CAST(SUM(prompt_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT) \
-                     FROM llm_calls WHERE learner_id = ",
+                    "SELECT operation, COUNT(*) AS calls, CAST(SUM(prompt_tokens) AS BIGINT) AS prompt_tokens, \
+                     CAST(SUM(completion_tokens) AS BIGINT) AS completion_tokens FROM llm_calls WHERE learner_id = ",
                 );
                 query.push_bind(learner.0);
                 if let Some(since) = since {
@@ -628,10 +627,10 @@ macro_rules! shared_store {
                     .iter()
                     .map(|row| {
                         Ok(crate::OperationUsage {
-                            operation: row.try_get(0)?,
-                            calls: count(row.try_get(1)?)?,
-                            prompt_tokens: count(row.try_get(2)?)?,
-                            completion_tokens: count(row.try_get(3)?)?,
+                            operation: row.try_get("operation")?,
+                            calls: count(row.try_get("calls")?)?,
+                            prompt_tokens: count(row.try_get("prompt_tokens")?)?,
+                            completion_tokens: count(row.try_get("completion_tokens")?)?,
                         })
                     })
                     .collect()

@@ -22,8 +22,8 @@ crate::evidence::evidence_store!(SqliteStore);
 crate::analytics::analytics_store!(SqliteStore);
 
 /// A node's recent qualities as SQLite keeps them: comma-separated text.
-fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
-    crate::sqlite_batch::qualities_of(&row.try_get::<String, _>(i)?)
+fn history_at(row: &DbRow, column: &str) -> StoreResult<Vec<u8>> {
+    crate::sqlite_batch::qualities_of(row.try_get(column)?)
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -112,9 +112,7 @@ impl SqliteStore {
         new: &NewResponse,
         decide: &crate::Decide,
     ) -> StoreResult<(QuizResponse, Node)> {
-        use crate::sqlite_batch::{
-            list_of, qualities_of, study_day, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL,
-        };
+        use crate::sqlite_batch::{list_of, study_day, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL};
         let row = sqlx::query(&crate::sql::CONTEXT_SQL)
             .bind(new.node_id.0)
             .bind(learner.0)
@@ -123,10 +121,10 @@ impl SqliteStore {
             .ok_or(StoreError::NotFound("node"))?;
         let node = node_from_row(&row)?;
         crate::sql::check_response_target(new, &node)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
+        let map_status: MapStatus = parse(row.try_get("map_status")?)?;
         let history = pathwise_domain::mastery::RecentHistory {
-            qualities: qualities_of(&row.try_get::<String, _>(19)?)?,
-            review_qualities: qualities_of(&row.try_get::<String, _>(20)?)?,
+            qualities: history_at(&row, "recent_qualities")?,
+            review_qualities: history_at(&row, "recent_review_qualities")?,
         };
         let decision = decide(&ResponseContext { map_status, node, history })?;
         let node = &decision.node;

@@ -10,7 +10,7 @@
 //! the map's lock; and if the group statement fails, each of its responses is written on
 //! its own, so that only the one at fault fails.
 
-use super::{node_from_row, qualities, record_alone};
+use super::{history_at, node_from_row, record_alone};
 use crate::sql::{check_response_target, parse, NODE_COLUMNS};
 use crate::{BoxedDecide, NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, Utc};
@@ -70,7 +70,8 @@ impl std::fmt::Debug for ResponseGroups {
 
 static READ_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities, m.learner_id \
+        "SELECT {NODE_COLUMNS}, m.status AS map_status, n.version, n.recent_qualities, n.recent_review_qualities, \
+         m.learner_id \
          FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ANY($1)"
     )
 });
@@ -235,10 +236,12 @@ async fn read_nodes(pool: &PgPool, ids: &[Uuid]) -> StoreResult<HashMap<NodeId, 
     let mut found = HashMap::with_capacity(rows.len());
     for row in rows {
         let node = node_from_row(&row)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-        let history =
-            RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
-        let (version, learner) = (row.try_get(18)?, LearnerId(row.try_get(21)?));
+        let map_status: MapStatus = parse(row.try_get("map_status")?)?;
+        let history = RecentHistory {
+            qualities: history_at(&row, "recent_qualities")?,
+            review_qualities: history_at(&row, "recent_review_qualities")?,
+        };
+        let (version, learner) = (row.try_get("version")?, LearnerId(row.try_get("learner_id")?));
         found.insert(node.id, Found { context: ResponseContext { map_status, node, history }, version, learner });
     }
     Ok(found)
