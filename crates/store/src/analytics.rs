@@ -6,10 +6,11 @@
 //! Each is one query however many maps the learner has; `map` narrows it to one.
 
 use crate::learning_loop::Snapshot;
-use crate::StoreResult;
+use crate::sql::Columns;
+use crate::{StoreError, StoreResult};
 use chrono::{DateTime, NaiveDate, Utc};
 use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
-use pathwise_domain::{LearnerId, MindMapId};
+use pathwise_domain::{LearnerId, MindMapId, NodeId};
 use std::future::Future;
 
 /// A node's progress with what its responses left on it.
@@ -83,15 +84,37 @@ pub trait AnalyticsStore {
     ) -> impl Future<Output = StoreResult<Vec<NaiveDate>>> + Send;
 }
 
-/// The SQL of [`AnalyticsStore`], shared by both stores. Expanded next to `shared_store!`
-/// and `loop_store!`, whose row readers it uses; the backend supplies
-/// `read_node_activity`, which runs the node query its own way (SQLite's reads its many
-/// rows through rusqlite: `sqlite_read.rs`).
-/// The columns of a node's progress and activity, read by name.
+/// The columns of a node's progress and activity, read by name ([`activity_from`]).
 pub(crate) const NODE_ACTIVITY_COLUMNS: &str = "n.id, n.mind_map_id, n.label, n.depth, n.sequence, n.mastery_score, \
      n.mastery_status, n.ease_factor, n.next_review_at, n.last_reviewed_at, n.recent_qualities, n.response_count, \
      n.quality_sum";
 
+/// A node's progress and activity from a row of [`NODE_ACTIVITY_COLUMNS`], for both stores.
+pub(crate) fn activity_from(row: &impl Columns) -> StoreResult<NodeActivity> {
+    let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
+    Ok(NodeActivity {
+        node: NodeProgress {
+            id: NodeId(row.id("id")?),
+            mind_map_id: MindMapId(row.id("mind_map_id")?),
+            label: row.plain("label")?,
+            depth: row.plain("depth")?,
+            sequence: row.plain("sequence")?,
+            mastery_score: row.plain("mastery_score")?,
+            mastery_status: row.word("mastery_status")?,
+            ease_factor: row.plain("ease_factor")?,
+            next_review_at: row.maybe_time("next_review_at")?,
+            last_reviewed_at: row.maybe_time("last_reviewed_at")?,
+        },
+        recent_qualities: row.qualities("recent_qualities")?,
+        responses: count(row.plain("response_count")?)?,
+        quality_sum: count(row.plain("quality_sum")?)?,
+    })
+}
+
+/// The SQL of [`AnalyticsStore`], shared by both stores. Expanded next to `shared_store!`
+/// and `loop_store!`, whose row readers it uses; the backend supplies
+/// `read_node_activity`, which runs the node query its own way (SQLite's reads its many
+/// rows through rusqlite: `sqlite_read.rs`).
 macro_rules! analytics_store {
     ($store:ty) => {
         use crate::analytics::{AnalyticsStore, NodeActivity, NODE_ACTIVITY_COLUMNS};

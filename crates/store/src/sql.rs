@@ -3,6 +3,18 @@
 //! [`shared_store!`]; each backend supplies its pools, how it opens a write transaction, its
 //! row-lock clause and its hot response path.
 
+use crate::ts::Ts;
+use crate::{ResponseContext, StoreResult};
+use chrono::{DateTime, Utc};
+use pathwise_domain::mastery::RecentHistory;
+use pathwise_domain::model::{Metadata, Node};
+use pathwise_domain::{MindMapId, NodeId};
+use sqlx::types::Json;
+use sqlx::Row;
+use std::fmt::Display;
+use std::str::FromStr;
+use uuid::Uuid;
+
 /// Column lists: the row readers read them by name.
 pub(crate) const MAP_COLUMNS: &str =
     "m.id, m.learner_id, m.title, m.root_node_id, m.status, m.metadata, m.created_at, m.updated_at";
@@ -10,12 +22,125 @@ pub(crate) const NODE_COLUMNS: &str =
     "n.id, n.mind_map_id, n.label, n.description, n.depth, n.effort_minutes, n.sequence, \
      n.mastery_score, n.mastery_status, n.ease_factor, n.repetitions, n.interval_days, n.next_review_at, \
      n.last_reviewed_at, n.metadata, n.created_at, n.updated_at";
+/// A node from a row of [`NODE_COLUMNS`]: where a node's fields meet its columns, for both
+/// stores and both drivers (sqlx's rows, and rusqlite's on SQLite's response path).
+pub(crate) fn node_from(row: &impl Columns) -> StoreResult<Node> {
+    Ok(Node {
+        id: NodeId(row.id("id")?),
+        mind_map_id: MindMapId(row.id("mind_map_id")?),
+        label: row.plain("label")?,
+        description: row.plain("description")?,
+        depth: row.plain("depth")?,
+        effort_minutes: row.plain("effort_minutes")?,
+        sequence: row.plain("sequence")?,
+        mastery_score: row.plain("mastery_score")?,
+        mastery_status: row.word("mastery_status")?,
+        ease_factor: row.plain("ease_factor")?,
+        repetitions: row.plain("repetitions")?,
+        interval_days: row.plain("interval_days")?,
+        next_review_at: row.maybe_time("next_review_at")?,
+        last_reviewed_at: row.maybe_time("last_reviewed_at")?,
+        metadata: row.metadata("metadata")?,
+        created_at: row.time("created_at")?,
+        updated_at: row.time("updated_at")?,
+    })
+}
+
+/// What the mastery rules read, from a row of [`CONTEXT_SQL`]'s columns.
+pub(crate) fn context_from(row: &impl Columns) -> StoreResult<ResponseContext> {
+    Ok(ResponseContext {
+        node: node_from(row)?,
+        map_status: row.word("map_status")?,
+        history: RecentHistory {
+            qualities: row.qualities("recent_qualities")?,
+            review_qualities: row.qualities("recent_review_qualities")?,
+        },
+    })
+}
+
+/// A value both drivers decode alike: a number, a flag or text, or one that may be null.
+pub(crate) trait Plain:
+    rusqlite::types::FromSql
+    + for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+    + sqlx::Type<sqlx::Sqlite>
+    + for<'r> sqlx::Decode<'r, sqlx::Postgres>
+    + sqlx::Type<sqlx::Postgres>
+{
+}
+
+impl<T> Plain for T where
+    T: rusqlite::types::FromSql
+        + for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+        + sqlx::Type<sqlx::Sqlite>
+        + for<'r> sqlx::Decode<'r, sqlx::Postgres>
+        + sqlx::Type<sqlx::Postgres>
+{
+}
+
+/// A row read by column name, each value the way its driver and database keep it, so that
+/// a decoder is written once for all of them ([`node_from`]).
+pub(crate) trait Columns {
+    fn plain<T: Plain>(&self, column: &str) -> StoreResult<T>;
+    fn id(&self, column: &str) -> StoreResult<Uuid>;
+    fn time(&self, column: &str) -> StoreResult<DateTime<Utc>>;
+    fn maybe_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>>;
+    /// A word of a closed vocabulary (a status, a type), parsed.
+    fn word<T: FromStr>(&self, column: &str) -> StoreResult<T>
+    where
+        T::Err: Display;
+    fn metadata(&self, column: &str) -> StoreResult<Metadata>;
+    /// The qualities a node keeps of its latest responses, newest first.
+    fn qualities(&self, column: &str) -> StoreResult<Vec<u8>>;
+}
+
+/// [`Columns`] for sqlx's rows of one database, whose node histories `$qualities` reads.
+macro_rules! sqlx_columns {
+    ($row:ty, $qualities:path) => {
+        impl Columns for $row {
+            fn plain<T: Plain>(&self, column: &str) -> StoreResult<T> {
+                Ok(self.try_get(column)?)
+            }
+
+            fn id(&self, column: &str) -> StoreResult<Uuid> {
+                Ok(self.try_get(column)?)
+            }
+
+            fn time(&self, column: &str) -> StoreResult<DateTime<Utc>> {
+                Ok(self.try_get::<Ts, _>(column)?.0)
+            }
+
+            fn maybe_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
+                Ok(self.try_get::<Option<Ts>, _>(column)?.map(|t| t.0))
+            }
+
+            fn word<T: FromStr>(&self, column: &str) -> StoreResult<T>
+            where
+                T::Err: Display,
+            {
+                parse(self.try_get(column)?)
+            }
+
+            fn metadata(&self, column: &str) -> StoreResult<Metadata> {
+                Ok(self.try_get::<Json<Metadata>, _>(column)?.0)
+            }
+
+            fn qualities(&self, column: &str) -> StoreResult<Vec<u8>> {
+                $qualities(self.try_get(column)?)
+            }
+        }
+    };
+}
+
+// SQLite keeps a node's qualities as comma-separated text, PostgreSQL as a `smallint[]`.
+sqlx_columns!(sqlx::sqlite::SqliteRow, crate::sqlite_batch::qualities_of);
+sqlx_columns!(sqlx::postgres::PgRow, crate::postgres::qualities);
+
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
      r.response_type, r.session_id, r.responded_at";
 
 /// The node, its map's status, its version and its recent history in one round trip: what
 /// the response paths read before the rules decide. Both engines accept `$n` (rusqlite
-/// numbers `$1`, `$2` in order of appearance).
+/// numbers `$1`, `$2` in order of appearance). Read by [`context_from`].
 pub(crate) static CONTEXT_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "SELECT {NODE_COLUMNS}, m.status AS map_status, n.version, n.recent_qualities, n.recent_review_qualities \
@@ -83,7 +208,7 @@ where
 
 macro_rules! shared_store {
     ($store:ty, $db:ty, $for_update:literal) => {
-        use crate::sql::{parse, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
+        use crate::sql::{node_from, parse, Columns, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
         use crate::ts::Ts;
         use crate::{Learner, NewResponse, Page, ResponseContext, ResponseDecision, ResponseFilter, Store, StoreError, StoreResult};
         use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
@@ -103,28 +228,6 @@ macro_rules! shared_store {
                 title: row.try_get("title")?,
                 root_node_id: row.try_get::<Option<uuid::Uuid>, _>("root_node_id")?.map(NodeId),
                 status: parse(row.try_get::<&str, _>("status")?)?,
-                metadata: row.try_get::<Json<Metadata>, _>("metadata")?.0,
-                created_at: row.try_get::<Ts, _>("created_at")?.0,
-                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
-            })
-        }
-
-        fn node_from_row(row: &DbRow) -> StoreResult<Node> {
-            Ok(Node {
-                id: NodeId(row.try_get("id")?),
-                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
-                label: row.try_get("label")?,
-                description: row.try_get("description")?,
-                depth: row.try_get("depth")?,
-                effort_minutes: row.try_get("effort_minutes")?,
-                sequence: row.try_get("sequence")?,
-                mastery_score: row.try_get("mastery_score")?,
-                mastery_status: parse(row.try_get::<&str, _>("mastery_status")?)?,
-                ease_factor: row.try_get("ease_factor")?,
-                repetitions: row.try_get("repetitions")?,
-                interval_days: row.try_get("interval_days")?,
-                next_review_at: row.try_get::<Option<Ts>, _>("next_review_at")?.map(|t| t.0),
-                last_reviewed_at: row.try_get::<Option<Ts>, _>("last_reviewed_at")?.map(|t| t.0),
                 metadata: row.try_get::<Json<Metadata>, _>("metadata")?.0,
                 created_at: row.try_get::<Ts, _>("created_at")?.0,
                 updated_at: row.try_get::<Ts, _>("updated_at")?.0,
@@ -180,7 +283,7 @@ macro_rules! shared_store {
                 .fetch_all(&mut *conn)
                 .await?
                 .iter()
-                .map(node_from_row)
+                .map(node_from)
                 .collect::<StoreResult<Vec<_>>>()?;
             nodes.sort_unstable_by(Node::map_order);
             let mut edges = sqlx::query(
@@ -479,7 +582,7 @@ macro_rules! shared_store {
                     .fetch_all(self.reader())
                     .await?
                     .iter()
-                    .map(node_from_row)
+                    .map(node_from)
                     .collect()
             }
 
@@ -494,7 +597,7 @@ macro_rules! shared_store {
                     .fetch_optional(self.reader())
                     .await?
                     .as_ref()
-                    .map(node_from_row)
+                    .map(node_from)
                     .transpose()
             }
 
@@ -566,7 +669,7 @@ macro_rules! shared_store {
                 .await?;
                 let mut out: HashMap<NodeId, Vec<u8>> = HashMap::new();
                 for row in rows {
-                    let mut qualities = history_at(&row, "recent_qualities")?;
+                    let mut qualities = row.qualities("recent_qualities")?;
                     qualities.truncate(usize::try_from(per_node).unwrap_or(0));
                     if !qualities.is_empty() {
                         out.insert(NodeId(row.try_get("id")?), qualities);
@@ -586,7 +689,7 @@ macro_rules! shared_store {
                 if let Some(map) = map {
                     query = query.bind(map.0);
                 }
-                query.fetch_all(self.reader()).await?.iter().map(node_from_row).collect()
+                query.fetch_all(self.reader()).await?.iter().map(node_from).collect()
             }
 
             async fn record_llm_calls(&self, calls: &[crate::LlmCall]) -> StoreResult<()> {

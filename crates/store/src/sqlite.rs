@@ -21,11 +21,6 @@ crate::sql_tutor::tutor_store!(SqliteStore, "");
 crate::evidence::evidence_store!(SqliteStore);
 crate::analytics::analytics_store!(SqliteStore);
 
-/// A node's recent qualities as SQLite keeps them: comma-separated text.
-fn history_at(row: &DbRow, column: &str) -> StoreResult<Vec<u8>> {
-    crate::sqlite_batch::qualities_of(row.try_get(column)?)
-}
-
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 #[derive(Clone)]
@@ -119,14 +114,9 @@ impl SqliteStore {
             .fetch_optional(&mut **tx)
             .await?
             .ok_or(StoreError::NotFound("node"))?;
-        let node = node_from_row(&row)?;
-        crate::sql::check_response_target(new, &node)?;
-        let map_status: MapStatus = parse(row.try_get("map_status")?)?;
-        let history = pathwise_domain::mastery::RecentHistory {
-            qualities: history_at(&row, "recent_qualities")?,
-            review_qualities: history_at(&row, "recent_review_qualities")?,
-        };
-        let decision = decide(&ResponseContext { map_status, node, history })?;
+        let context = crate::sql::context_from(&row)?;
+        crate::sql::check_response_target(new, &context.node)?;
+        let decision = decide(&context)?;
         let node = &decision.node;
         sqlx::query(UPDATE_NODE_SQL)
             .bind(node.id.0)

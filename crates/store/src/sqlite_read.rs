@@ -5,12 +5,12 @@
 //! portfolio reads every node of every map (1,500 rows for 30 maps of 50), and that
 //! hand-over alone was most of the read. These few reads run instead on a blocking thread
 //! with a read-only rusqlite connection of their own, kept for the next read, and decode
-//! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name.
+//! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name
+//! (a node's activity by `analytics::activity_from`, as PostgreSQL's are).
 
-use crate::analytics::NodeActivity;
-use crate::sqlite_batch::{qualities_of, sqlite_error, time_at, uuid_at};
+use crate::sqlite_batch::{sqlite_error, time_at, uuid_at};
 use crate::{StoreError, StoreResult};
-use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
+use pathwise_domain::model::{Edge, ResponseEvent};
 use pathwise_domain::{EdgeType, MindMapId, NodeId, ResponseType};
 use rusqlite::types::Value;
 use std::path::{Path, PathBuf};
@@ -94,36 +94,6 @@ impl Inner {
             idle.push(db);
         }
     }
-}
-
-/// A row of `NODE_ACTIVITY_COLUMNS`.
-pub(crate) fn activity_from(row: &rusqlite::Row) -> StoreResult<NodeActivity> {
-    let read = || -> rusqlite::Result<(NodeProgress, String, String, i64, i64)> {
-        let at = |name: &str| row.as_ref().column_index(name);
-        let node = NodeProgress {
-            id: NodeId(uuid_at(row, at("id")?)?),
-            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
-            label: row.get("label")?,
-            depth: row.get("depth")?,
-            sequence: row.get("sequence")?,
-            mastery_score: row.get("mastery_score")?,
-            mastery_status: pathwise_domain::MasteryStatus::Unseen,
-            ease_factor: row.get("ease_factor")?,
-            next_review_at: time_at(row, at("next_review_at")?)?,
-            last_reviewed_at: time_at(row, at("last_reviewed_at")?)?,
-        };
-        let status = row.get("mastery_status")?;
-        Ok((node, status, row.get("recent_qualities")?, row.get("response_count")?, row.get("quality_sum")?))
-    };
-    let (mut node, status, recent, responses, quality_sum) = read().map_err(sqlite_error)?;
-    node.mastery_status = crate::sql::parse(&status)?;
-    let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-    Ok(NodeActivity {
-        node,
-        recent_qualities: qualities_of(&recent)?,
-        responses: count(responses)?,
-        quality_sum: count(quality_sum)?,
-    })
 }
 
 /// A row of `r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at`.

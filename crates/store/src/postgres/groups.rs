@@ -10,13 +10,12 @@
 //! the map's lock; and if the group statement fails, each of its responses is written on
 //! its own, so that only the one at fault fails.
 
-use super::{history_at, node_from_row, record_alone};
-use crate::sql::{check_response_target, parse, NODE_COLUMNS};
+use super::record_alone;
+use crate::sql::{check_response_target, context_from, NODE_COLUMNS};
 use crate::{BoxedDecide, NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, Utc};
-use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, NodeId};
+use pathwise_domain::{DomainError, LearnerId, NodeId};
 use sqlx::{PgPool, Row};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -235,14 +234,9 @@ async fn read_nodes(pool: &PgPool, ids: &[Uuid]) -> StoreResult<HashMap<NodeId, 
     let rows = sqlx::query(&READ_SQL).bind(ids).fetch_all(pool).await?;
     let mut found = HashMap::with_capacity(rows.len());
     for row in rows {
-        let node = node_from_row(&row)?;
-        let map_status: MapStatus = parse(row.try_get("map_status")?)?;
-        let history = RecentHistory {
-            qualities: history_at(&row, "recent_qualities")?,
-            review_qualities: history_at(&row, "recent_review_qualities")?,
-        };
+        let context = context_from(&row)?;
         let (version, learner) = (row.try_get("version")?, LearnerId(row.try_get("learner_id")?));
-        found.insert(node.id, Found { context: ResponseContext { map_status, node, history }, version, learner });
+        found.insert(context.node.id, Found { context, version, learner });
     }
     Ok(found)
 }

@@ -3,13 +3,13 @@
 //! cost is per row on both sides of the connection, not per value. So the answers and
 //! edges come one row per map, each column an array (`array_agg`), and are unrolled here.
 
-use super::{qualities, PgStore};
-use crate::analytics::NodeActivity;
+use super::PgStore;
+use crate::analytics::{activity_from, NodeActivity};
 use crate::sql::parse;
 use crate::ts::Ts;
 use crate::{StoreError, StoreResult};
 use chrono::{DateTime, Utc};
-use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
+use pathwise_domain::model::{Edge, ResponseEvent};
 use pathwise_domain::{LearnerId, MindMapId, NodeId};
 use sqlx::Row;
 use uuid::Uuid;
@@ -26,31 +26,7 @@ impl PgStore {
         if let Some(map) = map {
             query = query.bind(map.0);
         }
-        let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-        query
-            .fetch_all(self.reader())
-            .await?
-            .iter()
-            .map(|row| {
-                Ok(NodeActivity {
-                    node: NodeProgress {
-                        id: NodeId(row.try_get("id")?),
-                        mind_map_id: MindMapId(row.try_get("mind_map_id")?),
-                        label: row.try_get("label")?,
-                        depth: row.try_get("depth")?,
-                        sequence: row.try_get("sequence")?,
-                        mastery_score: row.try_get("mastery_score")?,
-                        mastery_status: parse(row.try_get("mastery_status")?)?,
-                        ease_factor: row.try_get("ease_factor")?,
-                        next_review_at: row.try_get("next_review_at")?,
-                        last_reviewed_at: row.try_get("last_reviewed_at")?,
-                    },
-                    recent_qualities: qualities(row.try_get("recent_qualities")?)?,
-                    responses: count(row.try_get("response_count")?)?,
-                    quality_sum: count(row.try_get("quality_sum")?)?,
-                })
-            })
-            .collect()
+        query.fetch_all(self.reader()).await?.iter().map(activity_from).collect()
     }
 
     /// `AnalyticsStore::response_events`: one row per map.

@@ -2,8 +2,8 @@
 //! (`sqlite_read.rs`), whose rows cost far less each than sqlx's.
 
 use super::SqliteStore;
-use crate::analytics::NodeActivity;
-use crate::sqlite_read::{activity_from, edge_from, response_event_from};
+use crate::analytics::{activity_from, NodeActivity};
+use crate::sqlite_read::{edge_from, response_event_from};
 use crate::StoreResult;
 use chrono::{DateTime, Utc};
 use pathwise_domain::model::{Edge, ResponseEvent};
@@ -29,7 +29,7 @@ impl SqliteStore {
         map: Option<MindMapId>,
     ) -> StoreResult<Vec<NodeActivity>> {
         let params = [Some(id(learner.0)), map.map(|m| id(m.0))].into_iter().flatten().collect();
-        self.many_rows.rows(sql, params, activity_from).await
+        self.many_rows.rows(sql, params, |row| activity_from(row)).await
     }
 
     /// `AnalyticsStore::response_events`.
