@@ -120,15 +120,6 @@ macro_rules! analytics_store {
         use crate::analytics::{AnalyticsStore, NodeActivity, NODE_ACTIVITY_COLUMNS};
         use pathwise_domain::model::ResponseEvent;
 
-        /// `sql` with ` AND {column} = $n` appended when there is a map, `n` being the
-        /// next placeholder.
-        fn scoped(sql: &str, column: &str, next: usize, map: Option<MindMapId>) -> String {
-            match map {
-                Some(_) => format!("{sql} AND {column} = ${next}"),
-                None => sql.to_string(),
-            }
-        }
-
         impl AnalyticsStore for $store {
             async fn node_activity(
                 &self,
@@ -136,14 +127,10 @@ macro_rules! analytics_store {
                 map: Option<MindMapId>,
             ) -> StoreResult<Vec<NodeActivity>> {
                 // Unordered: sorted here (`NodeProgress::map_order`), where it costs less.
-                let sql = scoped(
-                    &format!(
-                        "SELECT {NODE_ACTIVITY_COLUMNS} \
-                         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1"
-                    ),
-                    "n.mind_map_id",
-                    2,
-                    map,
+                let sql = format!(
+                    "SELECT {NODE_ACTIVITY_COLUMNS} \
+                     FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1{}",
+                    map_filter(map, "n.mind_map_id", 2)
                 );
                 let mut nodes = self.read_node_activity(sql, learner, map).await?;
                 nodes.sort_unstable_by(|a, b| {
@@ -176,24 +163,17 @@ macro_rules! analytics_store {
                 until: DateTime<Utc>,
                 retained: u8,
             ) -> StoreResult<Vec<(MindMapId, u32, u32)>> {
-                let sql = scoped(
+                let sql = format!(
                     "SELECT r.mind_map_id, COUNT(*) AS reviews, \
                      SUM(CASE WHEN r.quality >= $4 THEN 1 ELSE 0 END) AS retained \
                      FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
                      WHERE m.learner_id = $1 AND r.response_type = 'review' \
-                     AND r.responded_at > $2 AND r.responded_at <= $3",
-                    "r.mind_map_id",
-                    5,
-                    map,
+                     AND r.responded_at > $2 AND r.responded_at <= $3{} GROUP BY r.mind_map_id",
+                    map_filter(map, "r.mind_map_id", 5)
                 );
-                let sql = format!("{sql} GROUP BY r.mind_map_id");
-                let mut query =
-                    sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until)).bind(i32::from(retained));
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
+                let query = sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until)).bind(i32::from(retained));
                 let count = |value: i64| u32::try_from(value).map_err(StoreError::corrupt);
-                query
+                bind_map(query, map)
                     .fetch_all(self.reader())
                     .await?
                     .iter()
@@ -212,23 +192,18 @@ macro_rules! analytics_store {
                 before: NaiveDate,
             ) -> StoreResult<Vec<Snapshot>> {
                 // The first date of each map in the range, then its row by the primary key.
-                let first = scoped(
+                let first = format!(
                     "SELECT mind_map_id, MIN(snapshot_date) AS first_date FROM analytics_snapshots \
-                     WHERE learner_id = $1 AND snapshot_date >= $2 AND snapshot_date < $3",
-                    "mind_map_id",
-                    4,
-                    map,
+                     WHERE learner_id = $1 AND snapshot_date >= $2 AND snapshot_date < $3{} GROUP BY mind_map_id",
+                    map_filter(map, "mind_map_id", 4)
                 );
                 let sql = format!(
                     "SELECT s.mind_map_id, s.learner_id, s.snapshot_date, s.metrics, s.created_at \
-                     FROM analytics_snapshots s JOIN ({first} GROUP BY mind_map_id) f \
+                     FROM analytics_snapshots s JOIN ({first}) f \
                      ON s.mind_map_id = f.mind_map_id AND s.snapshot_date = f.first_date ORDER BY s.mind_map_id"
                 );
-                let mut query = sqlx::query(&sql).bind(learner.0).bind(from).bind(before);
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(snapshot_from_row).collect()
+                let query = sqlx::query(&sql).bind(learner.0).bind(from).bind(before);
+                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(snapshot_from_row).collect()
             }
 
             async fn study_days(

@@ -199,6 +199,16 @@ pub(crate) const TABLES: &[&str] = &[
     "study_days",
 ];
 
+/// ` AND {column} = ${placeholder}` when there is a map, nothing when there is none: how
+/// the reads of one map or of all a learner's maps narrow to one. The caller binds the map
+/// as that placeholder, the last (`bind_map`), when there is one.
+pub(crate) fn map_filter(map: Option<MindMapId>, column: &str, placeholder: usize) -> String {
+    match map {
+        Some(_) => format!(" AND {column} = ${placeholder}"),
+        None => String::new(),
+    }
+}
+
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
 where
     T::Err: std::fmt::Display,
@@ -208,7 +218,7 @@ where
 
 macro_rules! shared_store {
     ($store:ty, $db:ty, $for_update:literal) => {
-        use crate::sql::{node_from, parse, Columns, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
+        use crate::sql::{map_filter, node_from, parse, Columns, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
         use crate::ts::Ts;
         use crate::{Learner, NewResponse, Page, ResponseContext, ResponseDecision, ResponseFilter, Store, StoreError, StoreResult};
         use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
@@ -220,6 +230,15 @@ macro_rules! shared_store {
 
         type DbRow = <$db as sqlx::Database>::Row;
         type Conn = <$db as sqlx::Database>::Connection;
+        type Query<'q> = sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>;
+
+        /// `query` with the map bound, when there is one: the placeholder `map_filter` wrote.
+        fn bind_map(query: Query<'_>, map: Option<MindMapId>) -> Query<'_> {
+            match map {
+                Some(map) => query.bind(map.0),
+                None => query,
+            }
+        }
 
         fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
             Ok(MindMap {
@@ -679,17 +698,14 @@ macro_rules! shared_store {
             }
 
             async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, until: DateTime<Utc>) -> StoreResult<Vec<Node>> {
-                let filter = if map.is_some() { " AND n.mind_map_id = $3" } else { "" };
                 let sql = format!(
                     "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
                      WHERE m.learner_id = $1 AND m.status = 'active' AND n.next_review_at IS NOT NULL \
-                     AND n.next_review_at <= $2{filter} ORDER BY n.next_review_at, n.id"
+                     AND n.next_review_at <= $2{} ORDER BY n.next_review_at, n.id",
+                    map_filter(map, "n.mind_map_id", 3)
                 );
-                let mut query = sqlx::query(&sql).bind(learner.0).bind(Ts(until));
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(node_from).collect()
+                let query = sqlx::query(&sql).bind(learner.0).bind(Ts(until));
+                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(node_from).collect()
             }
 
             async fn record_llm_calls(&self, calls: &[crate::LlmCall]) -> StoreResult<()> {

@@ -385,13 +385,12 @@ macro_rules! loop_store {
             }
 
             async fn list_jobs(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Job>> {
-                let filter = if map.is_some() { " AND mind_map_id = $2" } else { "" };
-                let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE learner_id = $1{filter} ORDER BY run_at, id");
-                let mut query = sqlx::query(&sql).bind(learner.0);
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(job_from_row).collect()
+                let sql = format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs WHERE learner_id = $1{} ORDER BY run_at, id",
+                    map_filter(map, "mind_map_id", 2)
+                );
+                let query = sqlx::query(&sql).bind(learner.0);
+                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(job_from_row).collect()
             }
 
             async fn recurring_jobs(&self) -> StoreResult<Vec<Job>> {
