@@ -20,7 +20,7 @@ use rusqlite::params;
 use std::fmt::Display;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::mpsc;
+use std::sync::{mpsc, OnceLock};
 use std::time::Duration;
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -186,13 +186,17 @@ pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
     }
 }
 
+/// The columns of `CONTEXT_SQL`, asked of SQLite once.
+static CONTEXT_COLUMNS: OnceLock<Vec<String>> = OnceLock::new();
+
 /// Read the node and its history and let the mastery rules decide; writes nothing.
 fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<ResponseDecision> {
     let new = &item.new;
     let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
+    let names = CONTEXT_COLUMNS.get_or_init(|| column_names(&read));
     let mut rows = read.query(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()]).map_err(sqlite_error)?;
     let row = rows.next().map_err(sqlite_error)?.ok_or(StoreError::NotFound("node"))?;
-    let context = context_from(row)?;
+    let context = context_from(&NamedRow { row, names })?;
     check_response_target(new, &context.node)?;
     Ok((item.decide)(&context)?)
 }
@@ -262,15 +266,56 @@ pub(crate) fn time_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<
     Ok(row.get::<_, Option<i64>>(i)?.and_then(|micros| Utc.timestamp_micros(micros).single()))
 }
 
-/// rusqlite's rows read by name, as the shared decoders (`node_from`, `context_from`) read
-/// sqlx's. Text is borrowed from the row, not copied out of it.
-impl Columns for rusqlite::Row<'_> {
+/// A rusqlite row read by name, as the shared decoders (`node_from`, `context_from`) read
+/// sqlx's. `names` are its statement's columns, asked of SQLite once per statement: rusqlite's
+/// own lookup by name asks SQLite again for every column it passes, on every value read.
+/// Text is borrowed from the row, not copied out of it.
+pub(crate) struct NamedRow<'a> {
+    pub(crate) row: &'a rusqlite::Row<'a>,
+    pub(crate) names: &'a [String],
+}
+
+/// A statement's column names, to read its rows by ([`NamedRow`]).
+pub(crate) fn column_names(statement: &rusqlite::Statement) -> Vec<String> {
+    statement.column_names().into_iter().map(String::from).collect()
+}
+
+impl<'a> NamedRow<'a> {
+    fn index(&self, column: &str) -> rusqlite::Result<usize> {
+        let found = self.names.iter().position(|name| name == column);
+        found.ok_or_else(|| rusqlite::Error::InvalidColumnName(column.into()))
+    }
+
+    /// The text in `column`, borrowed from the row.
+    fn text(&self, column: &str) -> StoreResult<&'a str> {
+        let read = || {
+            let index = self.index(column)?;
+            let value = self.row.get_ref(index)?;
+            value.as_str().map_err(|_| rusqlite::Error::InvalidColumnType(index, column.into(), value.data_type()))
+        };
+        read().map_err(sqlite_error)
+    }
+
+    /// An id that may be null.
+    pub(crate) fn maybe_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
+        let read = || {
+            let index = self.index(column)?;
+            match self.row.get_ref(index)? {
+                rusqlite::types::ValueRef::Null => Ok(None),
+                _ => uuid_at(self.row, index).map(Some),
+            }
+        };
+        read().map_err(sqlite_error)
+    }
+}
+
+impl Columns for NamedRow<'_> {
     fn plain<T: Plain>(&self, column: &str) -> StoreResult<T> {
-        self.get(column).map_err(sqlite_error)
+        self.index(column).and_then(|i| self.row.get(i)).map_err(sqlite_error)
     }
 
     fn id(&self, column: &str) -> StoreResult<Uuid> {
-        index_of(self, column).and_then(|i| uuid_at(self, i)).map_err(sqlite_error)
+        self.index(column).and_then(|i| uuid_at(self.row, i)).map_err(sqlite_error)
     }
 
     fn time(&self, column: &str) -> StoreResult<DateTime<Utc>> {
@@ -278,37 +323,23 @@ impl Columns for rusqlite::Row<'_> {
     }
 
     fn maybe_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
-        index_of(self, column).and_then(|i| time_at(self, i)).map_err(sqlite_error)
+        self.index(column).and_then(|i| time_at(self.row, i)).map_err(sqlite_error)
     }
 
     fn word<T: FromStr>(&self, column: &str) -> StoreResult<T>
     where
         T::Err: Display,
     {
-        parse(text(self, column)?)
+        parse(self.text(column)?)
     }
 
     fn metadata(&self, column: &str) -> StoreResult<Metadata> {
-        serde_json::from_str(text(self, column)?).map_err(StoreError::corrupt)
+        serde_json::from_str(self.text(column)?).map_err(StoreError::corrupt)
     }
 
     fn qualities(&self, column: &str) -> StoreResult<Vec<u8>> {
-        qualities_of(text(self, column)?)
+        qualities_of(self.text(column)?)
     }
-}
-
-fn index_of(row: &rusqlite::Row, column: &str) -> rusqlite::Result<usize> {
-    row.as_ref().column_index(column)
-}
-
-/// The text in `column`, borrowed from the row.
-fn text<'r>(row: &'r rusqlite::Row, column: &str) -> StoreResult<&'r str> {
-    let read = || {
-        let index = index_of(row, column)?;
-        let value = row.get_ref(index)?;
-        value.as_str().map_err(|_| rusqlite::Error::InvalidColumnType(index, column.into(), value.data_type()))
-    };
-    read().map_err(sqlite_error)
 }
 
 /// The study day of a response as `study_days` keeps it: its UTC date, `YYYY-MM-DD` (how

@@ -8,10 +8,11 @@
 //! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name
 //! (a node's activity by `analytics::activity_from`, as PostgreSQL's are).
 
-use crate::sqlite_batch::{sqlite_error, time_at, uuid_at};
+use crate::sql::Columns;
+use crate::sqlite_batch::{column_names, sqlite_error, NamedRow};
 use crate::{StoreError, StoreResult};
 use pathwise_domain::model::{Edge, ResponseEvent};
-use pathwise_domain::{EdgeType, MindMapId, NodeId, ResponseType};
+use pathwise_domain::{MindMapId, NodeId};
 use rusqlite::types::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -61,14 +62,15 @@ impl ReadConnections {
         &self,
         sql: String,
         params: Vec<Value>,
-        decode: fn(&rusqlite::Row) -> StoreResult<T>,
+        decode: fn(&NamedRow) -> StoreResult<T>,
     ) -> StoreResult<Vec<T>> {
         self.with(move |db| {
             let mut statement = db.prepare_cached(&sql).map_err(sqlite_error)?;
+            let names = column_names(&statement);
             let mut rows = statement.query(rusqlite::params_from_iter(params)).map_err(sqlite_error)?;
             let mut decoded = Vec::new();
             while let Some(row) = rows.next().map_err(sqlite_error)? {
-                decoded.push(decode(row)?);
+                decoded.push(decode(&NamedRow { row, names: &names })?);
             }
             Ok(decoded)
         })
@@ -97,44 +99,24 @@ impl Inner {
 }
 
 /// A row of `r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at`.
-pub(crate) fn response_event_from(row: &rusqlite::Row) -> StoreResult<ResponseEvent> {
-    let read = || -> rusqlite::Result<(ResponseEvent, i64, String)> {
-        let at = |name: &str| row.as_ref().column_index(name);
-        let session = at("session_id")?;
-        let session_id = match row.get::<_, Option<Vec<u8>>>(session)? {
-            Some(_) => Some(uuid_at(row, session)?),
-            None => None,
-        };
-        let event = ResponseEvent {
-            node_id: NodeId(uuid_at(row, at("node_id")?)?),
-            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
-            quality: 0,
-            response_type: ResponseType::Review,
-            session_id,
-            responded_at: time_at(row, at("responded_at")?)?.unwrap_or_default(),
-        };
-        Ok((event, row.get("quality")?, row.get("response_type")?))
-    };
-    let (mut event, quality, kind) = read().map_err(sqlite_error)?;
-    event.quality = u8::try_from(quality).map_err(StoreError::corrupt)?;
-    event.response_type = crate::sql::parse(&kind)?;
-    Ok(event)
+pub(crate) fn response_event_from(row: &NamedRow) -> StoreResult<ResponseEvent> {
+    Ok(ResponseEvent {
+        node_id: NodeId(row.id("node_id")?),
+        mind_map_id: MindMapId(row.id("mind_map_id")?),
+        quality: u8::try_from(row.plain::<i64>("quality")?).map_err(StoreError::corrupt)?,
+        response_type: row.word("response_type")?,
+        session_id: row.maybe_id("session_id")?,
+        responded_at: row.time("responded_at")?,
+    })
 }
 
 /// A row of `e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at`.
-pub(crate) fn edge_from(row: &rusqlite::Row) -> StoreResult<Edge> {
-    let read = || -> rusqlite::Result<(Edge, String)> {
-        let at = |name: &str| row.as_ref().column_index(name);
-        let edge = Edge {
-            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
-            parent_node_id: NodeId(uuid_at(row, at("parent_node_id")?)?),
-            child_node_id: NodeId(uuid_at(row, at("child_node_id")?)?),
-            edge_type: EdgeType::Prerequisite,
-            created_at: time_at(row, at("created_at")?)?.unwrap_or_default(),
-        };
-        Ok((edge, row.get("edge_type")?))
-    };
-    let (mut edge, kind) = read().map_err(sqlite_error)?;
-    edge.edge_type = crate::sql::parse(&kind)?;
-    Ok(edge)
+pub(crate) fn edge_from(row: &NamedRow) -> StoreResult<Edge> {
+    Ok(Edge {
+        mind_map_id: MindMapId(row.id("mind_map_id")?),
+        parent_node_id: NodeId(row.id("parent_node_id")?),
+        child_node_id: NodeId(row.id("child_node_id")?),
+        edge_type: row.word("edge_type")?,
+        created_at: row.time("created_at")?,
+    })
 }
