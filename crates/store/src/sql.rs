@@ -22,6 +22,9 @@ pub(crate) const NODE_COLUMNS: &str =
     "n.id, n.mind_map_id, n.label, n.description, n.depth, n.effort_minutes, n.sequence, \
      n.mastery_score, n.mastery_status, n.ease_factor, n.repetitions, n.interval_days, n.next_review_at, \
      n.last_reviewed_at, n.metadata, n.created_at, n.updated_at";
+pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
+     r.response_type, r.session_id, r.responded_at";
+
 /// A node from a row of [`NODE_COLUMNS`]: where a node's fields meet its columns, for both
 /// stores and both drivers (sqlx's rows, and rusqlite's on SQLite's response path).
 pub(crate) fn node_from(row: &impl Columns) -> StoreResult<Node> {
@@ -134,9 +137,6 @@ macro_rules! sqlx_columns {
 // SQLite keeps a node's qualities as comma-separated text, PostgreSQL as a `smallint[]`.
 sqlx_columns!(sqlx::sqlite::SqliteRow, crate::sqlite_batch::qualities_of);
 sqlx_columns!(sqlx::postgres::PgRow, crate::postgres::qualities);
-
-pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
-     r.response_type, r.session_id, r.responded_at";
 
 /// The node, its map's status, its version and its recent history in one round trip: what
 /// the response paths read before the rules decide. Both engines accept `$n` (rusqlite
