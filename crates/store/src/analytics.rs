@@ -6,10 +6,11 @@
 //! Each is one query however many maps the learner has; `map` narrows it to one.
 
 use crate::learning_loop::Snapshot;
-use crate::StoreResult;
+use crate::sql::Columns;
+use crate::{StoreError, StoreResult};
 use chrono::{DateTime, NaiveDate, Utc};
 use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
-use pathwise_domain::{LearnerId, MindMapId};
+use pathwise_domain::{LearnerId, MindMapId, NodeId};
 use std::future::Future;
 
 /// A node's progress with what its responses left on it.
@@ -83,28 +84,41 @@ pub trait AnalyticsStore {
     ) -> impl Future<Output = StoreResult<Vec<NaiveDate>>> + Send;
 }
 
-/// The SQL of [`AnalyticsStore`], shared by both stores. Expanded next to `shared_store!`
-/// and `loop_store!`, whose row readers it uses; the backend supplies
-/// `read_node_activity`, which runs the node query its own way (SQLite's reads its many
-/// rows through rusqlite: `sqlite_read.rs`).
-/// The columns of a node's progress and activity, read by name.
+/// The columns of a node's progress and activity, read by name ([`activity_from`]).
 pub(crate) const NODE_ACTIVITY_COLUMNS: &str = "n.id, n.mind_map_id, n.label, n.depth, n.sequence, n.mastery_score, \
      n.mastery_status, n.ease_factor, n.next_review_at, n.last_reviewed_at, n.recent_qualities, n.response_count, \
      n.quality_sum";
 
+/// A node's progress and activity from a row of [`NODE_ACTIVITY_COLUMNS`], for both stores.
+pub(crate) fn activity_from(row: &impl Columns) -> StoreResult<NodeActivity> {
+    let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
+    Ok(NodeActivity {
+        node: NodeProgress {
+            id: NodeId(row.id("id")?),
+            mind_map_id: MindMapId(row.id("mind_map_id")?),
+            label: row.plain("label")?,
+            depth: row.plain("depth")?,
+            sequence: row.plain("sequence")?,
+            mastery_score: row.plain("mastery_score")?,
+            mastery_status: row.word("mastery_status")?,
+            ease_factor: row.plain("ease_factor")?,
+            next_review_at: row.maybe_time("next_review_at")?,
+            last_reviewed_at: row.maybe_time("last_reviewed_at")?,
+        },
+        recent_qualities: row.qualities("recent_qualities")?,
+        responses: count(row.plain("response_count")?)?,
+        quality_sum: count(row.plain("quality_sum")?)?,
+    })
+}
+
+/// The SQL of [`AnalyticsStore`], shared by both stores. Expanded next to `shared_store!`
+/// and `loop_store!`, whose row readers it uses; the backend supplies
+/// `read_node_activity`, which runs the node query its own way (SQLite's reads its many
+/// rows through rusqlite: `sqlite_read.rs`).
 macro_rules! analytics_store {
     ($store:ty) => {
         use crate::analytics::{AnalyticsStore, NodeActivity, NODE_ACTIVITY_COLUMNS};
         use pathwise_domain::model::ResponseEvent;
-
-        /// `sql` with ` AND {column} = $n` appended when there is a map, `n` being the
-        /// next placeholder.
-        fn scoped(sql: &str, column: &str, next: usize, map: Option<MindMapId>) -> String {
-            match map {
-                Some(_) => format!("{sql} AND {column} = ${next}"),
-                None => sql.to_string(),
-            }
-        }
 
         impl AnalyticsStore for $store {
             async fn node_activity(
@@ -113,14 +127,10 @@ macro_rules! analytics_store {
                 map: Option<MindMapId>,
             ) -> StoreResult<Vec<NodeActivity>> {
                 // Unordered: sorted here (`NodeProgress::map_order`), where it costs less.
-                let sql = scoped(
-                    &format!(
-                        "SELECT {NODE_ACTIVITY_COLUMNS} \
-                         FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1"
-                    ),
-                    "n.mind_map_id",
-                    2,
-                    map,
+                let sql = format!(
+                    "SELECT {NODE_ACTIVITY_COLUMNS} \
+                     FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1{}",
+                    map_filter(map, "n.mind_map_id", 2)
                 );
                 let mut nodes = self.read_node_activity(sql, learner, map).await?;
                 nodes.sort_unstable_by(|a, b| {
@@ -153,27 +163,24 @@ macro_rules! analytics_store {
                 until: DateTime<Utc>,
                 retained: u8,
             ) -> StoreResult<Vec<(MindMapId, u32, u32)>> {
-                let sql = scoped(
-                    "SELECT r.mind_map_id, COUNT(*), SUM(CASE WHEN r.quality >= $4 THEN 1 ELSE 0 END) \
+                let sql = format!(
+                    "SELECT r.mind_map_id, COUNT(*) AS reviews, \
+                     SUM(CASE WHEN r.quality >= $4 THEN 1 ELSE 0 END) AS retained \
                      FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
                      WHERE m.learner_id = $1 AND r.response_type = 'review' \
-                     AND r.responded_at > $2 AND r.responded_at <= $3",
-                    "r.mind_map_id",
-                    5,
-                    map,
+                     AND r.responded_at > $2 AND r.responded_at <= $3{} GROUP BY r.mind_map_id",
+                    map_filter(map, "r.mind_map_id", 5)
                 );
-                let sql = format!("{sql} GROUP BY r.mind_map_id");
-                let mut query =
-                    sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until)).bind(i32::from(retained));
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
+                let query = sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until)).bind(i32::from(retained));
                 let count = |value: i64| u32::try_from(value).map_err(StoreError::corrupt);
-                query
+                bind_map(query, map)
                     .fetch_all(self.reader())
                     .await?
                     .iter()
-                    .map(|row| Ok((MindMapId(row.try_get(0)?), count(row.try_get(1)?)?, count(row.try_get(2)?)?)))
+                    .map(|row| {
+                        let map = MindMapId(row.try_get("mind_map_id")?);
+                        Ok((map, count(row.try_get("reviews")?)?, count(row.try_get("retained")?)?))
+                    })
                     .collect()
             }
 
@@ -185,23 +192,18 @@ macro_rules! analytics_store {
                 before: NaiveDate,
             ) -> StoreResult<Vec<Snapshot>> {
                 // The first date of each map in the range, then its row by the primary key.
-                let first = scoped(
+                let first = format!(
                     "SELECT mind_map_id, MIN(snapshot_date) AS first_date FROM analytics_snapshots \
-                     WHERE learner_id = $1 AND snapshot_date >= $2 AND snapshot_date < $3",
-                    "mind_map_id",
-                    4,
-                    map,
+                     WHERE learner_id = $1 AND snapshot_date >= $2 AND snapshot_date < $3{} GROUP BY mind_map_id",
+                    map_filter(map, "mind_map_id", 4)
                 );
                 let sql = format!(
                     "SELECT s.mind_map_id, s.learner_id, s.snapshot_date, s.metrics, s.created_at \
-                     FROM analytics_snapshots s JOIN ({first} GROUP BY mind_map_id) f \
+                     FROM analytics_snapshots s JOIN ({first}) f \
                      ON s.mind_map_id = f.mind_map_id AND s.snapshot_date = f.first_date ORDER BY s.mind_map_id"
                 );
-                let mut query = sqlx::query(&sql).bind(learner.0).bind(from).bind(before);
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(snapshot_from_row).collect()
+                let query = sqlx::query(&sql).bind(learner.0).bind(from).bind(before);
+                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(snapshot_from_row).collect()
             }
 
             async fn study_days(

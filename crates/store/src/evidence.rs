@@ -91,10 +91,10 @@ macro_rules! evidence_store {
                 .await?;
                 row.map(|row| {
                     Ok(StoredReply {
-                        fingerprint: row.try_get(0)?,
-                        status: u16::try_from(row.try_get::<i32, _>(1)?).map_err(StoreError::corrupt)?,
-                        body: row.try_get(2)?,
-                        created_at: row.try_get::<Ts, _>(3)?.0,
+                        fingerprint: row.try_get("fingerprint")?,
+                        status: u16::try_from(row.try_get::<i32, _>("status")?).map_err(StoreError::corrupt)?,
+                        body: row.try_get("body")?,
+                        created_at: row.try_get::<Ts, _>("created_at")?.0,
                     })
                 })
                 .transpose()

@@ -3,9 +3,8 @@
 mod groups;
 mod live_reads;
 
-use crate::sql::{check_response_target, shared_store, COMPLETE_MAP_SQL, CONTEXT_SQL};
+use crate::sql::{check_response_target, context_from, shared_store, COMPLETE_MAP_SQL, CONTEXT_SQL};
 use groups::{too_many_attempts, ResponseGroups, MAX_ATTEMPTS};
-use pathwise_domain::mastery::RecentHistory;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 use std::sync::Arc;
@@ -19,11 +18,6 @@ crate::sql_sessions::sessions_store!(PgStore);
 crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
 crate::evidence::evidence_store!(PgStore);
 crate::analytics::analytics_store!(PgStore);
-
-/// A node's recent qualities as PostgreSQL keeps them: a `smallint[]`.
-fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
-    qualities(row.try_get(i)?)
-}
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -135,13 +129,10 @@ async fn read_context<'e>(
         .fetch_optional(executor)
         .await?
         .ok_or(StoreError::NotFound("node"))?;
-    let node = node_from_row(&row)?;
-    check_response_target(new, &node)?;
-    let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-    let version: i64 = row.try_get(18)?;
-    let history =
-        RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
-    Ok((ResponseContext { map_status, node, history }, version))
+    let context = context_from(&row)?;
+    check_response_target(new, &context.node)?;
+    let version: i64 = row.try_get("version")?;
+    Ok((context, version))
 }
 
 /// One response on its own: read, decide, write guarded by the node's version, and when
@@ -230,6 +221,7 @@ pub(crate) fn duplicate_key(error: sqlx::Error) -> StoreError {
     }
 }
 
-fn qualities(values: Vec<i16>) -> StoreResult<Vec<u8>> {
+/// A node's recent qualities as PostgreSQL keeps them: a `smallint[]`.
+pub(crate) fn qualities(values: Vec<i16>) -> StoreResult<Vec<u8>> {
     values.into_iter().map(|q| u8::try_from(q).map_err(StoreError::corrupt)).collect()
 }

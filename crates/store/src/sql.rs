@@ -3,7 +3,19 @@
 //! [`shared_store!`]; each backend supplies its pools, how it opens a write transaction, its
 //! row-lock clause and its hot response path.
 
-/// Column lists, in the order the row readers expect.
+use crate::ts::Ts;
+use crate::{ResponseContext, StoreResult};
+use chrono::{DateTime, Utc};
+use pathwise_domain::mastery::RecentHistory;
+use pathwise_domain::model::{Metadata, Node};
+use pathwise_domain::{MindMapId, NodeId};
+use sqlx::types::Json;
+use sqlx::Row;
+use std::fmt::Display;
+use std::str::FromStr;
+use uuid::Uuid;
+
+/// Column lists: the row readers read them by name.
 pub(crate) const MAP_COLUMNS: &str =
     "m.id, m.learner_id, m.title, m.root_node_id, m.status, m.metadata, m.created_at, m.updated_at";
 pub(crate) const NODE_COLUMNS: &str =
@@ -13,12 +25,125 @@ pub(crate) const NODE_COLUMNS: &str =
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
      r.response_type, r.session_id, r.responded_at";
 
+/// A node from a row of [`NODE_COLUMNS`]: where a node's fields meet its columns, for both
+/// stores and both drivers (sqlx's rows, and rusqlite's on SQLite's response path).
+pub(crate) fn node_from(row: &impl Columns) -> StoreResult<Node> {
+    Ok(Node {
+        id: NodeId(row.id("id")?),
+        mind_map_id: MindMapId(row.id("mind_map_id")?),
+        label: row.plain("label")?,
+        description: row.plain("description")?,
+        depth: row.plain("depth")?,
+        effort_minutes: row.plain("effort_minutes")?,
+        sequence: row.plain("sequence")?,
+        mastery_score: row.plain("mastery_score")?,
+        mastery_status: row.word("mastery_status")?,
+        ease_factor: row.plain("ease_factor")?,
+        repetitions: row.plain("repetitions")?,
+        interval_days: row.plain("interval_days")?,
+        next_review_at: row.maybe_time("next_review_at")?,
+        last_reviewed_at: row.maybe_time("last_reviewed_at")?,
+        metadata: row.metadata("metadata")?,
+        created_at: row.time("created_at")?,
+        updated_at: row.time("updated_at")?,
+    })
+}
+
+/// What the mastery rules read, from a row of [`CONTEXT_SQL`]'s columns.
+pub(crate) fn context_from(row: &impl Columns) -> StoreResult<ResponseContext> {
+    Ok(ResponseContext {
+        node: node_from(row)?,
+        map_status: row.word("map_status")?,
+        history: RecentHistory {
+            qualities: row.qualities("recent_qualities")?,
+            review_qualities: row.qualities("recent_review_qualities")?,
+        },
+    })
+}
+
+/// A value both drivers decode alike: a number, a flag or text, or one that may be null.
+pub(crate) trait Plain:
+    rusqlite::types::FromSql
+    + for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+    + sqlx::Type<sqlx::Sqlite>
+    + for<'r> sqlx::Decode<'r, sqlx::Postgres>
+    + sqlx::Type<sqlx::Postgres>
+{
+}
+
+impl<T> Plain for T where
+    T: rusqlite::types::FromSql
+        + for<'r> sqlx::Decode<'r, sqlx::Sqlite>
+        + sqlx::Type<sqlx::Sqlite>
+        + for<'r> sqlx::Decode<'r, sqlx::Postgres>
+        + sqlx::Type<sqlx::Postgres>
+{
+}
+
+/// A row read by column name, each value the way its driver and database keep it, so that
+/// a decoder is written once for all of them ([`node_from`]).
+pub(crate) trait Columns {
+    fn plain<T: Plain>(&self, column: &str) -> StoreResult<T>;
+    fn id(&self, column: &str) -> StoreResult<Uuid>;
+    fn time(&self, column: &str) -> StoreResult<DateTime<Utc>>;
+    fn maybe_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>>;
+    /// A word of a closed vocabulary (a status, a type), parsed.
+    fn word<T: FromStr>(&self, column: &str) -> StoreResult<T>
+    where
+        T::Err: Display;
+    fn metadata(&self, column: &str) -> StoreResult<Metadata>;
+    /// The qualities a node keeps of its latest responses, newest first.
+    fn qualities(&self, column: &str) -> StoreResult<Vec<u8>>;
+}
+
+/// [`Columns`] for sqlx's rows of one database, whose node histories `$qualities` reads.
+macro_rules! sqlx_columns {
+    ($row:ty, $qualities:path) => {
+        impl Columns for $row {
+            fn plain<T: Plain>(&self, column: &str) -> StoreResult<T> {
+                Ok(self.try_get(column)?)
+            }
+
+            fn id(&self, column: &str) -> StoreResult<Uuid> {
+                Ok(self.try_get(column)?)
+            }
+
+            fn time(&self, column: &str) -> StoreResult<DateTime<Utc>> {
+                Ok(self.try_get::<Ts, _>(column)?.0)
+            }
+
+            fn maybe_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
+                Ok(self.try_get::<Option<Ts>, _>(column)?.map(|t| t.0))
+            }
+
+            fn word<T: FromStr>(&self, column: &str) -> StoreResult<T>
+            where
+                T::Err: Display,
+            {
+                parse(self.try_get(column)?)
+            }
+
+            fn metadata(&self, column: &str) -> StoreResult<Metadata> {
+                Ok(self.try_get::<Json<Metadata>, _>(column)?.0)
+            }
+
+            fn qualities(&self, column: &str) -> StoreResult<Vec<u8>> {
+                $qualities(self.try_get(column)?)
+            }
+        }
+    };
+}
+
+// SQLite keeps a node's qualities as comma-separated text, PostgreSQL as a `smallint[]`.
+sqlx_columns!(sqlx::sqlite::SqliteRow, crate::sqlite_batch::qualities_of);
+sqlx_columns!(sqlx::postgres::PgRow, crate::postgres::qualities);
+
 /// The node, its map's status, its version and its recent history in one round trip: what
 /// the response paths read before the rules decide. Both engines accept `$n` (rusqlite
-/// numbers `$1`, `$2` in order of appearance).
+/// numbers `$1`, `$2` in order of appearance). Read by [`context_from`].
 pub(crate) static CONTEXT_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities \
+        "SELECT {NODE_COLUMNS}, m.status AS map_status, n.version, n.recent_qualities, n.recent_review_qualities \
          FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2"
     )
 });
@@ -74,6 +199,16 @@ pub(crate) const TABLES: &[&str] = &[
     "study_days",
 ];
 
+/// ` AND {column} = ${placeholder}` when there is a map, nothing when there is none: how
+/// the reads of one map or of all a learner's maps narrow to one. The caller binds the map
+/// as that placeholder, the last (`bind_map`), when there is one.
+pub(crate) fn map_filter(map: Option<MindMapId>, column: &str, placeholder: usize) -> String {
+    match map {
+        Some(_) => format!(" AND {column} = ${placeholder}"),
+        None => String::new(),
+    }
+}
+
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
 where
     T::Err: std::fmt::Display,
@@ -83,7 +218,7 @@ where
 
 macro_rules! shared_store {
     ($store:ty, $db:ty, $for_update:literal) => {
-        use crate::sql::{parse, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
+        use crate::sql::{map_filter, node_from, parse, Columns, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
         use crate::ts::Ts;
         use crate::{Learner, NewResponse, Page, ResponseContext, ResponseDecision, ResponseFilter, Store, StoreError, StoreResult};
         use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
@@ -95,76 +230,62 @@ macro_rules! shared_store {
 
         type DbRow = <$db as sqlx::Database>::Row;
         type Conn = <$db as sqlx::Database>::Connection;
+        type Query<'q> = sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>;
+
+        /// `query` with the map bound, when there is one: the placeholder `map_filter` wrote.
+        fn bind_map(query: Query<'_>, map: Option<MindMapId>) -> Query<'_> {
+            match map {
+                Some(map) => query.bind(map.0),
+                None => query,
+            }
+        }
 
         fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
             Ok(MindMap {
-                id: MindMapId(row.try_get(0)?),
-                learner_id: LearnerId(row.try_get(1)?),
-                title: row.try_get(2)?,
-                root_node_id: row.try_get::<Option<uuid::Uuid>, _>(3)?.map(NodeId),
-                status: parse(&row.try_get::<String, _>(4)?)?,
-                metadata: row.try_get::<Json<Metadata>, _>(5)?.0,
-                created_at: row.try_get::<Ts, _>(6)?.0,
-                updated_at: row.try_get::<Ts, _>(7)?.0,
-            })
-        }
-
-        fn node_from_row(row: &DbRow) -> StoreResult<Node> {
-            Ok(Node {
-                id: NodeId(row.try_get(0)?),
-                mind_map_id: MindMapId(row.try_get(1)?),
-                label: row.try_get(2)?,
-                description: row.try_get(3)?,
-                depth: row.try_get(4)?,
-                effort_minutes: row.try_get(5)?,
-                sequence: row.try_get(6)?,
-                mastery_score: row.try_get(7)?,
-                mastery_status: parse(&row.try_get::<String, _>(8)?)?,
-                ease_factor: row.try_get(9)?,
-                repetitions: row.try_get(10)?,
-                interval_days: row.try_get(11)?,
-                next_review_at: row.try_get::<Option<Ts>, _>(12)?.map(|t| t.0),
-                last_reviewed_at: row.try_get::<Option<Ts>, _>(13)?.map(|t| t.0),
-                metadata: row.try_get::<Json<Metadata>, _>(14)?.0,
-                created_at: row.try_get::<Ts, _>(15)?.0,
-                updated_at: row.try_get::<Ts, _>(16)?.0,
+                id: MindMapId(row.try_get("id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                title: row.try_get("title")?,
+                root_node_id: row.try_get::<Option<uuid::Uuid>, _>("root_node_id")?.map(NodeId),
+                status: parse(row.try_get::<&str, _>("status")?)?,
+                metadata: row.try_get::<Json<Metadata>, _>("metadata")?.0,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 
         fn edge_from_row(row: &DbRow) -> StoreResult<Edge> {
             Ok(Edge {
-                mind_map_id: MindMapId(row.try_get(0)?),
-                parent_node_id: NodeId(row.try_get(1)?),
-                child_node_id: NodeId(row.try_get(2)?),
-                edge_type: parse(&row.try_get::<String, _>(3)?)?,
-                created_at: row.try_get::<Ts, _>(4)?.0,
+                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
+                parent_node_id: NodeId(row.try_get("parent_node_id")?),
+                child_node_id: NodeId(row.try_get("child_node_id")?),
+                edge_type: parse(row.try_get::<&str, _>("edge_type")?)?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 
         fn response_from_row(row: &DbRow) -> StoreResult<QuizResponse> {
-            let quality: i32 = row.try_get(5)?;
+            let quality: i32 = row.try_get("quality")?;
             Ok(QuizResponse {
-                id: ResponseId(row.try_get(0)?),
-                node_id: NodeId(row.try_get(1)?),
-                mind_map_id: MindMapId(row.try_get(2)?),
-                question_text: row.try_get(3)?,
-                user_answer: row.try_get(4)?,
+                id: ResponseId(row.try_get("id")?),
+                node_id: NodeId(row.try_get("node_id")?),
+                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
+                question_text: row.try_get("question_text")?,
+                user_answer: row.try_get("user_answer")?,
                 quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
-                response_type: parse(&row.try_get::<String, _>(6)?)?,
-                session_id: row.try_get(7)?,
-                responded_at: row.try_get::<Ts, _>(8)?.0,
+                response_type: parse(row.try_get::<&str, _>("response_type")?)?,
+                session_id: row.try_get("session_id")?,
+                responded_at: row.try_get::<Ts, _>("responded_at")?.0,
             })
         }
 
         fn learner_from_row(row: &DbRow) -> StoreResult<Learner> {
             Ok(Learner {
-                id: LearnerId(row.try_get(0)?),
-                name: row.try_get(1)?,
-                is_local: row.try_get(2)?,
-                created_at: row.try_get::<Ts, _>(3)?.0,
+                id: LearnerId(row.try_get("id")?),
+                name: row.try_get("name")?,
+                is_local: row.try_get("is_local")?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
-
 
         async fn load_aggregate(conn: &mut Conn, learner: LearnerId, id: MindMapId, lock: bool) -> StoreResult<Option<MapAggregate>> {
             let sql = format!(
@@ -181,7 +302,7 @@ macro_rules! shared_store {
                 .fetch_all(&mut *conn)
                 .await?
                 .iter()
-                .map(node_from_row)
+                .map(node_from)
                 .collect::<StoreResult<Vec<_>>>()?;
             nodes.sort_unstable_by(Node::map_order);
             let mut edges = sqlx::query(
@@ -480,7 +601,7 @@ macro_rules! shared_store {
                     .fetch_all(self.reader())
                     .await?
                     .iter()
-                    .map(node_from_row)
+                    .map(node_from)
                     .collect()
             }
 
@@ -495,7 +616,7 @@ macro_rules! shared_store {
                     .fetch_optional(self.reader())
                     .await?
                     .as_ref()
-                    .map(node_from_row)
+                    .map(node_from)
                     .transpose()
             }
 
@@ -567,27 +688,24 @@ macro_rules! shared_store {
                 .await?;
                 let mut out: HashMap<NodeId, Vec<u8>> = HashMap::new();
                 for row in rows {
-                    let mut qualities = history_at(&row, 1)?;
+                    let mut qualities = row.qualities("recent_qualities")?;
                     qualities.truncate(usize::try_from(per_node).unwrap_or(0));
                     if !qualities.is_empty() {
-                        out.insert(NodeId(row.try_get(0)?), qualities);
+                        out.insert(NodeId(row.try_get("id")?), qualities);
                     }
                 }
                 Ok(out)
             }
 
             async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, until: DateTime<Utc>) -> StoreResult<Vec<Node>> {
-                let filter = if map.is_some() { " AND n.mind_map_id = $3" } else { "" };
                 let sql = format!(
                     "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
                      WHERE m.learner_id = $1 AND m.status = 'active' AND n.next_review_at IS NOT NULL \
-                     AND n.next_review_at <= $2{filter} ORDER BY n.next_review_at, n.id"
+                     AND n.next_review_at <= $2{} ORDER BY n.next_review_at, n.id",
+                    map_filter(map, "n.mind_map_id", 3)
                 );
-                let mut query = sqlx::query(&sql).bind(learner.0).bind(Ts(until));
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(node_from_row).collect()
+                let query = sqlx::query(&sql).bind(learner.0).bind(Ts(until));
+                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(node_from).collect()
             }
 
             async fn record_llm_calls(&self, calls: &[crate::LlmCall]) -> StoreResult<()> {
@@ -612,8 +730,8 @@ macro_rules! shared_store {
 
             async fn llm_usage(&self, learner: LearnerId, since: Option<DateTime<Utc>>) -> StoreResult<Vec<crate::OperationUsage>> {
                 let mut query = QueryBuilder::<$db>::new(
-                    "SELECT operation, COUNT(*), CAST(SUM(prompt_tokens) AS BIGINT), CAST(SUM(completion_tokens) AS BIGINT) \
-                     FROM llm_calls WHERE learner_id = ",
+                    "SELECT operation, COUNT(*) AS calls, CAST(SUM(prompt_tokens) AS BIGINT) AS prompt_tokens, \
+                     CAST(SUM(completion_tokens) AS BIGINT) AS completion_tokens FROM llm_calls WHERE learner_id = ",
                 );
                 query.push_bind(learner.0);
                 if let Some(since) = since {
@@ -628,10 +746,10 @@ macro_rules! shared_store {
                     .iter()
                     .map(|row| {
                         Ok(crate::OperationUsage {
-                            operation: row.try_get(0)?,
-                            calls: count(row.try_get(1)?)?,
-                            prompt_tokens: count(row.try_get(2)?)?,
-                            completion_tokens: count(row.try_get(3)?)?,
+                            operation: row.try_get("operation")?,
+                            calls: count(row.try_get("calls")?)?,
+                            prompt_tokens: count(row.try_get("prompt_tokens")?)?,
+                            completion_tokens: count(row.try_get("completion_tokens")?)?,
                         })
                     })
                     .collect()

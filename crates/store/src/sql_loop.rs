@@ -34,59 +34,59 @@ macro_rules! loop_store {
 
         fn flow_from_row(row: &DbRow) -> StoreResult<Flow> {
             Ok(Flow {
-                id: FlowId(row.try_get(0)?),
-                learner_id: LearnerId(row.try_get(1)?),
-                topic: row.try_get(2)?,
-                goal: row.try_get(3)?,
-                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>(4)?.map(MindMapId),
-                status: parse(&row.try_get::<String, _>(5)?)?,
-                version: row.try_get(6)?,
-                session_count: row.try_get(7)?,
-                state: row.try_get::<Json<FlowState>, _>(8)?.0,
-                started_at: row.try_get::<Ts, _>(9)?.0,
-                last_session_at: row.try_get::<Ts, _>(10)?.0,
+                id: FlowId(row.try_get("id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                topic: row.try_get("topic")?,
+                goal: row.try_get("goal")?,
+                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>("mind_map_id")?.map(MindMapId),
+                status: parse(row.try_get::<&str, _>("status")?)?,
+                version: row.try_get("version")?,
+                session_count: row.try_get("session_count")?,
+                state: row.try_get::<Json<FlowState>, _>("state")?.0,
+                started_at: row.try_get::<Ts, _>("started_at")?.0,
+                last_session_at: row.try_get::<Ts, _>("last_session_at")?.0,
             })
         }
 
         fn job_from_row(row: &DbRow) -> StoreResult<Job> {
             Ok(Job {
-                id: JobId(row.try_get(0)?),
-                kind: parse(&row.try_get::<String, _>(1)?)?,
-                name: row.try_get(2)?,
-                learner_id: row.try_get::<Option<uuid::Uuid>, _>(3)?.map(LearnerId),
-                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>(4)?.map(MindMapId),
-                node_id: row.try_get::<Option<uuid::Uuid>, _>(5)?.map(NodeId),
-                payload: row.try_get::<Json<serde_json::Value>, _>(6)?.0,
-                cron: row.try_get(7)?,
-                run_at: row.try_get::<Ts, _>(8)?.0,
-                expires_at: row.try_get::<Option<Ts>, _>(9)?.map(|t| t.0),
-                attempts: row.try_get(10)?,
-                last_error: row.try_get(11)?,
-                created_at: row.try_get::<Ts, _>(12)?.0,
+                id: JobId(row.try_get("id")?),
+                kind: parse(row.try_get::<&str, _>("kind")?)?,
+                name: row.try_get("name")?,
+                learner_id: row.try_get::<Option<uuid::Uuid>, _>("learner_id")?.map(LearnerId),
+                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>("mind_map_id")?.map(MindMapId),
+                node_id: row.try_get::<Option<uuid::Uuid>, _>("node_id")?.map(NodeId),
+                payload: row.try_get::<Json<serde_json::Value>, _>("payload")?.0,
+                cron: row.try_get("cron")?,
+                run_at: row.try_get::<Ts, _>("run_at")?.0,
+                expires_at: row.try_get::<Option<Ts>, _>("expires_at")?.map(|t| t.0),
+                attempts: row.try_get("attempts")?,
+                last_error: row.try_get("last_error")?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 
         fn run_from_row(row: &DbRow) -> StoreResult<JobRun> {
             Ok(JobRun {
-                job_id: JobId(row.try_get(0)?),
-                kind: parse(&row.try_get::<String, _>(1)?)?,
-                learner_id: row.try_get::<Option<uuid::Uuid>, _>(2)?.map(LearnerId),
-                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>(3)?.map(MindMapId),
-                scheduled_for: row.try_get::<Ts, _>(4)?.0,
-                worker: row.try_get(5)?,
-                outcome: parse(&row.try_get::<String, _>(6)?)?,
-                detail: row.try_get(7)?,
-                finished_at: row.try_get::<Ts, _>(8)?.0,
+                job_id: JobId(row.try_get("job_id")?),
+                kind: parse(row.try_get::<&str, _>("kind")?)?,
+                learner_id: row.try_get::<Option<uuid::Uuid>, _>("learner_id")?.map(LearnerId),
+                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>("mind_map_id")?.map(MindMapId),
+                scheduled_for: row.try_get::<Ts, _>("scheduled_for")?.0,
+                worker: row.try_get("worker")?,
+                outcome: parse(row.try_get::<&str, _>("outcome")?)?,
+                detail: row.try_get("detail")?,
+                finished_at: row.try_get::<Ts, _>("finished_at")?.0,
             })
         }
 
         fn snapshot_from_row(row: &DbRow) -> StoreResult<Snapshot> {
             Ok(Snapshot {
-                mind_map_id: MindMapId(row.try_get(0)?),
-                learner_id: LearnerId(row.try_get(1)?),
-                snapshot_date: row.try_get::<NaiveDate, _>(2)?,
-                metrics: row.try_get::<Json<serde_json::Value>, _>(3)?.0,
-                created_at: row.try_get::<Ts, _>(4)?.0,
+                mind_map_id: MindMapId(row.try_get("mind_map_id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                snapshot_date: row.try_get::<NaiveDate, _>("snapshot_date")?,
+                metrics: row.try_get::<Json<serde_json::Value>, _>("metrics")?.0,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 
@@ -363,7 +363,10 @@ macro_rules! loop_store {
                     .fetch_all(&mut *tx)
                     .await?
                     .iter()
-                    .map(|row| Ok((NodeId(row.try_get(0)?), row.try_get::<Option<Ts>, _>(1)?.map(|t| t.0))))
+                    .map(|row| {
+                        let next_review_at = row.try_get::<Option<Ts>, _>("next_review_at")?.map(|t| t.0);
+                        Ok((NodeId(row.try_get("id")?), next_review_at))
+                    })
                     .collect::<StoreResult<Vec<_>>>()?;
                 let jobs = plan(&ReviewDue { map_status: parse(&status)?, nodes });
                 sqlx::query(
@@ -382,13 +385,12 @@ macro_rules! loop_store {
             }
 
             async fn list_jobs(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Job>> {
-                let filter = if map.is_some() { " AND mind_map_id = $2" } else { "" };
-                let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE learner_id = $1{filter} ORDER BY run_at, id");
-                let mut query = sqlx::query(&sql).bind(learner.0);
-                if let Some(map) = map {
-                    query = query.bind(map.0);
-                }
-                query.fetch_all(self.reader()).await?.iter().map(job_from_row).collect()
+                let sql = format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs WHERE learner_id = $1{} ORDER BY run_at, id",
+                    map_filter(map, "mind_map_id", 2)
+                );
+                let query = sqlx::query(&sql).bind(learner.0);
+                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(job_from_row).collect()
             }
 
             async fn recurring_jobs(&self) -> StoreResult<Vec<Job>> {
@@ -414,10 +416,10 @@ macro_rules! loop_store {
                     .fetch_optional(self.reader())
                     .await?;
                 let Some(row) = row else { return Ok(Preferences::default()) };
-                let cap: Option<i32> = row.try_get(0)?;
+                let cap: Option<i32> = row.try_get("daily_review_cap")?;
                 Ok(Preferences {
                     daily_review_cap: cap.map(u32::try_from).transpose().map_err(StoreError::corrupt)?,
-                    srs_scheduler: parse(&row.try_get::<String, _>(1)?)?,
+                    srs_scheduler: parse(row.try_get::<&str, _>("srs_scheduler")?)?,
                 })
             }
 
@@ -430,8 +432,11 @@ macro_rules! loop_store {
                 .bind(learner.0)
                 .fetch_optional(self.reader())
                 .await?;
-                row.map(|r| Ok(crate::learning_loop::NodeFsrs { stability: r.try_get(0)?, difficulty: r.try_get(1)? }))
-                    .transpose()
+                row.map(|r| {
+                    let (stability, difficulty) = (r.try_get("stability")?, r.try_get("difficulty")?);
+                    Ok(crate::learning_loop::NodeFsrs { stability, difficulty })
+                })
+                .transpose()
             }
 
             async fn apply_fsrs(

@@ -13,38 +13,38 @@ macro_rules! sessions_store {
 
         fn session_from_row(row: &DbRow) -> StoreResult<SessionRecord> {
             Ok(SessionRecord {
-                id: SessionId(row.try_get(0)?),
-                learner_id: LearnerId(row.try_get(1)?),
-                session_type: parse(&row.try_get::<String, _>(2)?)?,
-                status: parse(&row.try_get::<String, _>(3)?)?,
-                version: row.try_get(4)?,
-                title: row.try_get(5)?,
-                config: row.try_get::<Json<serde_json::Value>, _>(6)?.0,
-                state: row.try_get::<Json<serde_json::Value>, _>(7)?.0,
-                lease_owner: row.try_get(8)?,
-                lease_until: row.try_get::<Option<Ts>, _>(9)?.map(|t| t.0),
-                created_at: row.try_get::<Ts, _>(10)?.0,
-                updated_at: row.try_get::<Ts, _>(11)?.0,
+                id: SessionId(row.try_get("id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                session_type: parse(row.try_get::<&str, _>("session_type")?)?,
+                status: parse(row.try_get::<&str, _>("status")?)?,
+                version: row.try_get("version")?,
+                title: row.try_get("title")?,
+                config: row.try_get::<Json<serde_json::Value>, _>("config")?.0,
+                state: row.try_get::<Json<serde_json::Value>, _>("state")?.0,
+                lease_owner: row.try_get("lease_owner")?,
+                lease_until: row.try_get::<Option<Ts>, _>("lease_until")?.map(|t| t.0),
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 
         fn session_event_from_row(row: &DbRow) -> StoreResult<SessionEvent> {
             Ok(SessionEvent {
-                seq: row.try_get(0)?,
-                kind: SessionEventKind::parse(&row.try_get::<String, _>(1)?).map_err(StoreError::corrupt)?,
-                payload: row.try_get::<Json<serde_json::Value>, _>(2)?.0,
-                created_at: row.try_get::<Ts, _>(3)?.0,
+                seq: row.try_get("seq")?,
+                kind: SessionEventKind::parse(row.try_get::<&str, _>("kind")?).map_err(StoreError::corrupt)?,
+                payload: row.try_get::<Json<serde_json::Value>, _>("payload")?.0,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 
         fn session_message_from_row(row: &DbRow) -> StoreResult<SessionMessage> {
             Ok(SessionMessage {
-                seq: row.try_get(0)?,
-                role: row.try_get(1)?,
-                content: row.try_get(2)?,
-                tool_calls: row.try_get::<Json<serde_json::Value>, _>(3)?.0,
-                tool_call_id: row.try_get(4)?,
-                created_at: row.try_get::<Ts, _>(5)?.0,
+                seq: row.try_get("seq")?,
+                role: row.try_get("role")?,
+                content: row.try_get("content")?,
+                tool_calls: row.try_get::<Json<serde_json::Value>, _>("tool_calls")?.0,
+                tool_call_id: row.try_get("tool_call_id")?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 

@@ -24,93 +24,97 @@ macro_rules! tutor_store {
 
         fn course_from_row(row: &DbRow, with_pack: bool) -> StoreResult<CourseRecord> {
             Ok(CourseRecord {
-                id: row.try_get(0)?,
-                title: row.try_get(1)?,
-                pack: if with_pack { row.try_get::<Json<serde_json::Value>, _>(7)?.0 } else { serde_json::Value::Null },
-                content_hash: row.try_get(2)?,
-                builtin: row.try_get(3)?,
-                unit_count: row.try_get(4)?,
-                question_count: row.try_get(5)?,
-                imported_at: row.try_get::<Ts, _>(6)?.0,
+                id: row.try_get("id")?,
+                title: row.try_get("title")?,
+                pack: if with_pack {
+                    row.try_get::<Json<serde_json::Value>, _>("pack")?.0
+                } else {
+                    serde_json::Value::Null
+                },
+                content_hash: row.try_get("content_hash")?,
+                builtin: row.try_get("builtin")?,
+                unit_count: row.try_get("unit_count")?,
+                question_count: row.try_get("question_count")?,
+                imported_at: row.try_get::<Ts, _>("imported_at")?.0,
             })
         }
 
         fn tutor_snapshot_from_row(row: &DbRow) -> StoreResult<SnapshotRecord> {
             Ok(SnapshotRecord {
-                learner_id: LearnerId(row.try_get(0)?),
-                course_id: row.try_get(1)?,
-                snapshot: row.try_get::<Json<serde_json::Value>, _>(2)?.0,
-                version: row.try_get(3)?,
-                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>(4)?.map(MindMapId),
-                updated_at: row.try_get::<Ts, _>(5)?.0,
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                course_id: row.try_get("course_id")?,
+                snapshot: row.try_get::<Json<serde_json::Value>, _>("snapshot")?.0,
+                version: row.try_get("version")?,
+                mind_map_id: row.try_get::<Option<uuid::Uuid>, _>("mind_map_id")?.map(MindMapId),
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 
         fn thread_from_row(row: &DbRow) -> StoreResult<ThreadRecord> {
             Ok(ThreadRecord {
-                id: ThreadId(row.try_get(0)?),
-                learner_id: LearnerId(row.try_get(1)?),
-                course_id: row.try_get(2)?,
-                title: row.try_get(3)?,
-                last_action: row.try_get(4)?,
-                message_count: row.try_get(5)?,
-                created_at: row.try_get::<Ts, _>(6)?.0,
-                updated_at: row.try_get::<Ts, _>(7)?.0,
+                id: ThreadId(row.try_get("id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                course_id: row.try_get("course_id")?,
+                title: row.try_get("title")?,
+                last_action: row.try_get("last_action")?,
+                message_count: row.try_get("message_count")?,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 
         fn tutor_message_from_row(row: &DbRow) -> StoreResult<TutorMessageRecord> {
             Ok(TutorMessageRecord {
-                seq: row.try_get(0)?,
-                id: row.try_get(1)?,
-                role: row.try_get(2)?,
-                text: row.try_get(3)?,
-                latex: row.try_get(4)?,
-                card: row.try_get::<Option<Json<serde_json::Value>>, _>(5)?.map(|j| j.0),
-                exam_question_id: row.try_get(6)?,
-                turn_id: row.try_get::<Option<uuid::Uuid>, _>(7)?.map(TurnId),
-                created_at: row.try_get::<Ts, _>(8)?.0,
-                outcome: row.try_get::<Option<Json<serde_json::Value>>, _>(9)?.map(|j| j.0),
+                seq: row.try_get("seq")?,
+                id: row.try_get("id")?,
+                role: row.try_get("role")?,
+                text: row.try_get("text")?,
+                latex: row.try_get("latex")?,
+                card: row.try_get::<Option<Json<serde_json::Value>>, _>("card")?.map(|j| j.0),
+                exam_question_id: row.try_get("exam_question_id")?,
+                turn_id: row.try_get::<Option<uuid::Uuid>, _>("turn_id")?.map(TurnId),
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
+                outcome: row.try_get::<Option<Json<serde_json::Value>>, _>("outcome")?.map(|j| j.0),
             })
         }
 
         fn turn_from_row(row: &DbRow) -> StoreResult<TurnRecord> {
             Ok(TurnRecord {
-                id: TurnId(row.try_get(0)?),
-                thread_id: ThreadId(row.try_get(1)?),
-                learner_id: LearnerId(row.try_get(2)?),
-                course_id: row.try_get(3)?,
-                action: row.try_get(4)?,
-                validated: row.try_get(5)?,
-                fallback_reason: row.try_get(6)?,
-                log: row.try_get::<Json<serde_json::Value>, _>(7)?.0,
-                created_at: row.try_get::<Ts, _>(8)?.0,
+                id: TurnId(row.try_get("id")?),
+                thread_id: ThreadId(row.try_get("thread_id")?),
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                course_id: row.try_get("course_id")?,
+                action: row.try_get("action")?,
+                validated: row.try_get("validated")?,
+                fallback_reason: row.try_get("fallback_reason")?,
+                log: row.try_get::<Json<serde_json::Value>, _>("log")?.0,
+                created_at: row.try_get::<Ts, _>("created_at")?.0,
             })
         }
 
         fn drill_offer_from_row(row: &DbRow) -> StoreResult<DrillOfferRecord> {
             Ok(DrillOfferRecord {
-                id: row.try_get(0)?,
-                learner_id: LearnerId(row.try_get(1)?),
-                thread_id: ThreadId(row.try_get(2)?),
-                unit_id: row.try_get(3)?,
-                item_ref: row.try_get(4)?,
-                prompt: row.try_get(5)?,
-                question_latex: row.try_get(6)?,
-                options: row.try_get::<Json<Vec<String>>, _>(7)?.0,
-                offered_at: row.try_get::<Ts, _>(8)?.0,
-                graded_at: row.try_get::<Option<Ts>, _>(9)?.map(|t| t.0),
-                grade: row.try_get::<Option<Json<serde_json::Value>>, _>(10)?.map(|j| j.0),
+                id: row.try_get("id")?,
+                learner_id: LearnerId(row.try_get("learner_id")?),
+                thread_id: ThreadId(row.try_get("thread_id")?),
+                unit_id: row.try_get("unit_id")?,
+                item_ref: row.try_get("item_ref")?,
+                prompt: row.try_get("prompt")?,
+                question_latex: row.try_get("question_latex")?,
+                options: row.try_get::<Json<Vec<String>>, _>("options")?.0,
+                offered_at: row.try_get::<Ts, _>("offered_at")?.0,
+                graded_at: row.try_get::<Option<Ts>, _>("graded_at")?.map(|t| t.0),
+                grade: row.try_get::<Option<Json<serde_json::Value>>, _>("grade")?.map(|j| j.0),
             })
         }
 
         fn exam_status_from_row(row: &DbRow) -> StoreResult<ExamStatusRecord> {
             Ok(ExamStatusRecord {
-                question_id: row.try_get(0)?,
-                status: row.try_get(1)?,
-                locked_until: row.try_get::<Option<Ts>, _>(2)?.map(|t| t.0),
-                attempts: row.try_get(3)?,
-                updated_at: row.try_get::<Ts, _>(4)?.0,
+                question_id: row.try_get("question_id")?,
+                status: row.try_get("status")?,
+                locked_until: row.try_get::<Option<Ts>, _>("locked_until")?.map(|t| t.0),
+                attempts: row.try_get("attempts")?,
+                updated_at: row.try_get::<Ts, _>("updated_at")?.0,
             })
         }
 

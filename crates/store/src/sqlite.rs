@@ -21,11 +21,6 @@ crate::sql_tutor::tutor_store!(SqliteStore, "");
 crate::evidence::evidence_store!(SqliteStore);
 crate::analytics::analytics_store!(SqliteStore);
 
-/// A node's recent qualities as SQLite keeps them: comma-separated text.
-fn history_at(row: &DbRow, i: usize) -> StoreResult<Vec<u8>> {
-    crate::sqlite_batch::qualities_of(&row.try_get::<String, _>(i)?)
-}
-
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 #[derive(Clone)]
@@ -112,23 +107,16 @@ impl SqliteStore {
         new: &NewResponse,
         decide: &crate::Decide,
     ) -> StoreResult<(QuizResponse, Node)> {
-        use crate::sqlite_batch::{
-            list_of, qualities_of, study_day, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL,
-        };
+        use crate::sqlite_batch::{list_of, study_day, INSERT_RESPONSE_SQL, INSERT_STUDY_DAY_SQL, UPDATE_NODE_SQL};
         let row = sqlx::query(&crate::sql::CONTEXT_SQL)
             .bind(new.node_id.0)
             .bind(learner.0)
             .fetch_optional(&mut **tx)
             .await?
             .ok_or(StoreError::NotFound("node"))?;
-        let node = node_from_row(&row)?;
-        crate::sql::check_response_target(new, &node)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-        let history = pathwise_domain::mastery::RecentHistory {
-            qualities: qualities_of(&row.try_get::<String, _>(19)?)?,
-            review_qualities: qualities_of(&row.try_get::<String, _>(20)?)?,
-        };
-        let decision = decide(&ResponseContext { map_status, node, history })?;
+        let context = crate::sql::context_from(&row)?;
+        crate::sql::check_response_target(new, &context.node)?;
+        let decision = decide(&context)?;
         let node = &decision.node;
         sqlx::query(UPDATE_NODE_SQL)
             .bind(node.id.0)

@@ -10,16 +10,17 @@
 //! response retried on its own, so only the one at fault fails. Other writes (map edits,
 //! learners) go through sqlx; `BEGIN IMMEDIATE` and the busy timeout order the two.
 
-use crate::sql::{check_response_target, COMPLETE_MAP_SQL, CONTEXT_SQL};
+use crate::sql::{check_response_target, context_from, parse, Columns, Plain, COMPLETE_MAP_SQL, CONTEXT_SQL};
 use crate::sqlite_checkpoint::Checkpoints;
-use crate::{BoxedDecide, NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
+use crate::{BoxedDecide, NewResponse, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, TimeZone, Utc};
-use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Metadata, Node, QuizResponse};
-use pathwise_domain::{LearnerId, MapStatus, MindMapId, NodeId};
-use rusqlite::{params, OptionalExtension};
+use pathwise_domain::LearnerId;
+use rusqlite::params;
+use std::fmt::Display;
 use std::path::Path;
-use std::sync::mpsc;
+use std::str::FromStr;
+use std::sync::{mpsc, OnceLock};
 use std::time::Duration;
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -185,23 +186,19 @@ pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
     }
 }
 
+/// The columns of `CONTEXT_SQL`, asked of SQLite once.
+static CONTEXT_COLUMNS: OnceLock<Vec<String>> = OnceLock::new();
+
 /// Read the node and its history and let the mastery rules decide; writes nothing.
 fn decide_one(db: &rusqlite::Connection, item: &Pending) -> StoreResult<ResponseDecision> {
     let new = &item.new;
     let mut read = db.prepare_cached(&CONTEXT_SQL).map_err(sqlite_error)?;
-    let row = read
-        .query_row(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()], |row| {
-            Ok((node_from(row), row.get::<_, String>(17)?, row.get::<_, String>(19)?, row.get::<_, String>(20)?))
-        })
-        .optional()
-        .map_err(sqlite_error)?
-        .ok_or(StoreError::NotFound("node"))?;
-    let (node, map_status, recent, recent_reviews) = row;
-    let node = node?;
-    check_response_target(new, &node)?;
-    let map_status: MapStatus = crate::sql::parse(&map_status)?;
-    let history = RecentHistory { qualities: qualities_of(&recent)?, review_qualities: qualities_of(&recent_reviews)? };
-    Ok((item.decide)(&ResponseContext { map_status, node, history })?)
+    let names = CONTEXT_COLUMNS.get_or_init(|| column_names(&read));
+    let mut rows = read.query(params![new.node_id.0.as_bytes(), item.learner.0.as_bytes()]).map_err(sqlite_error)?;
+    let row = rows.next().map_err(sqlite_error)?.ok_or(StoreError::NotFound("node"))?;
+    let context = context_from(&NamedRow { row, names })?;
+    check_response_target(new, &context.node)?;
+    Ok((item.decide)(&context)?)
 }
 
 /// Write a decided response: the node's new state, the response row, and the map's
@@ -269,34 +266,80 @@ pub(crate) fn time_at(row: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<
     Ok(row.get::<_, Option<i64>>(i)?.and_then(|micros| Utc.timestamp_micros(micros).single()))
 }
 
-/// A node from the columns of `NODE_COLUMNS`, in that order.
-pub(crate) fn node_from(row: &rusqlite::Row) -> StoreResult<Node> {
-    let read = || -> rusqlite::Result<(Node, String, String)> {
-        let node = Node {
-            id: NodeId(uuid_at(row, 0)?),
-            mind_map_id: MindMapId(uuid_at(row, 1)?),
-            label: row.get(2)?,
-            description: row.get(3)?,
-            depth: row.get(4)?,
-            effort_minutes: row.get(5)?,
-            sequence: row.get(6)?,
-            mastery_score: row.get(7)?,
-            mastery_status: pathwise_domain::MasteryStatus::Unseen,
-            ease_factor: row.get(9)?,
-            repetitions: row.get(10)?,
-            interval_days: row.get(11)?,
-            next_review_at: time_at(row, 12)?,
-            last_reviewed_at: time_at(row, 13)?,
-            metadata: Metadata::new(),
-            created_at: time_at(row, 15)?.unwrap_or_default(),
-            updated_at: time_at(row, 16)?.unwrap_or_default(),
+/// A rusqlite row read by name, as the shared decoders (`node_from`, `context_from`) read
+/// sqlx's. `names` are its statement's columns, asked of SQLite once per statement: rusqlite's
+/// own lookup by name asks SQLite again for every column it passes, on every value read.
+/// Text is borrowed from the row, not copied out of it.
+pub(crate) struct NamedRow<'a> {
+    pub(crate) row: &'a rusqlite::Row<'a>,
+    pub(crate) names: &'a [String],
+}
+
+/// A statement's column names, to read its rows by ([`NamedRow`]).
+pub(crate) fn column_names(statement: &rusqlite::Statement) -> Vec<String> {
+    statement.column_names().into_iter().map(String::from).collect()
+}
+
+impl<'a> NamedRow<'a> {
+    fn index(&self, column: &str) -> rusqlite::Result<usize> {
+        let found = self.names.iter().position(|name| name == column);
+        found.ok_or_else(|| rusqlite::Error::InvalidColumnName(column.into()))
+    }
+
+    /// The text in `column`, borrowed from the row.
+    fn text(&self, column: &str) -> StoreResult<&'a str> {
+        let read = || {
+            let index = self.index(column)?;
+            let value = self.row.get_ref(index)?;
+            value.as_str().map_err(|_| rusqlite::Error::InvalidColumnType(index, column.into(), value.data_type()))
         };
-        Ok((node, row.get(8)?, row.get(14)?))
-    };
-    let (mut node, status, metadata) = read().map_err(sqlite_error)?;
-    node.mastery_status = crate::sql::parse(&status)?;
-    node.metadata = serde_json::from_str(&metadata).map_err(StoreError::corrupt)?;
-    Ok(node)
+        read().map_err(sqlite_error)
+    }
+
+    /// An id that may be null.
+    pub(crate) fn maybe_id(&self, column: &str) -> StoreResult<Option<Uuid>> {
+        let read = || {
+            let index = self.index(column)?;
+            match self.row.get_ref(index)? {
+                rusqlite::types::ValueRef::Null => Ok(None),
+                _ => uuid_at(self.row, index).map(Some),
+            }
+        };
+        read().map_err(sqlite_error)
+    }
+}
+
+impl Columns for NamedRow<'_> {
+    fn plain<T: Plain>(&self, column: &str) -> StoreResult<T> {
+        self.index(column).and_then(|i| self.row.get(i)).map_err(sqlite_error)
+    }
+
+    fn id(&self, column: &str) -> StoreResult<Uuid> {
+        self.index(column).and_then(|i| uuid_at(self.row, i)).map_err(sqlite_error)
+    }
+
+    fn time(&self, column: &str) -> StoreResult<DateTime<Utc>> {
+        Ok(self.maybe_time(column)?.unwrap_or_default())
+    }
+
+    fn maybe_time(&self, column: &str) -> StoreResult<Option<DateTime<Utc>>> {
+        self.index(column).and_then(|i| time_at(self.row, i)).map_err(sqlite_error)
+    }
+
+    fn word<T: FromStr>(&self, column: &str) -> StoreResult<T>
+    where
+        T::Err: Display,
+    {
+        parse(self.text(column)?)
+    }
+
+    fn metadata(&self, column: &str) -> StoreResult<Metadata> {
+        serde_json::from_str(self.text(column)?).map_err(StoreError::corrupt)
+    }
+
+    fn qualities(&self, column: &str) -> StoreResult<Vec<u8>> {
+        qualities_of(self.text(column)?)
+    }
 }
 
 /// The study day of a response as `study_days` keeps it: its UTC date, `YYYY-MM-DD` (how

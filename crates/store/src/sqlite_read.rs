@@ -5,13 +5,14 @@
 //! portfolio reads every node of every map (1,500 rows for 30 maps of 50), and that
 //! hand-over alone was most of the read. These few reads run instead on a blocking thread
 //! with a read-only rusqlite connection of their own, kept for the next read, and decode
-//! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name.
+//! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name
+//! (a node's activity by `analytics::activity_from`, as PostgreSQL's are).
 
-use crate::analytics::NodeActivity;
-use crate::sqlite_batch::{qualities_of, sqlite_error, time_at, uuid_at};
+use crate::sql::Columns;
+use crate::sqlite_batch::{column_names, sqlite_error, NamedRow};
 use crate::{StoreError, StoreResult};
-use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
-use pathwise_domain::{EdgeType, MindMapId, NodeId, ResponseType};
+use pathwise_domain::model::{Edge, ResponseEvent};
+use pathwise_domain::{MindMapId, NodeId};
 use rusqlite::types::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -61,14 +62,15 @@ impl ReadConnections {
         &self,
         sql: String,
         params: Vec<Value>,
-        decode: fn(&rusqlite::Row) -> StoreResult<T>,
+        decode: fn(&NamedRow) -> StoreResult<T>,
     ) -> StoreResult<Vec<T>> {
         self.with(move |db| {
             let mut statement = db.prepare_cached(&sql).map_err(sqlite_error)?;
+            let names = column_names(&statement);
             let mut rows = statement.query(rusqlite::params_from_iter(params)).map_err(sqlite_error)?;
             let mut decoded = Vec::new();
             while let Some(row) = rows.next().map_err(sqlite_error)? {
-                decoded.push(decode(row)?);
+                decoded.push(decode(&NamedRow { row, names: &names })?);
             }
             Ok(decoded)
         })
@@ -96,75 +98,25 @@ impl Inner {
     }
 }
 
-/// A row of `NODE_ACTIVITY_COLUMNS`.
-pub(crate) fn activity_from(row: &rusqlite::Row) -> StoreResult<NodeActivity> {
-    let read = || -> rusqlite::Result<(NodeProgress, String, String, i64, i64)> {
-        let at = |name: &str| row.as_ref().column_index(name);
-        let node = NodeProgress {
-            id: NodeId(uuid_at(row, at("id")?)?),
-            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
-            label: row.get("label")?,
-            depth: row.get("depth")?,
-            sequence: row.get("sequence")?,
-            mastery_score: row.get("mastery_score")?,
-            mastery_status: pathwise_domain::MasteryStatus::Unseen,
-            ease_factor: row.get("ease_factor")?,
-            next_review_at: time_at(row, at("next_review_at")?)?,
-            last_reviewed_at: time_at(row, at("last_reviewed_at")?)?,
-        };
-        let status = row.get("mastery_status")?;
-        Ok((node, status, row.get("recent_qualities")?, row.get("response_count")?, row.get("quality_sum")?))
-    };
-    let (mut node, status, recent, responses, quality_sum) = read().map_err(sqlite_error)?;
-    node.mastery_status = crate::sql::parse(&status)?;
-    let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-    Ok(NodeActivity {
-        node,
-        recent_qualities: qualities_of(&recent)?,
-        responses: count(responses)?,
-        quality_sum: count(quality_sum)?,
+/// A row of `r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at`.
+pub(crate) fn response_event_from(row: &NamedRow) -> StoreResult<ResponseEvent> {
+    Ok(ResponseEvent {
+        node_id: NodeId(row.id("node_id")?),
+        mind_map_id: MindMapId(row.id("mind_map_id")?),
+        quality: u8::try_from(row.plain::<i64>("quality")?).map_err(StoreError::corrupt)?,
+        response_type: row.word("response_type")?,
+        session_id: row.maybe_id("session_id")?,
+        responded_at: row.time("responded_at")?,
     })
 }
 
-/// A row of `r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at`.
-pub(crate) fn response_event_from(row: &rusqlite::Row) -> StoreResult<ResponseEvent> {
-    let read = || -> rusqlite::Result<(ResponseEvent, i64, String)> {
-        let at = |name: &str| row.as_ref().column_index(name);
-        let session = at("session_id")?;
-        let session_id = match row.get::<_, Option<Vec<u8>>>(session)? {
-            Some(_) => Some(uuid_at(row, session)?),
-            None => None,
-        };
-        let event = ResponseEvent {
-            node_id: NodeId(uuid_at(row, at("node_id")?)?),
-            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
-            quality: 0,
-            response_type: ResponseType::Review,
-            session_id,
-            responded_at: time_at(row, at("responded_at")?)?.unwrap_or_default(),
-        };
-        Ok((event, row.get("quality")?, row.get("response_type")?))
-    };
-    let (mut event, quality, kind) = read().map_err(sqlite_error)?;
-    event.quality = u8::try_from(quality).map_err(StoreError::corrupt)?;
-    event.response_type = crate::sql::parse(&kind)?;
-    Ok(event)
-}
-
 /// A row of `e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at`.
-pub(crate) fn edge_from(row: &rusqlite::Row) -> StoreResult<Edge> {
-    let read = || -> rusqlite::Result<(Edge, String)> {
-        let at = |name: &str| row.as_ref().column_index(name);
-        let edge = Edge {
-            mind_map_id: MindMapId(uuid_at(row, at("mind_map_id")?)?),
-            parent_node_id: NodeId(uuid_at(row, at("parent_node_id")?)?),
-            child_node_id: NodeId(uuid_at(row, at("child_node_id")?)?),
-            edge_type: EdgeType::Prerequisite,
-            created_at: time_at(row, at("created_at")?)?.unwrap_or_default(),
-        };
-        Ok((edge, row.get("edge_type")?))
-    };
-    let (mut edge, kind) = read().map_err(sqlite_error)?;
-    edge.edge_type = crate::sql::parse(&kind)?;
-    Ok(edge)
+pub(crate) fn edge_from(row: &NamedRow) -> StoreResult<Edge> {
+    Ok(Edge {
+        mind_map_id: MindMapId(row.id("mind_map_id")?),
+        parent_node_id: NodeId(row.id("parent_node_id")?),
+        child_node_id: NodeId(row.id("child_node_id")?),
+        edge_type: row.word("edge_type")?,
+        created_at: row.time("created_at")?,
+    })
 }

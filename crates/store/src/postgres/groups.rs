@@ -10,13 +10,12 @@
 //! the map's lock; and if the group statement fails, each of its responses is written on
 //! its own, so that only the one at fault fails.
 
-use super::{node_from_row, qualities, record_alone};
-use crate::sql::{check_response_target, parse, NODE_COLUMNS};
+use super::record_alone;
+use crate::sql::{check_response_target, context_from, NODE_COLUMNS};
 use crate::{BoxedDecide, NewResponse, ResponseContext, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, Utc};
-use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, NodeId};
+use pathwise_domain::{DomainError, LearnerId, NodeId};
 use sqlx::{PgPool, Row};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -70,7 +69,8 @@ impl std::fmt::Debug for ResponseGroups {
 
 static READ_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "SELECT {NODE_COLUMNS}, m.status, n.version, n.recent_qualities, n.recent_review_qualities, m.learner_id \
+        "SELECT {NODE_COLUMNS}, m.status AS map_status, n.version, n.recent_qualities, n.recent_review_qualities, \
+         m.learner_id \
          FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = ANY($1)"
     )
 });
@@ -234,12 +234,9 @@ async fn read_nodes(pool: &PgPool, ids: &[Uuid]) -> StoreResult<HashMap<NodeId, 
     let rows = sqlx::query(&READ_SQL).bind(ids).fetch_all(pool).await?;
     let mut found = HashMap::with_capacity(rows.len());
     for row in rows {
-        let node = node_from_row(&row)?;
-        let map_status: MapStatus = parse(&row.try_get::<String, _>(17)?)?;
-        let history =
-            RecentHistory { qualities: qualities(row.try_get(19)?)?, review_qualities: qualities(row.try_get(20)?)? };
-        let (version, learner) = (row.try_get(18)?, LearnerId(row.try_get(21)?));
-        found.insert(node.id, Found { context: ResponseContext { map_status, node, history }, version, learner });
+        let context = context_from(&row)?;
+        let (version, learner) = (row.try_get("version")?, LearnerId(row.try_get("learner_id")?));
+        found.insert(context.node.id, Found { context, version, learner });
     }
     Ok(found)
 }

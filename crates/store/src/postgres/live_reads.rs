@@ -3,13 +3,13 @@
 //! cost is per row on both sides of the connection, not per value. So the answers and
 //! edges come one row per map, each column an array (`array_agg`), and are unrolled here.
 
-use super::{qualities, PgStore};
-use crate::analytics::NodeActivity;
-use crate::sql::parse;
+use super::{bind_map, PgStore};
+use crate::analytics::{activity_from, NodeActivity};
+use crate::sql::{map_filter, parse};
 use crate::ts::Ts;
 use crate::{StoreError, StoreResult};
 use chrono::{DateTime, Utc};
-use pathwise_domain::model::{Edge, NodeProgress, ResponseEvent};
+use pathwise_domain::model::{Edge, ResponseEvent};
 use pathwise_domain::{LearnerId, MindMapId, NodeId};
 use sqlx::Row;
 use uuid::Uuid;
@@ -22,34 +22,11 @@ impl PgStore {
         learner: LearnerId,
         map: Option<MindMapId>,
     ) -> StoreResult<Vec<NodeActivity>> {
-        let mut query = sqlx::query(&sql).bind(learner.0);
-        if let Some(map) = map {
-            query = query.bind(map.0);
-        }
-        let count = |value: i64| u64::try_from(value).map_err(StoreError::corrupt);
-        query
+        bind_map(sqlx::query(&sql).bind(learner.0), map)
             .fetch_all(self.reader())
             .await?
             .iter()
-            .map(|row| {
-                Ok(NodeActivity {
-                    node: NodeProgress {
-                        id: NodeId(row.try_get("id")?),
-                        mind_map_id: MindMapId(row.try_get("mind_map_id")?),
-                        label: row.try_get("label")?,
-                        depth: row.try_get("depth")?,
-                        sequence: row.try_get("sequence")?,
-                        mastery_score: row.try_get("mastery_score")?,
-                        mastery_status: parse(row.try_get("mastery_status")?)?,
-                        ease_factor: row.try_get("ease_factor")?,
-                        next_review_at: row.try_get("next_review_at")?,
-                        last_reviewed_at: row.try_get("last_reviewed_at")?,
-                    },
-                    recent_qualities: qualities(row.try_get("recent_qualities")?)?,
-                    responses: count(row.try_get("response_count")?)?,
-                    quality_sum: count(row.try_get("quality_sum")?)?,
-                })
-            })
+            .map(activity_from)
             .collect()
     }
 
@@ -67,34 +44,28 @@ impl PgStore {
              array_agg(r.responded_at) AS responded_at \
              FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
              WHERE m.learner_id = $1 AND r.responded_at > $2 AND r.responded_at <= $3{} GROUP BY r.mind_map_id",
-            if map.is_some() { " AND r.mind_map_id = $4" } else { "" }
+            map_filter(map, "r.mind_map_id", 4)
         );
-        let mut query = sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until));
-        if let Some(map) = map {
-            query = query.bind(map.0);
-        }
+        let query = sqlx::query(&sql).bind(learner.0).bind(Ts(after)).bind(Ts(until));
         let mut events = Vec::new();
-        for row in query.fetch_all(self.reader()).await? {
+        for row in bind_map(query, map).fetch_all(self.reader()).await? {
             let map = MindMapId(row.try_get("mind_map_id")?);
             let nodes: Vec<Uuid> = row.try_get("node_ids")?;
             let qualities: Vec<i16> = row.try_get("qualities")?;
             let kinds: Vec<String> = row.try_get("response_types")?;
             let sessions: Vec<Option<Uuid>> = row.try_get("session_ids")?;
             let times: Vec<DateTime<Utc>> = row.try_get("responded_at")?;
-            same_length(nodes.len(), &[qualities.len(), kinds.len(), sessions.len(), times.len()])?;
-            events.reserve(nodes.len());
-            for ((((node, quality), kind), session), at) in
-                nodes.into_iter().zip(qualities).zip(kinds).zip(sessions).zip(times)
-            {
-                events.push(ResponseEvent {
-                    node_id: NodeId(node),
+            let lengths = [nodes.len(), qualities.len(), kinds.len(), sessions.len(), times.len()];
+            unroll(&mut events, &lengths, |i| {
+                Ok(ResponseEvent {
+                    node_id: NodeId(nodes[i]),
                     mind_map_id: map,
-                    quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
-                    response_type: parse(&kind)?,
-                    session_id: session,
-                    responded_at: at,
-                });
-            }
+                    quality: u8::try_from(qualities[i]).map_err(StoreError::corrupt)?,
+                    response_type: parse(&kinds[i])?,
+                    session_id: sessions[i],
+                    responded_at: times[i],
+                })
+            })?;
         }
         Ok(events)
     }
@@ -106,40 +77,40 @@ impl PgStore {
              array_agg(e.edge_type) AS edge_types, array_agg(e.created_at) AS created_at \
              FROM mind_map_edges e JOIN mind_maps m ON m.id = e.mind_map_id WHERE m.learner_id = $1{} \
              GROUP BY e.mind_map_id",
-            if map.is_some() { " AND e.mind_map_id = $2" } else { "" }
+            map_filter(map, "e.mind_map_id", 2)
         );
-        let mut query = sqlx::query(&sql).bind(learner.0);
-        if let Some(map) = map {
-            query = query.bind(map.0);
-        }
         let mut edges = Vec::new();
-        for row in query.fetch_all(self.reader()).await? {
+        for row in bind_map(sqlx::query(&sql).bind(learner.0), map).fetch_all(self.reader()).await? {
             let map = MindMapId(row.try_get("mind_map_id")?);
             let parents: Vec<Uuid> = row.try_get("parents")?;
             let children: Vec<Uuid> = row.try_get("children")?;
             let kinds: Vec<String> = row.try_get("edge_types")?;
             let times: Vec<DateTime<Utc>> = row.try_get("created_at")?;
-            same_length(parents.len(), &[children.len(), kinds.len(), times.len()])?;
-            edges.reserve(parents.len());
-            for (((parent, child), kind), at) in parents.into_iter().zip(children).zip(kinds).zip(times) {
-                edges.push(Edge {
+            unroll(&mut edges, &[parents.len(), children.len(), kinds.len(), times.len()], |i| {
+                Ok(Edge {
                     mind_map_id: map,
-                    parent_node_id: NodeId(parent),
-                    child_node_id: NodeId(child),
-                    edge_type: parse(&kind)?,
-                    created_at: at,
-                });
-            }
+                    parent_node_id: NodeId(parents[i]),
+                    child_node_id: NodeId(children[i]),
+                    edge_type: parse(&kinds[i])?,
+                    created_at: times[i],
+                })
+            })?;
         }
         Ok(edges)
     }
 }
 
-/// The arrays of one group row are aggregated together, so they are always as long as
-/// each other; anything else is a broken row, not a shorter answer.
-fn same_length(first: usize, others: &[usize]) -> StoreResult<()> {
-    match others.iter().find(|&&len| len != first) {
-        Some(len) => Err(StoreError::corrupt(format!("aggregated columns of {first} and {len} values"))),
-        None => Ok(()),
+/// The rows of one group row, appended to `out`: `row(i)` reads them across its aggregated
+/// columns at position `i`. The columns (their `lengths`) are aggregated together, so they
+/// are always as long as each other; anything else is a broken row, not a shorter answer.
+fn unroll<T>(out: &mut Vec<T>, lengths: &[usize], mut row: impl FnMut(usize) -> StoreResult<T>) -> StoreResult<()> {
+    let rows = lengths.first().copied().unwrap_or_default();
+    if let Some(other) = lengths.iter().find(|&&len| len != rows) {
+        return Err(StoreError::corrupt(format!("aggregated columns of {rows} and {other} values")));
     }
+    out.reserve(rows);
+    for i in 0..rows {
+        out.push(row(i)?);
+    }
+    Ok(())
 }

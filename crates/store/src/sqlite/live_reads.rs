@@ -2,8 +2,9 @@
 //! (`sqlite_read.rs`), whose rows cost far less each than sqlx's.
 
 use super::SqliteStore;
-use crate::analytics::NodeActivity;
-use crate::sqlite_read::{activity_from, edge_from, response_event_from};
+use crate::analytics::{activity_from, NodeActivity};
+use crate::sql::map_filter;
+use crate::sqlite_read::{edge_from, response_event_from};
 use crate::StoreResult;
 use chrono::{DateTime, Utc};
 use pathwise_domain::model::{Edge, ResponseEvent};
@@ -29,7 +30,7 @@ impl SqliteStore {
         map: Option<MindMapId>,
     ) -> StoreResult<Vec<NodeActivity>> {
         let params = [Some(id(learner.0)), map.map(|m| id(m.0))].into_iter().flatten().collect();
-        self.many_rows.rows(sql, params, activity_from).await
+        self.many_rows.rows(sql, params, |row| activity_from(row)).await
     }
 
     /// `AnalyticsStore::response_events`.
@@ -44,7 +45,7 @@ impl SqliteStore {
             "SELECT r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at \
              FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
              WHERE m.learner_id = $1 AND r.responded_at > $2 AND r.responded_at <= $3{}",
-            if map.is_some() { " AND r.mind_map_id = $4" } else { "" }
+            map_filter(map, "r.mind_map_id", 4)
         );
         let params = [Some(id(learner.0)), Some(micros(after)), Some(micros(until)), map.map(|m| id(m.0))]
             .into_iter()
@@ -58,7 +59,7 @@ impl SqliteStore {
         let sql = format!(
             "SELECT e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at \
              FROM mind_map_edges e JOIN mind_maps m ON m.id = e.mind_map_id WHERE m.learner_id = $1{}",
-            if map.is_some() { " AND e.mind_map_id = $2" } else { "" }
+            map_filter(map, "e.mind_map_id", 2)
         );
         let params = [Some(id(learner.0)), map.map(|m| id(m.0))].into_iter().flatten().collect();
         self.many_rows.rows(sql, params, edge_from).await
