@@ -155,7 +155,10 @@ impl Session {
                     "language model call");
                 Ok(reply)
             }
-            Err(error) => Err(self.failed(error)),
+            Err(error) => {
+                self.count_unanswered();
+                Err(self.failed(error))
+            }
         }
     }
 
@@ -164,8 +167,17 @@ impl Session {
     pub async fn chat_within(&self, request: &Request, deadline: std::time::Duration) -> Result<Reply, LlmError> {
         match tokio::time::timeout(deadline, self.chat(request)).await {
             Ok(result) => result,
-            Err(_) => Err(self.failed(LlmError::Timeout(deadline))),
+            Err(_) => {
+                self.count_unanswered();
+                Err(self.failed(LlmError::Timeout(deadline)))
+            }
         }
+    }
+
+    /// A call that failed or was given up still counts as a call (the server may have
+    /// worked on it), with the tokens nobody reported as none.
+    fn count_unanswered(&self) {
+        self.turns.lock().expect("turns lock").push(Usage::default());
     }
 
     /// Ask for one JSON value of `request.output`'s schema and parse it into `T`. The caller

@@ -97,9 +97,21 @@ async fn malformed_json_and_the_wrong_shape_are_malformed_errors() {
 async fn an_http_error_is_reported_once_without_retrying() {
     let fake = FakeLlm::start().await;
     fake.script([Script::Status(503, "overloaded".into())]);
-    let error = llm(fake.base_url(), 1).session("t").await.unwrap().chat(&concept_request()).await.unwrap_err();
+    let session = llm(fake.base_url(), 1).session("t").await.unwrap();
+    let error = session.chat(&concept_request()).await.unwrap_err();
     assert_eq!(error, LlmError::Status { status: 503, body: error_body("overloaded") });
     assert_eq!(fake.requests().len(), 1);
+    assert_eq!(session.turns(), vec![Usage::default()], "a failed call still counts as a call, with no tokens");
+}
+
+#[tokio::test]
+async fn a_call_given_up_at_the_callers_deadline_counts_as_a_call() {
+    let fake = FakeLlm::start().await;
+    fake.script([Script::Slow(Duration::from_secs(3), Box::new(Script::Text("late".into())))]);
+    let session = llm(fake.base_url(), 1).session("t").await.unwrap();
+    let error = session.chat_within(&concept_request(), Duration::from_millis(100)).await.unwrap_err();
+    assert_eq!(error, LlmError::Timeout(Duration::from_millis(100)));
+    assert_eq!(session.turns(), vec![Usage::default()]);
 }
 
 fn error_body(message: &str) -> String {
@@ -110,8 +122,10 @@ fn error_body(message: &str) -> String {
 async fn a_slow_model_times_out_with_the_limit_in_the_error() {
     let fake = FakeLlm::start().await;
     fake.script([Script::Slow(Duration::from_secs(3), Box::new(Script::Text("late".into())))]);
-    let error = llm(fake.base_url(), 1).session("t").await.unwrap().chat(&concept_request()).await.unwrap_err();
+    let session = llm(fake.base_url(), 1).session("t").await.unwrap();
+    let error = session.chat(&concept_request()).await.unwrap_err();
     assert_eq!(error, LlmError::Timeout(Duration::from_millis(800)));
+    assert_eq!(session.turns().len(), 1, "a call given up still counts");
     assert!(error.to_string().contains("800ms"), "{error}");
     assert_eq!(fake.requests().len(), 1, "a timeout is not retried");
 }
@@ -253,8 +267,10 @@ async fn a_model_that_does_not_stop_is_cut_off_at_the_deadline_and_its_stream_cl
     let fake = FakeLlm::start().await;
     fake.script([Script::Endless(Duration::from_millis(20))]);
     let started = std::time::Instant::now();
-    let error = llm(fake.base_url(), 1).session("t").await.unwrap().chat(&concept_request()).await.unwrap_err();
+    let session = llm(fake.base_url(), 1).session("t").await.unwrap();
+    let error = session.chat(&concept_request()).await.unwrap_err();
     assert_eq!(error, LlmError::Timeout(Duration::from_millis(800)));
+    assert_eq!(session.turns().len(), 1, "a call given up still counts");
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     abandoned(&fake, 1).await;
     assert_eq!(error.reason(), "timeout");
