@@ -224,7 +224,7 @@ impl<S: Store> App<S> {
         self.record_llm_session(learner, DIGEST, &session).await?;
         let (reply, _) = reply?;
         if reply.subject.trim().is_empty() || reply.body.trim().is_empty() {
-            return Err(crate::tutor::invalid_reply("the language model's digest is empty"));
+            return Err(crate::model_tasks::invalid_reply("the language model's digest is empty"));
         }
         Ok(Digest { subject: reply.subject, body: reply.body, written_by: "model".into(), facts: facts.clone() })
     }

@@ -10,8 +10,8 @@
 //! concept the domain names in `next_concept`, and sends it with the learner's answer.
 
 use crate::grading::{caller_question, clean_answer, grade_answer, AnswerGrade, CallerGrade};
+use crate::model_tasks;
 use crate::teaching::AnswerInput;
-use crate::tutor;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::flow::{
     AnswerTarget, AnsweredProbe, AnsweredQuestion, DiagnosticState, Flow, InventoryConcept, PendingQuestion, Phase,
@@ -180,7 +180,7 @@ impl<S: Store> App<S> {
             error
         })?;
         let outcome = async {
-            let inventory = tutor::inventory(&session, &flow.topic, flow.goal.as_deref()).await?;
+            let inventory = model_tasks::inventory(&session, &flow.topic, flow.goal.as_deref()).await?;
             let diagnostic = DiagnosticState { inventory, probes: Vec::new(), caller_writes: false };
             let question = self.probe_question(&session, flow, &diagnostic).await?;
             Ok::<_, AppError>((diagnostic, question))
@@ -287,7 +287,7 @@ impl<S: Store> App<S> {
             return Ok(None);
         };
         let concept = &diagnostic.inventory[rank];
-        let question = tutor::question(
+        let question = model_tasks::question(
             session,
             "diagnostic_question",
             &concept.label,

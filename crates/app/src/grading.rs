@@ -4,11 +4,12 @@
 //! flow is a model itself), by Pathwise's model otherwise. A caller's question is checked
 //! like the model's before it is asked.
 
-use crate::teaching::GRADING;
-use crate::{tutor, App, AppError, AppResult, Store};
+use crate::{model_tasks, App, AppError, AppResult, Store};
 use pathwise_domain::question::{self, ChoiceGrade, Question, QuestionKind};
 use pathwise_domain::LearnerId;
 
+/// The operation a model's grade is recorded under.
+pub const GRADING: &str = "grading";
 const MAX_ANSWER_CHARS: usize = 4_000;
 /// The feedback of a caller's grade given without any.
 const CALLER_FEEDBACK: &str = "Graded by the caller.";
@@ -106,7 +107,7 @@ async fn grade_by_model<S: Store>(
     answer: &str,
 ) -> AppResult<AnswerGrade> {
     let session = app.llm.session(GRADING).await?;
-    let graded = tutor::grade(&session, question, answer).await;
+    let graded = model_tasks::grade(&session, question, answer).await;
     app.record_llm_session(learner, GRADING, &session).await?;
     let graded = graded?;
     let quality = graded.quality as u8;

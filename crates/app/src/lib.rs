@@ -21,6 +21,7 @@ pub mod idempotency;
 pub mod learners;
 pub mod maps;
 pub mod mastery;
+mod model_tasks;
 pub mod paging;
 pub mod preferences;
 pub mod queries;
@@ -30,7 +31,6 @@ mod reviewing;
 pub mod scheduler;
 pub mod sessions;
 pub mod teaching;
-mod tutor;
 pub mod usage;
 pub mod voice;
 

@@ -11,7 +11,7 @@ use crate::context::context_block;
 use crate::curriculum::{GenerateInput, PlanSummary};
 use crate::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
 use crate::mastery::RecordResponse;
-use crate::{tutor, App, AppError, AppResult, ErrorKind, Store};
+use crate::{model_tasks, App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
 use pathwise_domain::graph;
@@ -26,11 +26,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-pub use crate::advance::{AdvanceFlow, FlowStep};
 pub use crate::grading::AnswerGrade;
 
 pub const TEACHING: &str = "teaching";
-pub const GRADING: &str = "grading";
 pub const REVIEW: &str = "review";
 /// Responses given to a step's context.
 const RECENT_RESPONSES: i64 = 8;
@@ -220,7 +218,7 @@ impl<S: Store> App<S> {
 
     async fn explain(&self, learner: LearnerId, node: &Node, context: &str) -> AppResult<String> {
         let session = self.llm.session(TEACHING).await?;
-        let explanation = tutor::explain(&session, &node.label, context).await;
+        let explanation = model_tasks::explain(&session, &node.label, context).await;
         self.record_llm_session(learner, TEACHING, &session).await?;
         explanation
     }
@@ -349,7 +347,7 @@ impl<S: Store> App<S> {
         asked: serde_json::Value,
     ) -> AppResult<Question> {
         let session = self.llm.session(operation).await?;
-        let question = tutor::question(&session, prompt, &node.label, asked).await;
+        let question = model_tasks::question(&session, prompt, &node.label, asked).await;
         self.record_llm_session(learner, operation, &session).await?;
         question
     }

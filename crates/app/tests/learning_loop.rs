@@ -7,11 +7,12 @@
 mod support;
 
 use chrono::Duration;
+use pathwise_app::advance::{AdvanceFlow, FlowStep};
 use pathwise_app::analytics::MapAnalytics;
 use pathwise_app::diagnostics::{DiagnosticStep, RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::scheduler::WorkerOptions;
-use pathwise_app::teaching::{AdvanceFlow, AnswerInput, FlowStep};
+use pathwise_app::teaching::AnswerInput;
 use pathwise_app::{App, AppError, Clock, ErrorKind};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::diagnostic::{next_probe, Probe};

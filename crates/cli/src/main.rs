@@ -5,20 +5,6 @@
 
 #[cfg(feature = "bench")]
 mod bench;
-#[cfg(feature = "bench")]
-mod bench_analytics;
-#[cfg(feature = "bench")]
-mod bench_irt;
-#[cfg(feature = "bench")]
-mod bench_items;
-#[cfg(feature = "bench")]
-mod bench_loop;
-#[cfg(feature = "bench")]
-mod bench_mcp;
-#[cfg(feature = "bench")]
-mod bench_sessions;
-#[cfg(feature = "bench")]
-mod bench_tutor;
 mod cat_sim;
 mod config;
 mod import_map;

@@ -4,13 +4,14 @@
 //! learner is stuck, the exam the policy opens, and clickable choices when the learner's words
 //! could mean several units or none. It only ever takes an action the policy allows.
 
+use crate::card::{TutorCard, UnitChoice, WorkedExample};
 use crate::course::Course;
+use crate::event::{ClientEvent, DrillResult, ExamResult};
 use crate::notation::asks_for_exam;
 use crate::pack::UnitSpec;
 use crate::policy::{Action, Availability, TutorPolicy};
 use crate::snapshot::MappedUnit;
 use crate::tier::MasteryTier;
-use crate::turn::{ClientEvent, DrillResult, ExamResult, TutorCard, UnitChoice, WorkedExample};
 use pathwise_items::{Band, Target};
 
 /// What the deterministic turn shows.

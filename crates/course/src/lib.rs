@@ -10,8 +10,10 @@
 //!   says how bronze, silver and gold are earned.
 
 mod builtin;
+mod card;
 mod course;
 mod error;
+mod event;
 pub mod fallback;
 pub mod lite;
 mod locate;
@@ -23,15 +25,15 @@ pub mod scoring;
 pub mod snapshot;
 pub mod synthetic;
 pub mod tier;
-mod turn;
 mod validate;
 
 pub use builtin::{builtin_courses, BUILTIN_COURSES};
+pub use card::{TutorCard, UnitChoice, WorkedExample};
 pub use course::Course;
 pub use error::{CourseError, Problem};
+pub use event::{ClientEvent, DrillResult, ExamResult};
 pub use locate::{FieldPath, Segment};
 pub use pack::{ChunkSpec, ChunkType, CoursePack, ExamQuestionSpec, PackFormat, SupportType, Tier, UnitSpec};
 pub use policy::{Action, Availability, ExamAvailability, ExamStatus, PolicyDraft, QuestionStatus, TutorPolicy};
 pub use snapshot::{MappedUnit, StudentSnapshot, TurnAnalysis, UnitProgress};
 pub use tier::MasteryTier;
-pub use turn::{ClientEvent, DrillResult, ExamResult, TutorCard, UnitChoice, WorkedExample};

@@ -2,11 +2,11 @@
 //! context it was given (policy-tutor.md PF-3.6.5 and PF-3.7). A reply that breaks any rule
 //! is not repaired and not retried: the caller falls back (see [`crate::fallback`]).
 
+use crate::card::{TutorCard, WorkedExample};
 use crate::course::Course;
 use crate::pack::Tier;
 use crate::policy::{Action, ExamStatus, QuestionStatus, TutorPolicy};
 use crate::snapshot::{MappedUnit, TurnAnalysis};
-use crate::turn::{TutorCard, WorkedExample};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;

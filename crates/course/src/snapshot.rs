@@ -4,7 +4,7 @@
 //! and the turn's deterministic focus.
 
 use crate::pack::{ExamQuestionSpec, Tier};
-use crate::tier::{tier_from_evidence, MasteryTier};
+use crate::tier::{tier_from_evidence, MasteryTier, PassedByTier};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -64,23 +64,6 @@ pub struct DrillCounters {
 #[serde(rename_all = "camelCase")]
 pub struct ExamCounters {
     pub passed_by_tier: PassedByTier,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct PassedByTier {
-    pub bronze: u32,
-    pub silver: u32,
-    pub gold: u32,
-}
-
-impl PassedByTier {
-    fn add(&mut self, tier: Tier) {
-        match tier {
-            Tier::Bronze => self.bronze += 1,
-            Tier::Silver => self.silver += 1,
-            Tier::Gold => self.gold += 1,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -171,7 +154,9 @@ impl StudentSnapshot {
         let progress = self.touch(unit, now);
         if correct {
             progress.exam.passed_by_tier.add(question.tier);
-            progress.mastery_tier = progress.mastery_tier.max(tier_from_evidence(progress));
+            progress.mastery_tier = progress
+                .mastery_tier
+                .max(tier_from_evidence(progress.drill.streak_correct, &progress.exam.passed_by_tier));
             if progress.mastery_tier == MasteryTier::Gold {
                 progress.status = UnitStatus::Completed;
                 self.units_in_progress.retain(|u| u != unit);

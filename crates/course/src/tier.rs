@@ -2,7 +2,6 @@
 //! passing exam questions of that tier with drill readiness, never by the model's word.
 
 use crate::pack::Tier;
-use crate::snapshot::UnitProgress;
 use serde::{Deserialize, Serialize};
 
 #[derive(
@@ -47,11 +46,27 @@ pub fn desired_exam_tier(mastery: MasteryTier) -> Tier {
     }
 }
 
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PassedByTier {
+    pub bronze: u32,
+    pub silver: u32,
+    pub gold: u32,
+}
+
+impl PassedByTier {
+    pub(crate) fn add(&mut self, tier: Tier) {
+        match tier {
+            Tier::Bronze => self.bronze += 1,
+            Tier::Silver => self.silver += 1,
+            Tier::Gold => self.gold += 1,
+        }
+    }
+}
+
 /// The tier a unit's evidence supports (`updateUnitMasteryTier`): bronze needs a drill streak
 /// of two and a bronze pass; silver, bronze and a silver pass; gold, silver and a gold pass.
-pub fn tier_from_evidence(progress: &UnitProgress) -> MasteryTier {
-    let passed = &progress.exam.passed_by_tier;
-    let bronze = progress.drill.streak_correct >= 2 && passed.bronze >= 1;
+pub fn tier_from_evidence(drill_streak: u32, passed: &PassedByTier) -> MasteryTier {
+    let bronze = drill_streak >= 2 && passed.bronze >= 1;
     let silver = bronze && passed.silver >= 1;
     let gold = silver && passed.gold >= 1;
     if gold {
@@ -68,26 +83,20 @@ pub fn tier_from_evidence(progress: &UnitProgress) -> MasteryTier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::UnitProgress;
 
-    fn progress(streak: u32, bronze: u32, silver: u32, gold: u32) -> UnitProgress {
-        let mut p = UnitProgress::default();
-        p.drill.streak_correct = streak;
-        p.exam.passed_by_tier.bronze = bronze;
-        p.exam.passed_by_tier.silver = silver;
-        p.exam.passed_by_tier.gold = gold;
-        p
+    fn tier(streak: u32, bronze: u32, silver: u32, gold: u32) -> MasteryTier {
+        tier_from_evidence(streak, &PassedByTier { bronze, silver, gold })
     }
 
     #[test]
     fn tiers_need_drill_readiness_and_each_lower_tier() {
-        assert_eq!(tier_from_evidence(&progress(0, 0, 0, 0)), MasteryTier::None);
-        assert_eq!(tier_from_evidence(&progress(1, 1, 0, 0)), MasteryTier::None, "streak of one is not ready");
-        assert_eq!(tier_from_evidence(&progress(2, 1, 0, 0)), MasteryTier::Bronze);
-        assert_eq!(tier_from_evidence(&progress(2, 1, 1, 0)), MasteryTier::Silver);
-        assert_eq!(tier_from_evidence(&progress(3, 1, 1, 1)), MasteryTier::Gold);
-        assert_eq!(tier_from_evidence(&progress(5, 0, 1, 1)), MasteryTier::None, "silver without bronze");
-        assert_eq!(tier_from_evidence(&progress(5, 1, 0, 1)), MasteryTier::Bronze, "gold without silver");
+        assert_eq!(tier(0, 0, 0, 0), MasteryTier::None);
+        assert_eq!(tier(1, 1, 0, 0), MasteryTier::None, "streak of one is not ready");
+        assert_eq!(tier(2, 1, 0, 0), MasteryTier::Bronze);
+        assert_eq!(tier(2, 1, 1, 0), MasteryTier::Silver);
+        assert_eq!(tier(3, 1, 1, 1), MasteryTier::Gold);
+        assert_eq!(tier(5, 0, 1, 1), MasteryTier::None, "silver without bronze");
+        assert_eq!(tier(5, 1, 0, 1), MasteryTier::Bronze, "gold without silver");
     }
 
     #[test]

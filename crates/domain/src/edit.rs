@@ -56,10 +56,7 @@ pub fn check_label_free(agg: &MapAggregate, label: &str, except: Option<NodeId>)
     Ok(())
 }
 
-/// Labels compare case-insensitively after trimming.
-pub fn normalize_label(label: &str) -> String {
-    label.trim().to_lowercase()
-}
+pub use crate::model::normalize_label;
 
 fn clean_description(description: Option<&str>) -> Result<Option<String>, DomainError> {
     match description.map(str::trim) {

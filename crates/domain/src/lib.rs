@@ -16,6 +16,7 @@ pub mod lifecycle;
 pub mod mastery;
 pub mod model;
 pub mod model_graph;
+pub mod order;
 pub mod outline;
 pub mod question;
 pub mod recording;

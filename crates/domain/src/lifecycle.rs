@@ -1,7 +1,7 @@
 //! Map lifecycle: draft -> active -> completed | abandoned.
 
-use crate::curriculum;
 use crate::model::{MapAggregate, Metadata, MindMap};
+use crate::order;
 use crate::status::{MapStatus, MasteryStatus};
 use crate::{DomainError, LearnerId, MindMapId};
 use chrono::{DateTime, Utc};
@@ -81,7 +81,7 @@ pub fn change_status(agg: &mut MapAggregate, to: MapStatus, now: DateTime<Utc>) 
                 message: "status: a map becomes active only once it has nodes; add a root node first".into(),
             })
         }
-        MapStatus::Active => curriculum::assign_sequence(agg),
+        MapStatus::Active => order::assign_sequence(agg),
         MapStatus::Completed if !all_mastered(agg) => {
             return Err(DomainError::Conflict {
                 message: "status: a map is completed when every node is mastered, and some are not".into(),

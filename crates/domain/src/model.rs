@@ -57,6 +57,11 @@ pub struct Node {
     pub updated_at: DateTime<Utc>,
 }
 
+/// Labels compare case-insensitively after trimming.
+pub fn normalize_label(label: &str) -> String {
+    label.trim().to_lowercase()
+}
+
 impl Node {
     /// A node as it is first created: unseen, never reviewed.
     pub fn new(

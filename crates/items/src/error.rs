@@ -122,7 +122,7 @@ pub struct InlineItemsError {
     pub source: InlineError,
 }
 
-/// A course pack that cannot be added to a library. Nothing of a refused pack is added.
+/// An item pack that cannot be added to a library. Nothing of a refused pack is added.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum PackError {
     #[error("{format} pack does not parse: {message}")]

@@ -11,7 +11,7 @@
 //!
 //! Assessment blueprints ([`AssessmentBlueprint`], sections 10 and 13.4) draw forms from
 //! skills and inline pools ([`plan_form`]) or candidates for adaptive selection
-//! ([`adaptive_candidates`]). Course packs ([`Pack`]) bring both, in TOML or JSON;
+//! ([`adaptive_candidates`]). Item packs ([`Pack`]) bring both, in TOML or JSON;
 //! [`Library::builtin`] holds the packs in `packs/`.
 //!
 //! Everything here is pure: no I/O, no clock, and randomness only from the seeds given.

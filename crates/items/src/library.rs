@@ -54,7 +54,7 @@ impl Library {
         library
     }
 
-    /// Adds a course pack. Ids must be new, and assessments may name skills of the library
+    /// Adds an item pack. Ids must be new, and assessments may name skills of the library
     /// or of the same pack. Nothing is added when anything is wrong.
     pub fn add_pack(&mut self, text: &str, format: PackFormat) -> Result<PackSummary, PackError> {
         self.add(Pack::parse(text, format)?)

@@ -1,4 +1,4 @@
-//! Course packs: a TOML or JSON file of `[[skills]]` (skill blueprints) and
+//! Item packs: a TOML or JSON file of `[[skills]]` (skill blueprints) and
 //! `[[assessments]]`.
 
 use crate::assessment::AssessmentBlueprint;

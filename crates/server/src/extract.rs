@@ -12,6 +12,12 @@ use serde::de::DeserializeOwned;
 /// The learner the bearer token belongs to.
 pub struct Auth(pub Learner);
 
+/// The learner an earlier layer (the idempotency layer) authenticated for this request, if
+/// one did.
+fn known_learner(parts: &Parts) -> Option<Learner> {
+    parts.extensions.get::<Learner>().cloned()
+}
+
 pub fn bearer(parts: &Parts) -> Option<&str> {
     let value = parts.headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
@@ -22,7 +28,7 @@ impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        if let Some(learner) = crate::idempotency::known_learner(parts) {
+        if let Some(learner) = known_learner(parts) {
             return Ok(Auth(learner));
         }
         let token = bearer(parts).ok_or_else(|| {

@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode}
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use pathwise_app::idempotency::fingerprint;
-use pathwise_app::{AppError, ErrorKind, Learner};
+use pathwise_app::{AppError, ErrorKind};
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a reply that repeats the one a key kept.
@@ -119,11 +119,6 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for KeyHeader {
     async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
         key_of(&parts.headers).map(KeyHeader)
     }
-}
-
-/// The learner an earlier layer authenticated for this request, if one did.
-pub fn known_learner(parts: &axum::http::request::Parts) -> Option<Learner> {
-    parts.extensions.get::<Learner>().cloned()
 }
 
 trait ViaApi {

@@ -68,6 +68,17 @@ impl StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// An error of the SQLite connection the response writer and the readers hold through
+/// rusqlite: busy when a lock outlived the busy timeout, the backend's otherwise.
+pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
+    match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            StoreError::Busy(format!("SQLite: {error}"))
+        }
+        _ => StoreError::Backend(format!("SQLite: {error}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -220,8 +220,3 @@ pub(crate) fn duplicate_key(error: sqlx::Error) -> StoreError {
         _ => StoreError::Database(error),
     }
 }
-
-/// A node's recent qualities as PostgreSQL keeps them: a `smallint[]`.
-pub(crate) fn qualities(values: Vec<i16>) -> StoreResult<Vec<u8>> {
-    values.into_iter().map(|q| u8::try_from(q).map_err(StoreError::corrupt)).collect()
-}

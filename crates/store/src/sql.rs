@@ -4,7 +4,7 @@
 //! row-lock clause and its hot response path.
 
 use crate::ts::Ts;
-use crate::{ResponseContext, StoreResult};
+use crate::{ResponseContext, StoreError, StoreResult};
 use chrono::{DateTime, Utc};
 use pathwise_domain::mastery::RecentHistory;
 use pathwise_domain::model::{Metadata, Node};
@@ -135,8 +135,18 @@ macro_rules! sqlx_columns {
 }
 
 // SQLite keeps a node's qualities as comma-separated text, PostgreSQL as a `smallint[]`.
-sqlx_columns!(sqlx::sqlite::SqliteRow, crate::sqlite_batch::qualities_of);
-sqlx_columns!(sqlx::postgres::PgRow, crate::postgres::qualities);
+sqlx_columns!(sqlx::sqlite::SqliteRow, qualities_of);
+sqlx_columns!(sqlx::postgres::PgRow, qualities_of_array);
+
+/// A node's recent qualities as SQLite keeps them: comma-separated text.
+pub(crate) fn qualities_of(list: &str) -> StoreResult<Vec<u8>> {
+    list.split(',').filter(|q| !q.is_empty()).map(|q| q.parse::<u8>().map_err(StoreError::corrupt)).collect()
+}
+
+/// A node's recent qualities as PostgreSQL keeps them: a `smallint[]`.
+pub(crate) fn qualities_of_array(values: Vec<i16>) -> StoreResult<Vec<u8>> {
+    values.into_iter().map(|q| u8::try_from(q).map_err(StoreError::corrupt)).collect()
+}
 
 /// The node, its map's status, its version and its recent history in one round trip: what
 /// the response paths read before the rules decide. Both engines accept `$n` (rusqlite

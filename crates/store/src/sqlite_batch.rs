@@ -10,7 +10,10 @@
 //! response retried on its own, so only the one at fault fails. Other writes (map edits,
 //! learners) go through sqlx; `BEGIN IMMEDIATE` and the busy timeout order the two.
 
-use crate::sql::{check_response_target, context_from, parse, Columns, Plain, COMPLETE_MAP_SQL, CONTEXT_SQL};
+use crate::error::sqlite_error;
+use crate::sql::{
+    check_response_target, context_from, parse, qualities_of, Columns, Plain, COMPLETE_MAP_SQL, CONTEXT_SQL,
+};
 use crate::sqlite_checkpoint::Checkpoints;
 use crate::{BoxedDecide, NewResponse, ResponseDecision, StoreError, StoreResult};
 use chrono::{DateTime, TimeZone, Utc};
@@ -175,15 +178,6 @@ fn run_transaction(db: &rusqlite::Connection, batch: &[Pending]) -> StoreResult<
         return Err(sqlite_error(error));
     }
     Ok(results)
-}
-
-pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
-    match error.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            StoreError::Busy(format!("SQLite: {error}"))
-        }
-        _ => StoreError::Backend(format!("SQLite: {error}")),
-    }
 }
 
 /// The columns of `CONTEXT_SQL`, asked of SQLite once.
@@ -351,10 +345,6 @@ pub(crate) fn study_day(at: DateTime<Utc>) -> String {
 /// Qualities as the node keeps them: newest first, comma-separated.
 pub(crate) fn list_of(qualities: &[u8]) -> String {
     qualities.iter().map(u8::to_string).collect::<Vec<_>>().join(",")
-}
-
-pub(crate) fn qualities_of(list: &str) -> StoreResult<Vec<u8>> {
-    list.split(',').filter(|q| !q.is_empty()).map(|q| q.parse::<u8>().map_err(StoreError::corrupt)).collect()
 }
 
 #[cfg(test)]

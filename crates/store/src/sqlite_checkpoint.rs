@@ -23,7 +23,7 @@ pub(crate) struct Checkpoints {
 
 impl Checkpoints {
     pub(crate) fn start(path: &Path, busy_timeout: Duration) -> StoreResult<Self> {
-        let sqlite = crate::sqlite_batch::sqlite_error;
+        let sqlite = crate::error::sqlite_error;
         let db = rusqlite::Connection::open(path).map_err(sqlite)?;
         db.busy_timeout(busy_timeout).map_err(sqlite)?;
         let (nudge, nudged) = mpsc::sync_channel(1);

@@ -8,8 +8,9 @@
 //! the rows where they are read. Their SQL is in `sqlite/live_reads.rs`; the rows are decoded here, by column name
 //! (a node's activity by `analytics::activity_from`, as PostgreSQL's are).
 
+use crate::error::sqlite_error;
 use crate::sql::Columns;
-use crate::sqlite_batch::{column_names, sqlite_error, NamedRow};
+use crate::sqlite_batch::{column_names, NamedRow};
 use crate::{StoreError, StoreResult};
 use pathwise_domain::model::{Edge, ResponseEvent};
 use pathwise_domain::{MindMapId, NodeId};

@@ -198,7 +198,7 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         loaded: &super::catalog::LoadedCourse,
-        snap: &super::snapshots::Snapshot,
+        snap: &super::snapshots::VersionedSnapshot,
         unit: &str,
         grade: Grade,
         messages: Vec<TutorMessage>,
@@ -295,7 +295,9 @@ impl<S: Store> App<S> {
         let (grade, _) = graded?;
         let feedback = grade.feedback_text.trim();
         if feedback.is_empty() || feedback.chars().count() > 1_000 {
-            return Err(crate::tutor::invalid_reply("the model's drill feedback is empty or over 1,000 characters"));
+            return Err(crate::model_tasks::invalid_reply(
+                "the model's drill feedback is empty or over 1,000 characters",
+            ));
         }
         // A tag outside the course's list, or on a right answer, is not kept.
         let tag =

@@ -5,7 +5,7 @@
 
 use super::catalog::LoadedCourse;
 use super::messages::{appended, TutorMessage};
-use super::snapshots::Snapshot;
+use super::snapshots::VersionedSnapshot;
 use crate::mastery::{PreparedResponse, RecordResponse};
 use crate::{App, AppResult};
 use pathwise_course::StudentSnapshot;
@@ -44,7 +44,7 @@ impl<S: Store> App<S> {
         records: &[TutorMessageRecord],
         write: EvidenceWrite<'_>,
         change: impl Fn(&mut StudentSnapshot),
-    ) -> AppResult<(Snapshot, Vec<TutorMessage>)> {
+    ) -> AppResult<(VersionedSnapshot, Vec<TutorMessage>)> {
         let snap = self.course_snapshot(learner, loaded).await?;
         let prepared = match &write.evidence {
             Some(evidence) => self.evidence_response(learner, thread, &snap, evidence).await?,
@@ -86,7 +86,7 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         thread: ThreadId,
-        snap: &Snapshot,
+        snap: &VersionedSnapshot,
         evidence: &Evidence<'_>,
     ) -> AppResult<Option<PreparedResponse>> {
         let Some((map, node)) = self.unit_node(learner, snap, evidence.unit).await? else { return Ok(None) };

@@ -1,6 +1,6 @@
 //! The exam service: the authority on a learner's exam questions (attempts, passes and
 //! lockouts), behind an interface so that a school's own exam system can take its place
-//! ([`super::external_exam::ExternalExamService`]). The built-in one keeps its state in
+//! (`ExternalExamService`). The built-in one keeps its state in
 //! Pathwise's store.
 
 use crate::{AppError, AppResult, ErrorKind};

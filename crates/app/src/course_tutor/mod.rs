@@ -11,6 +11,7 @@ mod exams;
 pub mod external_exam;
 mod messages;
 mod prompt;
+mod request;
 mod snapshots;
 mod threads;
 mod turn;
@@ -21,9 +22,10 @@ pub use exam_service::{BuiltinExamService, ExamService, SubmitOutcome, SupportTy
 pub use exams::{McqSubmitReply, McqSubmitRequest, SupportViewedReply, SupportViewedRequest};
 pub use external_exam::ExternalExamService;
 pub use messages::{CardOutcome, Thread, TutorMessage};
+pub use request::{TurnRequest, MAX_MESSAGE_CHARS};
 pub use threads::MAX_MESSAGES_PAGE;
 pub use threads::{CreateThread, SnapshotView, TurnLog};
-pub use turn::{TurnDebug, TurnReply, TurnRequest, MAX_MESSAGE_CHARS};
+pub use turn::{TurnDebug, TurnReply};
 
 /// How the tutor behaves, from the configuration.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! the JSON contract.
 
 use super::catalog::LoadedCourse;
-use super::turn::TurnRequest;
+use super::request::TurnRequest;
 use pathwise_course::lite::{snapshot_lite_for_llm, RevisitLite, SnapshotLiteForLlm};
 use pathwise_course::response::{LlmTutorResponse, MAX_DRILL_CHARS, MAX_KEY_IDEAS, MAX_TUTOR_TEXT};
 use pathwise_course::{Action, ClientEvent, ExamAvailability, StudentSnapshot, Tier, TutorPolicy};

@@ -18,12 +18,12 @@ const SNAPSHOT_RETRIES: usize = 5;
 
 /// A snapshot as read, with the version a write must find.
 #[derive(Debug, Clone)]
-pub(crate) struct Snapshot {
+pub(crate) struct VersionedSnapshot {
     pub record: SnapshotRecord,
     pub snapshot: StudentSnapshot,
 }
 
-impl Snapshot {
+impl VersionedSnapshot {
     /// The record to store for `snapshot` as the next version.
     pub fn next(&self, snapshot: &StudentSnapshot, now: DateTime<Utc>) -> AppResult<SnapshotRecord> {
         Ok(SnapshotRecord {
@@ -47,7 +47,11 @@ fn is_conflict(error: &AppError) -> bool {
 impl<S: Store> App<S> {
     /// The learner's snapshot of a course, made (with the learner's map of the course) on
     /// first use (`getOrCreateSnapshot`).
-    pub(crate) async fn course_snapshot(&self, learner: LearnerId, loaded: &LoadedCourse) -> AppResult<Snapshot> {
+    pub(crate) async fn course_snapshot(
+        &self,
+        learner: LearnerId,
+        loaded: &LoadedCourse,
+    ) -> AppResult<VersionedSnapshot> {
         let course = &loaded.course;
         if let Some(record) = self.store.get_tutor_snapshot(learner, course.id()).await? {
             return read(record);
@@ -70,7 +74,7 @@ impl<S: Store> App<S> {
             return read(record.ok_or_else(|| AppError::internal("a snapshot vanished right after it was made"))?);
         }
         self.sync_review_jobs(learner, map.map.id).await?;
-        Ok(Snapshot { record, snapshot })
+        Ok(VersionedSnapshot { record, snapshot })
     }
 
     /// Write `step` with the snapshot as `change` leaves it, by compare-and-set; when the
@@ -81,10 +85,10 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         loaded: &LoadedCourse,
-        mut snap: Snapshot,
+        mut snap: VersionedSnapshot,
         step: TutorStep<'_>,
         change: impl Fn(&mut StudentSnapshot),
-    ) -> AppResult<(Snapshot, TutorCommit)> {
+    ) -> AppResult<(VersionedSnapshot, TutorCommit)> {
         let now = step.at.unwrap_or_else(|| self.now());
         for attempt in 1.. {
             change(&mut snap.snapshot);
@@ -110,7 +114,7 @@ impl<S: Store> App<S> {
     pub(crate) async fn unit_node(
         &self,
         learner: LearnerId,
-        snapshot: &Snapshot,
+        snapshot: &VersionedSnapshot,
         unit: &str,
     ) -> AppResult<Option<(MindMapId, NodeId)>> {
         let Some(map) = snapshot.map() else { return Ok(None) };
@@ -118,10 +122,10 @@ impl<S: Store> App<S> {
     }
 }
 
-fn read(record: SnapshotRecord) -> AppResult<Snapshot> {
+fn read(record: SnapshotRecord) -> AppResult<VersionedSnapshot> {
     let snapshot = serde_json::from_value(record.snapshot.clone())
         .map_err(|e| AppError::internal(format!("stored snapshot is unreadable: {e}")))?;
-    Ok(Snapshot { record, snapshot })
+    Ok(VersionedSnapshot { record, snapshot })
 }
 
 /// The learner's map of a course: a node per unit (labelled with its title, described by

@@ -6,7 +6,8 @@
 use super::catalog::LoadedCourse;
 use super::messages::{appended, new_message, TutorMessage};
 use super::prompt::{build_prompt_within, TurnContext};
-use super::snapshots::Snapshot;
+use super::request::TurnRequest;
+use super::snapshots::VersionedSnapshot;
 use crate::{App, AppError, AppResult};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
 use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
@@ -27,8 +28,6 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::HashMap;
 
-/// Longest message a learner may send, in characters.
-pub const MAX_MESSAGE_CHARS: usize = 4_000;
 /// Retrieval sizes (policy-tutor.md PF-3.5).
 const ANCHORS_K: usize = 6;
 const CHUNKS_K: usize = 8;
@@ -36,23 +35,6 @@ const SUPPORT_K: usize = 4;
 const MAPPED_K: usize = 3;
 /// How far back a `CHOOSE_UNIT` looks for the card that offered it.
 const RECENT_MESSAGES: i64 = 6;
-
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TurnRequest {
-    /// The thread's course; optional, and refused if it names another course.
-    #[serde(default)]
-    pub course_id: Option<String>,
-    #[serde(default)]
-    pub message_text: Option<String>,
-    #[serde(default)]
-    pub message_latex: Option<String>,
-    #[serde(default)]
-    pub voice_transcript: Option<String>,
-    /// A button pressed (Try a Drill, Continue, I'm stuck, ...); `{"type": "NONE"}` if none.
-    #[serde(default)]
-    pub client_event: ClientEvent,
-}
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -121,36 +103,6 @@ struct TurnLog<'a> {
     retrieval: &'static str,
     prompt_tokens: u64,
     completion_tokens: u64,
-}
-
-impl TurnRequest {
-    /// The learner's words, whichever field carries them.
-    fn words(&self) -> Option<&str> {
-        [&self.message_text, &self.message_latex, &self.voice_transcript]
-            .into_iter()
-            .flatten()
-            .map(|s| s.trim())
-            .find(|s| !s.is_empty())
-    }
-
-    fn check(&self) -> AppResult<()> {
-        for (field, value) in [
-            ("messageText", &self.message_text),
-            ("messageLatex", &self.message_latex),
-            ("voiceTranscript", &self.voice_transcript),
-        ] {
-            if value.as_ref().is_some_and(|v| v.chars().count() > MAX_MESSAGE_CHARS) {
-                return Err(AppError::invalid(field, format!("must be at most {MAX_MESSAGE_CHARS} characters")));
-            }
-        }
-        if self.words().is_none() && self.client_event == ClientEvent::None {
-            return Err(AppError::invalid(
-                "messageText",
-                "a turn needs the learner's words (messageText, messageLatex or voiceTranscript) or a clientEvent",
-            ));
-        }
-        Ok(())
-    }
 }
 
 impl<S: Store> App<S> {
@@ -446,7 +398,7 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         course: &str,
-        snap: &Snapshot,
+        snap: &VersionedSnapshot,
         now: chrono::DateTime<chrono::Utc>,
     ) -> AppResult<RevisitLite> {
         let ids: Vec<String> = snap.snapshot.revisit_queue.keys().cloned().collect();
@@ -465,7 +417,7 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         loaded: &LoadedCourse,
-        snap: &Snapshot,
+        snap: &VersionedSnapshot,
     ) -> AppResult<SnapshotLite> {
         let course = &loaded.course;
         let now = self.now();
@@ -488,7 +440,7 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         loaded: &LoadedCourse,
-        snap: &Snapshot,
+        snap: &VersionedSnapshot,
         draft: &PolicyDraft,
         query: &Query<'_>,
         now: chrono::DateTime<chrono::Utc>,

@@ -27,7 +27,7 @@ fn load(lib: &Library, config: &EvaluationConfig, state: &EvaluationState) -> Ap
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| AppError::internal(format!("a generated item has unusable IRT parameters: {e}")))?;
     let bank = ItemBank::new(params).map_err(|e| AppError::internal(e.to_string()))?;
-    let adaptive = super::bank::adaptive_settings(lib, config);
+    let adaptive = adaptive_settings(lib, config);
     let settings = CatSettings { randomesque: adaptive.randomesque.max(1), ..CatSettings::default() };
     let stop =
         StopRules { se_target: adaptive.se_target, min_items: adaptive.min_items, max_items: Some(adaptive.max_items) };
@@ -70,4 +70,30 @@ pub(crate) fn ability(lib: &Library, config: &EvaluationConfig, state: &Evaluati
     let cat = replay(&adaptive, state)?;
     let estimate = cat.estimate();
     Ok(json!({ "theta": estimate.theta, "se": estimate.se, "items": state.results.len(), "stop": cat.should_stop() }))
+}
+
+/// How an adaptive evaluation selects and stops.
+pub(crate) struct AdaptiveRules {
+    pub max_items: usize,
+    pub min_items: usize,
+    pub se_target: Option<f64>,
+    pub randomesque: usize,
+}
+
+pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> AdaptiveRules {
+    let adaptive = config.blueprint_id.as_deref().and_then(|id| lib.assessment(id)).and_then(|a| a.adaptive());
+    let mut rules = match adaptive {
+        Some(a) => AdaptiveRules {
+            max_items: a.max_items,
+            min_items: a.min_items,
+            se_target: Some(a.se_target),
+            randomesque: a.randomesque,
+        },
+        None => AdaptiveRules { max_items: 30, min_items: 5, se_target: Some(0.3), randomesque: 1 },
+    };
+    if let Some(max) = config.max_items {
+        rules.max_items = max as usize;
+    }
+    rules.min_items = rules.min_items.min(rules.max_items);
+    rules
 }

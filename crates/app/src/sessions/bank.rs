@@ -1,6 +1,7 @@
 //! Where a session's items come from: the item library's blueprints (generated, with
 //! computed answers), or items given inline; how an item is shown (never its key), scored
-//! (exactly, or by running code in the sandbox) and, for adaptive evaluations, selected.
+//! (`scoring.rs`: exactly, or by running code in the sandbox) and, for adaptive
+//! evaluations, selected (`adaptive.rs`).
 
 use super::config::EvaluationConfig;
 use super::state::EvaluationState;
@@ -20,6 +21,14 @@ use std::sync::{Arc, LazyLock};
 
 pub(crate) type BankItem = Item;
 
+/// An answer scored.
+pub(crate) struct Scored {
+    pub correct: bool,
+    pub credit: f64,
+    pub expected: String,
+    pub detail: Value,
+}
+
 /// The library shipped with Pathwise, parsed once per process.
 static BUILTIN: LazyLock<Arc<Library>> = LazyLock::new(|| Arc::new(Library::builtin()));
 
@@ -35,13 +44,6 @@ pub(crate) struct Plan {
     pub form: Vec<String>,
     pub candidates: Vec<String>,
     pub max_items: u32,
-}
-
-pub(crate) struct Scored {
-    pub correct: bool,
-    pub credit: f64,
-    pub expected: String,
-    pub detail: Value,
 }
 
 fn items_error(field: &str, error: impl std::fmt::Display) -> AppError {
@@ -141,28 +143,6 @@ pub(crate) fn generate_unique(
         .map_err(|e| AppError::new(ErrorKind::Conflict, "items_exhausted", e.to_string()))
 }
 
-/// The next item of an evaluation: the planned form in order, or for an adaptive one the
-/// most informative unused candidate at the current ability estimate.
-pub(crate) fn next_item(
-    lib: &Library,
-    config: &EvaluationConfig,
-    state: &EvaluationState,
-    seed: u64,
-) -> AppResult<Option<BankItem>> {
-    if state.candidates.is_empty() {
-        return state.form.get(state.results.len()).map(|id| resolve(lib, config, id)).transpose();
-    }
-    super::adaptive::next(lib, config, state, seed)
-}
-
-/// The ability estimate of an adaptive evaluation, for its report.
-pub(crate) fn ability(lib: &Library, config: &EvaluationConfig, state: &EvaluationState) -> AppResult<Option<Value>> {
-    if state.candidates.is_empty() {
-        return Ok(None);
-    }
-    super::adaptive::ability(lib, config, state).map(Some)
-}
-
 /// What the learner (and any presenter) sees of an item: no key, no expected outputs, and
 /// the opaque id it is shown under rather than its own.
 pub(crate) fn presented(item: &BankItem, shown_id: &str) -> Value {
@@ -200,46 +180,4 @@ pub(crate) fn action(item: &BankItem) -> AppResult<ClientAction> {
     };
     action.validate()?;
     Ok(action)
-}
-
-/// Score an answer against the item's computed key; code runs in the sandbox against the
-/// item's generated tests, for partial credit.
-pub(crate) async fn score<S: Store>(app: &App<S>, item: &BankItem, response: &ClientResponse) -> AppResult<Scored> {
-    let answer = match response {
-        ClientResponse::Choice { selected_index, .. } => Answer::Choice(*selected_index),
-        ClientResponse::Text { text } => Answer::Text(text.clone()),
-        ClientResponse::Skipped => {
-            let expected = item.check(&Answer::Text(String::new())).map(|c| c.expected).unwrap_or_default();
-            return Ok(Scored { correct: false, credit: 0.0, expected, detail: json!({ "skipped": true }) });
-        }
-        ClientResponse::Code { code } => return super::code::run(app, item, code).await,
-    };
-    let check = item.check(&answer).map_err(|e| AppError::invalid("response", e))?;
-    Ok(Scored { correct: check.correct, credit: check.credit, expected: check.expected, detail: Value::Null })
-}
-
-/// How an adaptive evaluation selects and stops.
-pub(crate) struct AdaptiveRules {
-    pub max_items: usize,
-    pub min_items: usize,
-    pub se_target: Option<f64>,
-    pub randomesque: usize,
-}
-
-pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> AdaptiveRules {
-    let adaptive = config.blueprint_id.as_deref().and_then(|id| lib.assessment(id)).and_then(|a| a.adaptive());
-    let mut rules = match adaptive {
-        Some(a) => AdaptiveRules {
-            max_items: a.max_items,
-            min_items: a.min_items,
-            se_target: Some(a.se_target),
-            randomesque: a.randomesque,
-        },
-        None => AdaptiveRules { max_items: 30, min_items: 5, se_target: Some(0.3), randomesque: 1 },
-    };
-    if let Some(max) = config.max_items {
-        rules.max_items = max as usize;
-    }
-    rules.min_items = rules.min_items.min(rules.max_items);
-    rules
 }

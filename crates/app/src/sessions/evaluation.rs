@@ -4,9 +4,11 @@
 //! and scores each answer exactly against the computed key. Scores are revealed only in the
 //! completion.
 
-use super::bank::{self, Scored};
+use super::adaptive;
+use super::bank::{self, BankItem, Scored};
 use super::code;
 use super::config::{EvaluationConfig, SessionConfig};
+use super::scoring::score;
 use super::state::{EvaluationState, ItemResult, SessionState};
 use super::turn::Turn;
 use crate::{App, AppError, AppResult, Store};
@@ -42,7 +44,7 @@ pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<(
     consume(app, turn).await?;
     let evaluation = turn.state.evaluation.clone().unwrap_or_default();
     let done = evaluation.results.len() as u32;
-    let next = bank::next_item(app.library(), &config, &evaluation, turn.state.seed)?;
+    let next = next_item(app.library(), &config, &evaluation, turn.state.seed)?;
     let Some(item) = next else {
         turn.backend_call("get_next_evaluation_item", json!({}), &Value::Null);
         let report = report(app.library(), turn)?;
@@ -67,7 +69,7 @@ pub(crate) async fn consume<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResul
             answered.item_id.clone().ok_or_else(|| AppError::internal("an evaluation answer without its item"))?;
         let item_id = turn.state.item_behind(&shown_id).to_string();
         let item = bank::resolve(app.library(), &config, &item_id)?;
-        let Scored { correct, credit, expected, detail } = bank::score(app, &item, &answered.response).await?;
+        let Scored { correct, credit, expected, detail } = score(app, &item, &answered.response).await?;
         turn.state.evaluation.get_or_insert_default().results.push(ItemResult {
             item_id: item_id.clone(),
             answer: answered.response.as_text(),
@@ -140,8 +142,30 @@ pub(crate) fn report(lib: &Library, turn: &Turn) -> AppResult<Value> {
         "percent": if answered == 0 { 0.0 } else { (score / answered as f64 * 1000.0).round() / 10.0 },
         "items": items,
     });
-    if let Some(ability) = bank::ability(lib, config, &evaluation)? {
+    if let Some(ability) = ability(lib, config, &evaluation)? {
         report["ability"] = ability;
     }
     Ok(report)
+}
+
+/// The next item of an evaluation: the planned form in order, or for an adaptive one the
+/// most informative unused candidate at the current ability estimate.
+fn next_item(
+    lib: &Library,
+    config: &EvaluationConfig,
+    state: &EvaluationState,
+    seed: u64,
+) -> AppResult<Option<BankItem>> {
+    if state.candidates.is_empty() {
+        return state.form.get(state.results.len()).map(|id| resolve(lib, config, id)).transpose();
+    }
+    adaptive::next(lib, config, state, seed)
+}
+
+/// The ability estimate of an adaptive evaluation, for its report.
+fn ability(lib: &Library, config: &EvaluationConfig, state: &EvaluationState) -> AppResult<Option<Value>> {
+    if state.candidates.is_empty() {
+        return Ok(None);
+    }
+    adaptive::ability(lib, config, state).map(Some)
 }

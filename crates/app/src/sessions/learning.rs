@@ -139,7 +139,7 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
         .take()
         .ok_or_else(|| AppError::internal("a learning answer without its item"))?;
     let item = bank::regenerate(app.library(), &item_id)?;
-    let scored = bank::score(app, &item, &answered.response).await?;
+    let scored = super::scoring::score(app, &item, &answered.response).await?;
     let node = app.store().get_node(learner, node_id).await?.ok_or_else(|| AppError::not_found("node", node_id))?;
     let quality = quality(scored.correct, scored.credit, &answered.response);
     let response_type = if matches!(node.mastery_status, MasteryStatus::Reviewing | MasteryStatus::Mastered) {

@@ -12,6 +12,7 @@ mod learning;
 mod practice;
 mod projection;
 mod runner;
+mod scoring;
 mod state;
 mod survey;
 mod thought;

@@ -7,7 +7,7 @@
 //! than guessed to be 1.5 or 15).
 
 use super::ratio::Ratio;
-use super::value::PLACE_NAMES;
+use super::value::{mask_of, PLACE_NAMES};
 
 /// At most this many digits, so a decimal's numerator fits in `i64`.
 const MAX_DIGITS: usize = 18;
@@ -134,14 +134,6 @@ pub(crate) fn parse_ipv4(text: &str) -> Option<u32> {
         parts += 1;
     }
     (parts == 4).then_some(value)
-}
-
-pub(crate) fn mask_of(prefix: u8) -> u32 {
-    if prefix == 0 {
-        0
-    } else {
-        u32::MAX << (32 - u32::from(prefix.min(32)))
-    }
 }
 
 /// A prefix length from `/24`, `24` or a contiguous dotted mask `255.255.255.0`.

@@ -23,6 +23,15 @@ pub(crate) enum Value {
     Place(u8),
 }
 
+/// The IPv4 netmask of a prefix length (`/26` is `255.255.255.192`).
+pub(crate) fn mask_of(prefix: u8) -> u32 {
+    if prefix == 0 {
+        0
+    } else {
+        u32::MAX << (32 - u32::from(prefix.min(32)))
+    }
+}
+
 /// The decimal places by power of ten, as answers name them; nine digits at most.
 pub(crate) const PLACE_NAMES: [&str; 9] = [
     "ones",
@@ -65,7 +74,7 @@ impl fmt::Display for Value {
         match self {
             Value::Number(r) => write!(f, "{r}"),
             Value::Ipv4(ip) => write_ipv4(f, *ip),
-            Value::Mask(p) => write_ipv4(f, super::parse::mask_of(*p)),
+            Value::Mask(p) => write_ipv4(f, mask_of(*p)),
             Value::Prefix(p) => write!(f, "/{p}"),
             Value::Bits { value, width } => write!(f, "{value:0width$b}", width = usize::from(*width)),
             Value::Place(p) => f.write_str(PLACE_NAMES.get(usize::from(*p)).copied().unwrap_or("?")),

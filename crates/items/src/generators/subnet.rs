@@ -4,7 +4,7 @@
 //! boundary) is easiest, another byte boundary next, a prefix inside an octet hardest.
 
 use super::{factor, Answered, Domain, FactorInfo, Question, SpecError};
-use crate::answer::parse::mask_of;
+use crate::answer::value::mask_of;
 use crate::answer::value::{write_ipv4, Value};
 use crate::answer::AnswerForm;
 use crate::dice::Dice;

@@ -4,6 +4,7 @@
 
 use super::args::{FlowArg, MapArg, NodeArg, Nothing, ReviewsMapArg, With};
 use super::registry::{tool, Effect::Reads, Effect::Writes, ToolSpec};
+use pathwise_app::advance::AdvanceFlow;
 use pathwise_app::analytics::MapAnalytics;
 use pathwise_app::curriculum::{GenerateInput, ImportOutline, ReplanInput};
 use pathwise_app::diagnostics::{RecordProbe, StartDiagnostic};
@@ -11,7 +12,6 @@ use pathwise_app::flows::StartFlow;
 use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode, UpdateMap, UpdateNode};
 use pathwise_app::mastery::RecordResponse;
 use pathwise_app::queries::{HistoryQuery, ListFlowsQuery, ListMapsQuery, ListNodesQuery, PendingReviewsQuery};
-use pathwise_app::teaching::AdvanceFlow;
 use pathwise_domain::mastery::Struggle;
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::{NodeId, ResponseType};

@@ -9,11 +9,12 @@ use crate::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use pathwise_app::advance::AdvanceFlow;
 use pathwise_app::diagnostics::{DiagnosticStep, RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::paging::Paged;
 use pathwise_app::queries::ListFlowsQuery;
-use pathwise_app::teaching::{AdvanceFlow, AnswerInput, TeachingStep};
+use pathwise_app::teaching::{AnswerInput, TeachingStep};
 use pathwise_domain::flow::Flow;
 use pathwise_domain::FlowId;
 

@@ -1,9 +1,19 @@
 //! `pathwise bench`: the performance targets, measured on this machine. Each benchmark
 //! prints one JSON object per line: bench, store, ops, concurrency, ops_per_sec, p50_ms, p99_ms.
 
-use crate::bench_tutor::Tutor;
+mod analytics;
+mod fixtures;
+mod irt;
+mod items;
+mod learning_loop;
+mod mcp;
+mod sessions;
+mod stats;
+mod tutor;
+
 use anyhow::{Context, Result};
 use chrono::Utc;
+use fixtures::{learner_with_map, response};
 use pathwise_app::curriculum::GenerateInput;
 use pathwise_app::mastery::RecordResponse;
 use pathwise_app::{AnyStore, App, Store};
@@ -14,7 +24,9 @@ use pathwise_store::{PgStore, SqliteStore};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
+use stats::Stats;
 use std::time::{Duration, Instant};
+use tutor::Tutor;
 use uuid::Uuid;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -32,42 +44,6 @@ pub struct BenchFlags {
     /// Fewer operations, for a quick check that every benchmark runs.
     #[arg(long)]
     quick: bool,
-}
-
-pub(crate) struct Stats {
-    pub ops: usize,
-    pub concurrency: usize,
-    pub elapsed: Duration,
-    pub latencies: Vec<Duration>,
-}
-
-impl Stats {
-    pub fn print(mut self, bench: &str, store: &str, extra: serde_json::Value) {
-        self.latencies.sort();
-        let pick = |q: f64| {
-            let i = ((self.latencies.len() as f64 - 1.0) * q).round() as usize;
-            self.latencies.get(i).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
-        };
-        let mut line = json!({
-            "bench": bench,
-            "store": store,
-            "ops": self.ops,
-            "concurrency": self.concurrency,
-            "ops_per_sec": (self.ops as f64 / self.elapsed.as_secs_f64()).round(),
-            "p50_ms": round3(pick(0.5)),
-            "p99_ms": round3(pick(0.99)),
-        });
-        if let (Some(line), Some(extra)) = (line.as_object_mut(), extra.as_object()) {
-            line.extend(extra.clone());
-        }
-        // A closed pipe (`| head`) ends the output, not the process with a panic.
-        use std::io::Write;
-        let _ = writeln!(std::io::stdout().lock(), "{line}");
-    }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }
 
 pub async fn run(flags: BenchFlags) -> Result<()> {
@@ -119,17 +95,17 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
     if wanted("scheduler") {
         if sqlite {
             let app = sqlite_app(dir.path(), "scheduler").await?;
-            crate::bench_loop::jobs(&app, "sqlite", 10_000 / scale).await?;
+            learning_loop::jobs(&app, "sqlite", 10_000 / scale).await?;
         }
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
-            crate::bench_loop::jobs(&app, "postgres", 10_000 / scale).await?;
+            learning_loop::jobs(&app, "postgres", 10_000 / scale).await?;
             schema.drop(app).await?;
         }
     }
     if wanted("teaching_step") && sqlite {
         let store = SqliteStore::open(&dir.path().join("teaching.db")).await?;
-        crate::bench_loop::teaching_step_tokens(AnyStore::Sqlite(store)).await?;
+        learning_loop::teaching_step_tokens(AnyStore::Sqlite(store)).await?;
     }
     if wanted("http") {
         for keyed in [Keys::None, Keys::TimeOrdered, Keys::Random] {
@@ -145,7 +121,7 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         }
     }
     if wanted("mcp_record_response") {
-        use crate::bench_mcp::{record_responses as mcp_record, Connections};
+        use mcp::{record_responses as mcp_record, Connections};
         // Clients that keep their connection, then rmcp's default client, which opens one per
         // call; the latter's cost is the same whatever the store, so it runs on SQLite only.
         for connections in [Connections::KeptAlive, Connections::PerCall].into_iter().filter(|_| sqlite) {
@@ -160,10 +136,10 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         }
     }
     if wanted("adaptive_step") {
-        crate::bench_irt::adaptive_step(flags.quick)?;
+        irt::adaptive_step(flags.quick)?;
     }
     if wanted("item_generation") {
-        crate::bench_items::run(flags.quick)?;
+        items::run(flags.quick)?;
     }
     for (name, model) in [("tutor_turn", Tutor::Model), ("tutor_turn_offline", Tutor::Offline)] {
         if !wanted(name) {
@@ -172,17 +148,17 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         let turns = if flags.quick { 60 } else { 3_000 };
         if sqlite {
             let app = sqlite_app(dir.path(), name).await?;
-            crate::bench_tutor::turns(app, "sqlite", turns, model).await?;
+            tutor::turns(app, "sqlite", turns, model).await?;
         }
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
-            let outcome = crate::bench_tutor::turns(app.clone(), "postgres", turns, model).await;
+            let outcome = tutor::turns(app.clone(), "postgres", turns, model).await;
             schema.drop(app).await?;
             outcome?;
         }
     }
     if wanted("analytics") {
-        use crate::bench_analytics::{live_reads, Shape};
+        use analytics::{live_reads, Shape};
         let reads = if flags.quick { 30 } else { 300 };
         let shape = Shape { maps: 50, responses: 100_000 / scale, reads };
         if sqlite {
@@ -197,7 +173,7 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         }
     }
     if wanted("session_streams") && sqlite {
-        crate::bench_sessions::open_streams(if flags.quick { 200 } else { 2_000 }).await?;
+        sessions::open_streams(if flags.quick { 200 } else { 2_000 }).await?;
     }
     Ok(())
 }
@@ -233,27 +209,6 @@ impl PgSchema {
         sqlx::query(&format!("DROP SCHEMA {} CASCADE", self.schema)).execute(&mut admin).await?;
         Ok(())
     }
-}
-
-/// A learner with one active 30-node map; returns its ids.
-pub(crate) async fn learner_with_map(app: &App) -> Result<(LearnerId, MindMapId, Vec<NodeId>, String)> {
-    let created = app.create_learner("bench learner").await?;
-    let labels: Vec<String> = (0..30).map(|i| format!("Concept {i}")).collect();
-    let nodes: Vec<_> = labels.iter().map(|l| json!({ "label": l, "effort_minutes": 10 })).collect();
-    // A shallow tree: every node depends on the root, so all are on the frontier after it.
-    let edges: Vec<_> = labels[1..].iter().map(|l| json!({ "parent": labels[0], "child": l })).collect();
-    let input: GenerateInput = serde_json::from_value(json!({
-        "topic": "Benchmark", "decomposition": { "root": labels[0], "nodes": nodes, "edges": edges }
-    }))?;
-    let plan = app.curriculum_generate(created.learner.id, input).await?;
-    let map = app.get_map(created.learner.id, plan.mind_map_id).await?;
-    Ok((created.learner.id, plan.mind_map_id, map.nodes.iter().map(|n| n.id).collect(), created.token))
-}
-
-pub(crate) fn response(map: MindMapId, node: NodeId, i: usize) -> RecordResponse {
-    let quality = [4, 5, 3, 4, 2, 5][i % 6];
-    let kind = if i.is_multiple_of(3) { ResponseType::Teach } else { ResponseType::Review };
-    RecordResponse::new(node, map, "What does this concept mean?", Some("an answer"), quality, Some(kind))
 }
 
 /// Which idempotency keys a benchmark's responses carry.

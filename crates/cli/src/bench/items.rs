@@ -2,7 +2,7 @@
 //! arithmetic skill blueprint of the built-in library (generation and the presented view,
 //! as serving an item does), over several runs; and whole 10-item quiz forms per second.
 
-use crate::bench::Stats;
+use super::stats::Stats;
 use anyhow::Result;
 use pathwise_items::{Band, Library, Target};
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! an in-process model records every request Pathwise builds and counts its tokens with
 //! the cl100k_base tokenizer, answering with canned replies of realistic length.
 
-use crate::bench::Stats;
+use super::stats::Stats;
 use anyhow::Result;
 use chrono::{Duration, Utc};
 use pathwise_app::curriculum::GenerateInput;

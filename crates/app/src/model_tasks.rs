@@ -1,4 +1,4 @@
-//! What the tutor asks the language model for, and the checks its answers go through:
+//! What a teaching flow asks the language model for, and the checks its answers go through:
 //! a diagnostic's concept inventory, questions (with their computed keys), grades of
 //! free-text answers, explanations. The model proposes; these checks and the domain's
 //! rules decide. A reply that fails them is a 502 that says what was wrong.

@@ -5,7 +5,7 @@
 //! in-process model that answers at once with a valid turn, so that the model's time is
 //! left out; retrieval is timed alone as well; prompt tokens are counted (cl100k_base).
 
-use crate::bench::Stats;
+use super::stats::Stats;
 use anyhow::{Context, Result};
 use pathwise_app::course_tutor::{CreateThread, TurnRequest};
 use pathwise_app::App;

@@ -5,7 +5,7 @@
 //! clock that ends now, with the nightly job run for each of the last 30 days. The reads
 //! then run one after another on the real clock, so each counts every answer up to now.
 
-use crate::bench::Stats;
+use super::stats::Stats;
 use anyhow::{ensure, Result};
 use chrono::{Duration, Utc};
 use pathwise_app::curriculum::GenerateInput;

@@ -9,7 +9,8 @@
 //! benchmark measures the server with clients that keep their connection, as the HTTP
 //! benchmark's do, and, on SQLite, also with rmcp's default client.
 
-use crate::bench::{learner_with_map, response, Stats};
+use super::fixtures::{learner_with_map, response};
+use super::stats::Stats;
 use anyhow::{Context, Result};
 use pathwise_app::mastery::RecordResponse;
 use pathwise_app::{App, Store};

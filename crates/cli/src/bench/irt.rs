@@ -1,7 +1,7 @@
 //! The adaptive-testing benchmarks: one step of a test (EAP update and maximum-information
 //! selection over a 1,000-item bank), and a whole simulation as `pathwise cat-sim` runs it.
 
-use crate::bench::Stats;
+use super::stats::Stats;
 use anyhow::Result;
 use pathwise_irt::synthetic::{random_3pl_bank, standard_normal, standard_normal_thetas};
 use pathwise_irt::{Cat, CatSettings, Estimator, StopRules};
