@@ -24,7 +24,7 @@ use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_llm::{parse_json_reply, Usage};
 use pathwise_retrieval::Query;
 use pathwise_store::{Store, ThreadRecord, TurnRecord, TutorStep};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use std::collections::HashMap;
 

@@ -4,10 +4,9 @@
 //! evaluations, selected (`adaptive.rs`).
 
 use super::config::EvaluationConfig;
-use super::state::EvaluationState;
-use crate::{App, AppError, AppResult, ErrorKind, Store};
-use pathwise_domain::session::widgets::{ClientAction, ClientResponse};
-use pathwise_items::{Answer, InlineItem, Item, ItemType, Library, Selection};
+use crate::{AppError, AppResult, ErrorKind};
+use pathwise_domain::session::widgets::ClientAction;
+use pathwise_items::{InlineItem, Item, ItemType, Library, Selection};
 
 fn assessment_ids(lib: &Library) -> String {
     lib.assessments().map(|a| a.id().to_string()).collect::<Vec<_>>().join(", ")
@@ -16,7 +15,7 @@ fn assessment_ids(lib: &Library) -> String {
 fn skill_ids(lib: &Library) -> String {
     lib.skills().map(|s| s.id().to_string()).collect::<Vec<_>>().join(", ")
 }
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::{Arc, LazyLock};
 
 pub(crate) type BankItem = Item;

@@ -157,7 +157,7 @@ fn next_item(
     seed: u64,
 ) -> AppResult<Option<BankItem>> {
     if state.candidates.is_empty() {
-        return state.form.get(state.results.len()).map(|id| resolve(lib, config, id)).transpose();
+        return state.form.get(state.results.len()).map(|id| bank::resolve(lib, config, id)).transpose();
     }
     adaptive::next(lib, config, state, seed)
 }
