@@ -173,6 +173,9 @@ pub(crate) fn build_prompt(
 /// a card beside it.
 pub(crate) const TURN_MAX_TOKENS: u32 = 900;
 
+/// `LlmTutorResponse`'s strict schema, derived once; each turn shapes a copy.
+static REPLY_SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(schema::strict_schema::<LlmTutorResponse>);
+
 /// `LlmTutorResponse` as a strict JSON Schema (derived from the type), shaped by this turn's policy: the actions it
 /// allows and the units in scope are the only values allowed, a card the policy does not
 /// allow can only be null, and an exam suggestion can only name a candidate at the desired
@@ -185,7 +188,7 @@ fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
     let scoped: Vec<&str> = policy.scoped_unit_ids.iter().map(String::as_str).collect();
     let actions: Vec<&str> = policy.allowed_actions.iter().map(|a| a.name()).collect();
     let candidates: Vec<&str> = context.exam_candidates.iter().map(|c| c.question_id.as_str()).collect();
-    let mut schema = schema::strict_schema::<LlmTutorResponse>();
+    let mut schema = REPLY_SCHEMA.clone();
     let p = &mut schema["properties"];
     p["mapped_units"]["items"]["properties"]["unit_id"] = one_of(scoped.clone());
     p["action"] = one_of(actions);
