@@ -698,14 +698,10 @@ async fn serve_names_its_language_model_and_refuses_an_incomplete_one() {
 async fn two_servers_on_one_postgres_run_each_job_once() {
     use pathwise_domain::JobKind;
     use pathwise_store::{Job, JobStore, PgStore};
-    use sqlx::Connection;
-    let Some(admin_url) = pathwise_store::testing::test_database_url() else {
+    let Some(database) = pathwise_test_support::TestPgDatabase::create("two").await else {
         return;
     };
-    let database = format!("pw_two_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("connect");
-    sqlx::query(&format!("CREATE DATABASE {database}")).execute(&mut admin).await.expect("create database");
-    let url = format!("{}/{database}", admin_url.rsplit_once('/').expect("a URL with a database").0);
+    let url = database.url().to_string();
     let store = PgStore::connect(&url, 4).await.expect("migrate");
 
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
@@ -750,7 +746,6 @@ async fn two_servers_on_one_postgres_run_each_job_once() {
         server.stop();
     }
     store.pool().close().await;
-    sqlx::query(&format!("DROP DATABASE {database} WITH (FORCE)")).execute(&mut admin).await.expect("drop database");
 }
 
 /// The learning loop from the command line: offline, a topic is refused before anything

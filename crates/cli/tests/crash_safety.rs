@@ -222,13 +222,8 @@ async fn sqlite_killed_under_load_loses_nothing_acknowledged_and_stores_retries_
 
 #[tokio::test(flavor = "multi_thread")]
 async fn postgres_killed_under_load_loses_nothing_acknowledged_and_stores_retries_once() {
-    use sqlx::Connection;
-    let Some(admin_url) = pathwise_store::testing::test_database_url() else { return };
-    let database = format!("pw_crash_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("connect");
-    sqlx::query(&format!("CREATE DATABASE {database}")).execute(&mut admin).await.expect("create database");
-    let url = format!("{}/{database}", admin_url.rsplit_once('/').expect("a URL with a database").0);
-    killed_under_load_loses_nothing_acknowledged(Some(&url)).await;
-    // Connections the killed server held are gone with it; the restarted one's with the test.
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)")).execute(&mut admin).await.ok();
+    let Some(database) = pathwise_test_support::TestPgDatabase::create("crash").await else { return };
+    killed_under_load_loses_nothing_acknowledged(Some(database.url())).await;
+    // Connections the killed server held are gone with it; the restarted one's are ended
+    // when the database is dropped.
 }

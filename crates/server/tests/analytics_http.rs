@@ -9,6 +9,7 @@ mod support;
 use chrono::{DateTime, Duration, Utc};
 use pathwise_app::{App, ManualClock};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use support::*;
 
 fn start_time() -> DateTime<Utc> {
@@ -35,7 +36,7 @@ async fn snapshots_stored(t: &TestApp) -> i64 {
     t.counts().await.into_iter().find(|(table, _)| table == "analytics_snapshots").map(|(_, n)| n).unwrap()
 }
 
-async fn answers_show_in_every_progress_read_at_once(t: &TestApp, clock: &ManualClock) {
+async fn answers_show_in_every_progress_read_at_once((t, clock): &(TestApp, Arc<ManualClock>)) {
     let plan = t.generate(&t.a, "Fresh topic", chain(&["Sets", "Relations", "Functions"])).await;
     let map = text(&plan["mind_map_id"]);
     let ids = t.ids(&t.a, &map).await;
@@ -84,7 +85,7 @@ async fn answers_show_in_every_progress_read_at_once(t: &TestApp, clock: &Manual
     t.get(&t.b, &format!("/api/mind-maps/{map}/analytics")).await.expect_error(404, "not_found", &[]);
 }
 
-async fn the_nightly_job_keeps_the_history_and_the_trend_ends_now(t: &TestApp, clock: &ManualClock) {
+async fn the_nightly_job_keeps_the_history_and_the_trend_ends_now((t, clock): &(TestApp, Arc<ManualClock>)) {
     let plan = t.generate(&t.a, "Week topic", chain(&["Atoms", "Molecules"])).await;
     let map = text(&plan["mind_map_id"]);
     let atoms = t.ids(&t.a, &map).await["Atoms"].clone();
@@ -142,34 +143,15 @@ impl Today for ManualClock {
     }
 }
 
-macro_rules! with_a_clock_on_both_stores {
-    ($($scenario:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let (store, guard) = super::sqlite_store().await;
-                    let clock = std::sync::Arc::new(super::ManualClock::new(super::start_time()));
-                    let t = super::spawn_app_made(store, guard, |s| super::App::with_clock(s, clock.clone())).await;
-                    super::$scenario(&t, &clock).await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let Some((store, guard)) = super::postgres_store().await else { return };
-                    let clock = std::sync::Arc::new(super::ManualClock::new(super::start_time()));
-                    let t = super::spawn_app_made(store, guard, |s| super::App::with_clock(s, clock.clone())).await;
-                    super::$scenario(&t, &clock).await;
-                }
-            )*
-        }
-    };
+/// A server whose application reads the time from a manual clock the scenario moves.
+async fn with_a_clock(test_store: TestStore) -> (TestApp, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(start_time()));
+    let made = clock.clone();
+    (spawn_app_made(test_store, move |s| App::with_clock(s, made)).await, clock)
 }
 
-with_a_clock_on_both_stores!(
+pathwise_test_support::conformance!(
+    with_a_clock;
     answers_show_in_every_progress_read_at_once,
     the_nightly_job_keeps_the_history_and_the_trend_ends_now,
 );

@@ -1,11 +1,11 @@
 //! Teaching flows, analytics and jobs over HTTP: a real server on 127.0.0.1 over SQLite,
 //! with a fake OpenAI-compatible server playing the model.
 
-use pathwise_app::{AnyStore, App};
+use pathwise_app::App;
 use pathwise_fake_llm::{FakeLlm, Script};
 use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
 use pathwise_server::AppState;
-use pathwise_store::SqliteStore;
+use pathwise_test_support::{TestDatabase, TestStore};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -15,24 +15,23 @@ struct Server {
     other: String,
     fake: FakeLlm,
     app: App,
-    _dir: tempfile::TempDir,
+    _database: TestDatabase,
 }
 
 async fn start() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.unwrap();
+    let TestStore { store, database } = TestStore::sqlite().await;
     let fake = FakeLlm::start().await;
     let config =
         OpenAiConfig { timeout: std::time::Duration::from_millis(500), ..OpenAiConfig::new(fake.base_url(), "tutor") };
     let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 2);
-    let app = App::new(AnyStore::Sqlite(store)).with_llm(llm);
+    let app = App::new(store).with_llm(llm);
     let token = app.create_learner("Ada").await.unwrap().token;
     let other = app.create_learner("Bob").await.unwrap().token;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let state = AppState::new(app.clone(), None);
     tokio::spawn(async move { pathwise_server::serve(listener, state, std::future::pending()).await.unwrap() });
-    Server { base, token, other, fake, app, _dir: dir }
+    Server { base, token, other, fake, app, _database: database }
 }
 
 impl Server {

@@ -14,6 +14,7 @@ mod support;
 
 use pathwise_domain::LearnerId;
 use pathwise_store::{ResponseFilter, SnapshotStore};
+use pathwise_test_support::TestDatabase;
 use reqwest::{Method, StatusCode};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -347,17 +348,17 @@ async fn send(t: &TestApp, call: &Call, token: Option<&str>) -> (StatusCode, Str
 async fn revoked_token(t: &TestApp) -> String {
     let token = t.app.create_learner("Revoked").await.expect("a learner").token;
     let hash = pathwise_app::learners::hash_token(&token);
-    match &t._store {
-        StoreGuard::Sqlite(dir) => {
+    match &t.database {
+        TestDatabase::Sqlite(dir) => {
             use sqlx::Connection;
             let url = format!("sqlite://{}", dir.path().join("pathwise.db").display());
             let mut db = sqlx::SqliteConnection::connect(&url).await.expect("open the SQLite store");
             sqlx::query("DELETE FROM api_tokens WHERE token_hash = ?").bind(&hash).execute(&mut db).await.unwrap();
         }
-        StoreGuard::Postgres { url, schema } => {
+        TestDatabase::Postgres(schema) => {
             use sqlx::Connection;
-            let mut db = sqlx::PgConnection::connect(url).await.expect("connect to PostgreSQL");
-            sqlx::query(&format!("DELETE FROM {schema}.api_tokens WHERE token_hash = $1"))
+            let mut db = sqlx::PgConnection::connect(schema.url()).await.expect("connect to PostgreSQL");
+            sqlx::query(&format!("DELETE FROM {}.api_tokens WHERE token_hash = $1", schema.name()))
                 .bind(&hash)
                 .execute(&mut db)
                 .await

@@ -140,7 +140,7 @@ fn inline_quiz(time_limit: Option<u32>) -> Value {
     })
 }
 
-async fn survey_runs_in_order_with_skip_logic_and_reports_its_answers(t: &TestApp, _: &Arc<ManualClock>) {
+async fn survey_runs_in_order_with_skip_logic_and_reports_its_answers((t, _): &(TestApp, Arc<ManualClock>)) {
     let id = create(t, survey()).await;
     let events = stream(t, &id).await;
     let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
@@ -179,7 +179,9 @@ async fn survey_runs_in_order_with_skip_logic_and_reports_its_answers(t: &TestAp
     assert!(tool_results >= 3 + 4, "three answers and the backend tools' results: {messages}");
 }
 
-async fn evaluation_scores_inline_items_exactly_and_reveals_nothing_before_the_end(t: &TestApp, _: &Arc<ManualClock>) {
+async fn evaluation_scores_inline_items_exactly_and_reveals_nothing_before_the_end(
+    (t, _): &(TestApp, Arc<ManualClock>),
+) {
     let id = create(t, inline_quiz(None)).await;
     let (first, events) = stream_from(&t.base, &t.a, &id, None).await;
     let (call, tool, arguments) = action(&events);
@@ -211,8 +213,7 @@ async fn evaluation_scores_inline_items_exactly_and_reveals_nothing_before_the_e
 }
 
 async fn a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_correctly(
-    t: &TestApp,
-    _: &Arc<ManualClock>,
+    (t, _): &(TestApp, Arc<ManualClock>),
 ) {
     let id =
         create(t, json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } })).await;
@@ -245,7 +246,7 @@ async fn a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_cor
 /// item itself); an inline quiz's missed items come back as they were. Asking for it on a
 /// session that is not over, not an evaluation, with nothing missed, or not yours is
 /// refused with nothing stored.
-async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _: &Arc<ManualClock>) {
+async fn practising_what_was_missed_brings_back_the_missed_skills((t, _): &(TestApp, Arc<ManualClock>)) {
     let quiz = create(
         t,
         json!({ "session_type": "evaluation", "title": "Arithmetic",
@@ -363,7 +364,7 @@ async fn practising_what_was_missed_brings_back_the_missed_skills(t: &TestApp, _
     assert_eq!(again["context"]["total_items"], 1);
 }
 
-async fn bad_answers_are_refused_with_the_session_unchanged(t: &TestApp, clock: &Arc<ManualClock>) {
+async fn bad_answers_are_refused_with_the_session_unchanged((t, clock): &(TestApp, Arc<ManualClock>)) {
     let id = create(t, inline_quiz(Some(1))).await;
     let path = format!("/api/session/{id}/respond");
     let body = |call: &str, response: Value| Body::Json(json!({ "tool_call_id": call, "response": response }));
@@ -496,7 +497,7 @@ async fn bad_answers_are_refused_with_the_session_unchanged(t: &TestApp, clock: 
     assert_eq!(t.counts().await, before);
 }
 
-async fn a_repeated_respond_for_the_same_call_is_answered_idempotently(t: &TestApp, _: &Arc<ManualClock>) {
+async fn a_repeated_respond_for_the_same_call_is_answered_idempotently((t, _): &(TestApp, Arc<ManualClock>)) {
     let id = create(t, survey()).await;
     let (call, _, _) = action(&stream(t, &id).await);
     let first = respond(t, &id, &call, json!({ "selected_index": 0 })).await;
@@ -507,7 +508,7 @@ async fn a_repeated_respond_for_the_same_call_is_answered_idempotently(t: &TestA
     assert_eq!(t.counts().await, before, "a repeated respond writes nothing");
 }
 
-async fn last_event_id_replays_what_the_client_missed(t: &TestApp, _: &Arc<ManualClock>) {
+async fn last_event_id_replays_what_the_client_missed((t, _): &(TestApp, Arc<ManualClock>)) {
     let id = create(t, survey()).await;
     let (_, events) = stream_from(&t.base, &t.a, &id, None).await;
     let last = events.last().unwrap().id.unwrap();
@@ -528,7 +529,7 @@ async fn last_event_id_replays_what_the_client_missed(t: &TestApp, _: &Arc<Manua
     assert!(reply.text().await.unwrap().contains("Last-Event-ID"));
 }
 
-async fn a_session_resumes_on_another_server_process(t: &TestApp, clock: &Arc<ManualClock>) {
+async fn a_session_resumes_on_another_server_process((t, clock): &(TestApp, Arc<ManualClock>)) {
     // A second server over the same database, as another replica would be.
     let other = App::with_clock(t.app.store().clone(), clock.clone());
     let other = serve_state(AppState::new(other, None)).await;
@@ -550,7 +551,7 @@ async fn a_session_resumes_on_another_server_process(t: &TestApp, clock: &Arc<Ma
     assert_eq!(arguments["prompt"], "What was best?");
 }
 
-async fn the_learner_can_end_a_session(t: &TestApp, _: &Arc<ManualClock>) {
+async fn the_learner_can_end_a_session((t, _): &(TestApp, Arc<ManualClock>)) {
     let id = create(t, inline_quiz(None)).await;
     let (call, _, _) = action(&stream(t, &id).await);
     respond(t, &id, &call, json!({ "selected_index": 1 })).await;
@@ -563,7 +564,9 @@ async fn the_learner_can_end_a_session(t: &TestApp, _: &Arc<ManualClock>) {
     assert_eq!(again["status"], "terminated");
 }
 
-async fn a_learning_session_picks_the_concept_and_records_every_answer_as_mastery(t: &TestApp, _: &Arc<ManualClock>) {
+async fn a_learning_session_picks_the_concept_and_records_every_answer_as_mastery(
+    (t, _): &(TestApp, Arc<ManualClock>),
+) {
     let plan = t
         .generate(
             &t.a,
@@ -631,7 +634,7 @@ fn solution(task: &str, function: &str) -> String {
     format!("def {function}({parameter}):\n    {body}\n")
 }
 
-async fn a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit(t: &TestApp, _: &Arc<ManualClock>) {
+async fn a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit((t, _): &(TestApp, Arc<ManualClock>)) {
     let id =
         create(t, json!({ "session_type": "evaluation", "config": { "blueprint_id": "PROG-PYTHON-BASICS" } })).await;
 
@@ -719,36 +722,16 @@ fn sandbox() -> Arc<pathwise_sandbox::Sandbox> {
         .clone()
 }
 
-macro_rules! scenarios {
-    ($($scenario:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let clock = super::clock();
-                    let (store, guard) = super::sqlite_store().await;
-                    let made = clock.clone();
-                    let t = super::spawn_app_made(store, guard, move |s| super::App::with_clock(s, made).with_sandbox(super::sandbox())).await;
-                    super::$scenario(&t, &clock).await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let Some((store, guard)) = super::postgres_store().await else { return };
-                    let clock = super::clock();
-                    let made = clock.clone();
-                    let t = super::spawn_app_made(store, guard, move |s| super::App::with_clock(s, made).with_sandbox(super::sandbox())).await;
-                    super::$scenario(&t, &clock).await;
-                }
-            )*
-        }
-    };
+/// A server with the sandbox, whose application reads the time from a clock the scenario
+/// moves.
+async fn with_a_clock(test_store: TestStore) -> (TestApp, Arc<ManualClock>) {
+    let clock = clock();
+    let made = clock.clone();
+    (spawn_app_made(test_store, move |s| App::with_clock(s, made).with_sandbox(sandbox())).await, clock)
 }
 
-scenarios!(
+pathwise_test_support::conformance!(
+    with_a_clock;
     survey_runs_in_order_with_skip_logic_and_reports_its_answers,
     evaluation_scores_inline_items_exactly_and_reveals_nothing_before_the_end,
     a_ten_item_arithmetic_quiz_runs_end_to_end_with_unique_items_scored_correctly,
@@ -771,8 +754,7 @@ async fn with_model(heartbeat: std::time::Duration) -> (TestApp, FakeLlm, String
     let config =
         OpenAiConfig { timeout: std::time::Duration::from_secs(10), ..OpenAiConfig::new(fake.base_url(), "partner") };
     let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 4);
-    let (store, guard) = sqlite_store().await;
-    let t = spawn_app_made(store, guard, move |s| App::new(s).with_llm(llm)).await;
+    let t = spawn_app_made(TestStore::sqlite().await, move |s| App::new(s).with_llm(llm)).await;
     let base = serve_state(AppState::new(t.app.clone(), None).with_session_heartbeat(heartbeat)).await;
     (t, fake, base)
 }

@@ -35,7 +35,7 @@ fn model_turn(action: &str, target: &str, extra: Value) -> Script {
     Script::json(turn)
 }
 
-async fn a_course_is_taught_over_http(t: &TestApp, _: &FakeLlm) {
+async fn a_course_is_taught_over_http((t, _): &(TestApp, FakeLlm)) {
     import_test_course(t).await;
     let courses = t.get(&t.a, "/api/courses").await.expect(200);
     assert!(courses.as_array().unwrap().iter().any(|c| c["id"] == "TEST-ALG" && c["unitCount"] == 6));
@@ -115,7 +115,7 @@ async fn a_course_is_taught_over_http(t: &TestApp, _: &FakeLlm) {
     }
 }
 
-async fn bad_tutor_requests_are_refused_and_store_nothing(t: &TestApp, fake: &FakeLlm) {
+async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, FakeLlm)) {
     import_test_course(t).await;
     let thread = new_thread(t, &t.a).await;
     let turn = format!("/api/tutor/threads/{thread}/turn");
@@ -414,39 +414,14 @@ async fn offer_exam(t: &TestApp, fake: &FakeLlm, thread: &str) {
     assert!(turn["messages"][0]["card"].get("correct").is_none());
 }
 
-async fn with_model(store: pathwise_app::AnyStore, guard: StoreGuard) -> (TestApp, FakeLlm) {
+async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
     let fake = FakeLlm::start().await;
     let config =
         OpenAiConfig { timeout: std::time::Duration::from_secs(10), ..OpenAiConfig::new(fake.base_url(), "tutor") };
     let llm = Llm::new(Arc::new(OpenAiClient::new(config).unwrap()), 4);
     let clock = clock();
-    let t = spawn_app_made(store, guard, move |s| App::with_clock(s, clock).with_llm(llm)).await;
+    let t = spawn_app_made(test_store, move |s| App::with_clock(s, clock).with_llm(llm)).await;
     (t, fake)
 }
 
-macro_rules! scenarios {
-    ($($scenario:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let (store, guard) = super::sqlite_store().await;
-                    let (t, fake) = super::with_model(store, guard).await;
-                    super::$scenario(&t, &fake).await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let Some((store, guard)) = super::postgres_store().await else { return };
-                    let (t, fake) = super::with_model(store, guard).await;
-                    super::$scenario(&t, &fake).await;
-                }
-            )*
-        }
-    };
-}
-
-scenarios!(a_course_is_taught_over_http, bad_tutor_requests_are_refused_and_store_nothing);
+pathwise_test_support::conformance!(with_model; a_course_is_taught_over_http, bad_tutor_requests_are_refused_and_store_nothing);

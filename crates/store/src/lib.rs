@@ -21,7 +21,6 @@ mod sqlite;
 mod sqlite_batch;
 mod sqlite_checkpoint;
 mod sqlite_read;
-pub mod testing;
 mod ts;
 mod tutor;
 

@@ -113,17 +113,12 @@ async fn sqlite_upgrade_backfills_each_nodes_history_totals_and_study_days() {
 
 #[tokio::test]
 async fn postgres_upgrade_backfills_each_nodes_history_totals_and_study_days() {
-    use sqlx::Connection;
-    let Some(url) = pathwise_store::testing::test_database_url() else {
+    let Some(schema) = pathwise_test_support::TestSchema::create().await else {
         return;
     };
-    let schema = format!("pwt_{}", Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.unwrap();
-    let options: sqlx::postgres::PgConnectOptions = url.parse().unwrap();
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(2)
-        .connect_with(options.options([("search_path", schema.as_str())]))
+        .connect_with(schema.connect_options())
         .await
         .expect("pool");
     let full = migrator("postgres").await;
@@ -149,7 +144,7 @@ async fn postgres_upgrade_backfills_each_nodes_history_totals_and_study_days() {
     let never = recent(quiet).await;
     let days: Vec<String> = sqlx::query_scalar("SELECT day::text FROM study_days").fetch_all(&pool).await.unwrap();
     pool.close().await;
-    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.unwrap();
+    drop(schema);
     assert_eq!(answered, (vec![0, 5, 4, 3, 2, 1], vec![0, 5, 3], 6, 15));
     assert_eq!(never, (vec![], vec![], 0, 0));
     assert_eq!(days, vec!["1970-01-01".to_string()]);

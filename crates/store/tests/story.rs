@@ -4,7 +4,7 @@
 //! SQLite runs in a temporary directory. PostgreSQL runs whenever
 //! `PATHWISE_TEST_DATABASE_URL` is set, each test in a schema of its own that is dropped when
 //! the test ends, however it ends; with `PATHWISE_POSTGRES_REQUIRED=1` a missing database
-//! fails the PostgreSQL tests instead of skipping them.
+//! fails the PostgreSQL tests instead of skipping them (`pathwise-test-support`).
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use pathwise_domain::flow::{Flow, FlowState};
@@ -18,120 +18,16 @@ use pathwise_domain::{
 use pathwise_store::{
     AnalyticsStore, AnyStore, CourseMap, CourseRecord, DrillOfferRecord, EvidenceStore, ExamEventRecord,
     ExamStatusRecord, FinishedJob, FlowStore, Job, JobNext, JobStore, Learner, LlmCall, NewResponse, NodeFsrs,
-    OperationUsage, PgStore, PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter,
-    SessionEvent, SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore, SqliteStore,
-    StepResponse, Store, StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
+    OperationUsage, PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter, SessionEvent,
+    SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore, StepResponse, Store,
+    StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
 };
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use uuid::Uuid;
 
-// ---------------------------------------------------------------------------------------
-// The stores
-// ---------------------------------------------------------------------------------------
-
-/// A store for one test; its database goes when the test ends.
-struct TestStore {
-    store: AnyStore,
-    _cleanup: Cleanup,
-}
-
-impl TestStore {
-    /// Close the store's connections, once its story is told.
-    async fn close(self) {
-        if let AnyStore::Postgres(store) = &self.store {
-            store.pool().close().await;
-        }
-    }
-}
-
-enum Cleanup {
-    Sqlite(#[allow(dead_code)] tempfile::TempDir),
-    Postgres { url: String, schema: String },
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let Cleanup::Postgres { url, schema } = self else { return };
-        let (url, name) = (url.clone(), schema.clone());
-        // The test's runtime may be unwinding; the schema is dropped from a runtime of its own,
-        // once the store's connections are gone (a failed test may leave one in a transaction).
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                use sqlx::Connection;
-                let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to drop the schema");
-                sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1")
-                    .bind(&name)
-                    .execute(&mut admin)
-                    .await
-                    .expect("end the store's connections");
-                sqlx::query("SET lock_timeout = '10s'").execute(&mut admin).await.ok();
-                sqlx::query(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
-                    .execute(&mut admin)
-                    .await
-                    .expect("drop the test schema");
-            });
-        })
-        .join();
-        if dropped.is_err() && !std::thread::panicking() {
-            panic!("could not drop the test schema {schema}");
-        }
-    }
-}
-
-async fn sqlite() -> TestStore {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.expect("SQLite store");
-    TestStore { store: AnyStore::Sqlite(store), _cleanup: Cleanup::Sqlite(dir) }
-}
-
-/// A store in a fresh schema of the test database, or `None` when there is none (which
-/// fails instead when PostgreSQL is required).
-async fn postgres() -> Option<TestStore> {
-    use sqlx::Connection;
-    let url = pathwise_store::testing::test_database_url()?;
-    let schema = format!("pwt_story_{}", Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to PATHWISE_TEST_DATABASE_URL");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.expect("create the test schema");
-    admin.close().await.ok();
-    // From here on the schema is dropped however the test ends.
-    let cleanup = Cleanup::Postgres { url: url.clone(), schema: schema.clone() };
-    let options: sqlx::postgres::PgConnectOptions = url.parse().expect("PostgreSQL URL");
-    // The connections carry the schema's name, so that the cleanup can find them.
-    let options = options.options([("search_path", schema.as_str())]).application_name(&schema);
-    let store = PgStore::connect_with(options, 4).await.expect("PostgreSQL store");
-    Some(TestStore { store: AnyStore::Postgres(store), _cleanup: cleanup })
-}
-
-/// Each story `async fn name(store: &AnyStore)`, once on SQLite and once on PostgreSQL.
-macro_rules! on_both_stores {
-    ($($story:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $story() {
-                    let t = super::sqlite().await;
-                    super::$story(&t.store).await;
-                    t.close().await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                async fn $story() {
-                    let Some(t) = super::postgres().await else { return };
-                    super::$story(&t.store).await;
-                    t.close().await;
-                }
-            )*
-        }
-    };
-}
-
-on_both_stores!(
+pathwise_test_support::conformance!(
     a_learner_is_found_by_each_of_their_tokens_and_by_id,
     a_map_is_stored_whole_and_read_back_in_learning_order_by_its_learner_only,
     a_map_changes_as_its_decision_says_and_a_refusal_writes_nothing,

@@ -1,5 +1,6 @@
 //! The conformance harness: every scenario runs against SQLite, and against PostgreSQL
-//! whenever `PATHWISE_TEST_DATABASE_URL` is set (each test in a schema of its own).
+//! whenever `PATHWISE_TEST_DATABASE_URL` is set (each test in a schema of its own, dropped
+//! when the test ends however it ends: see `pathwise-test-support`).
 #![allow(dead_code)]
 
 use chrono::{DateTime, Utc};
@@ -8,7 +9,7 @@ use pathwise_app::mastery::{RecordResponse, RecordedResponse};
 use pathwise_app::{AnyStore, App, ManualClock, Store};
 use pathwise_domain::model::{MapAggregate, Node};
 use pathwise_domain::{LearnerId, MindMapId, NodeId, ResponseType};
-use pathwise_store::{PgStore, SqliteStore};
+use pathwise_test_support::{TestDatabase, TestStore};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,12 +18,8 @@ pub struct TestApp {
     pub app: App<AnyStore>,
     pub clock: Arc<ManualClock>,
     pub learner: LearnerId,
-    cleanup: Cleanup,
-}
-
-enum Cleanup {
-    Sqlite(#[allow(dead_code)] tempfile::TempDir),
-    Postgres { url: String, schema: String },
+    /// The test's database, removed when the test ends however it ends.
+    _database: TestDatabase,
 }
 
 /// The test's application with a fake OpenAI-compatible model over real HTTP (replies time
@@ -40,48 +37,15 @@ pub fn start_time() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-03-02T09:00:00Z").unwrap().with_timezone(&Utc)
 }
 
-async fn with_store(store: AnyStore, cleanup: Cleanup) -> TestApp {
-    let clock = Arc::new(ManualClock::new(start_time()));
-    let app = App::with_clock(store, clock.clone());
-    let learner = app.create_learner("test learner").await.expect("learner").learner.id;
-    TestApp { app, clock, learner, cleanup }
-}
-
-pub async fn sqlite() -> TestApp {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.expect("sqlite store");
-    with_store(AnyStore::Sqlite(store), Cleanup::Sqlite(dir)).await
-}
-
-pub fn postgres_url() -> Option<String> {
-    pathwise_store::testing::test_database_url()
-}
-
-/// A PostgreSQL-backed app in a fresh schema, or `None` when no test database is configured.
-pub async fn postgres() -> Option<TestApp> {
-    use sqlx::postgres::PgConnectOptions;
-    use sqlx::Connection;
-    let url = postgres_url()?;
-    let schema = format!("pwt_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to PATHWISE_TEST_DATABASE_URL");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.expect("create schema");
-    admin.close().await.ok();
-    let options: PgConnectOptions = url.parse().expect("PostgreSQL URL");
-    let store =
-        PgStore::connect_with(options.options([("search_path", schema.as_str())]), 4).await.expect("postgres store");
-    Some(with_store(AnyStore::Postgres(store), Cleanup::Postgres { url, schema }).await)
-}
-
 impl TestApp {
-    pub async fn finish(self) {
-        if let Cleanup::Postgres { url, schema } = &self.cleanup {
-            use sqlx::Connection;
-            if let AnyStore::Postgres(store) = self.app.store() {
-                store.pool().close().await;
-            }
-            let mut admin = sqlx::PgConnection::connect(url).await.expect("connect");
-            sqlx::query(&format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.expect("drop schema");
-        }
+    /// The application over a test store, with a manual clock at [`start_time`] and one
+    /// learner.
+    pub async fn open(test_store: TestStore) -> TestApp {
+        let TestStore { store, database } = test_store;
+        let clock = Arc::new(ManualClock::new(start_time()));
+        let app = App::with_clock(store, clock.clone());
+        let learner = app.create_learner("test learner").await.expect("learner").learner.id;
+        TestApp { app, clock, learner, _database: database }
     }
 
     pub fn app(&self) -> &App<AnyStore> {
@@ -155,25 +119,6 @@ pub fn chain(labels: &[&str]) -> Value {
 #[macro_export]
 macro_rules! conformance {
     ($($name:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $name() {
-                    let t = $crate::support::sqlite().await;
-                    super::$name(&t).await;
-                    t.finish().await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                async fn $name() {
-                    let Some(t) = $crate::support::postgres().await else { return };
-                    super::$name(&t).await;
-                    t.finish().await;
-                }
-            )*
-        }
+        pathwise_test_support::conformance!($crate::support::TestApp::open; $($name),*);
     };
 }

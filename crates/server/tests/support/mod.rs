@@ -5,7 +5,8 @@
 
 use pathwise_app::{AnyStore, App};
 use pathwise_server::AppState;
-use pathwise_store::{PgStore, SqliteStore, Store};
+use pathwise_store::Store;
+pub use pathwise_test_support::{TestDatabase, TestStore};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -29,39 +30,8 @@ pub struct TestApp {
     /// Learner B's token.
     pub b: String,
     pub app: App,
-    pub _store: StoreGuard,
-}
-
-/// Removes the test's database when the test ends, whether it passed or not.
-pub enum StoreGuard {
-    Sqlite(#[allow(dead_code)] tempfile::TempDir),
-    Postgres { url: String, schema: String },
-}
-
-impl Drop for StoreGuard {
-    fn drop(&mut self) {
-        if let StoreGuard::Postgres { url, schema } = self {
-            let (url, schema) = (url.clone(), schema.clone());
-            // The test's runtime is in the middle of shutting down; drop the schema from a
-            // runtime of its own. The server's idle connections hold no locks.
-            let dropped = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-                runtime.block_on(async move {
-                    use sqlx::Connection;
-                    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to drop the schema");
-                    sqlx::query("SET lock_timeout = '10s'").execute(&mut admin).await.ok();
-                    sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
-                        .execute(&mut admin)
-                        .await
-                        .expect("drop the test schema");
-                });
-            })
-            .join();
-            if dropped.is_err() && !std::thread::panicking() {
-                panic!("could not drop the test schema");
-            }
-        }
-    }
+    /// The test's database, removed when the test ends however it ends.
+    pub database: TestDatabase,
 }
 
 /// Start a server for `app` on 127.0.0.1 and return its base URL. It runs until the test's
@@ -80,52 +50,24 @@ pub async fn serve_state(state: AppState) -> String {
     format!("http://{address}")
 }
 
-pub async fn spawn_with(store: AnyStore, guard: StoreGuard) -> TestApp {
-    spawn_app_made(store, guard, App::new).await
+/// A server over the test store, for the application as `App::new` makes it.
+pub async fn spawn_with(test_store: TestStore) -> TestApp {
+    spawn_app_made(test_store, App::new).await
 }
 
 /// A server for the application `make` builds over the store (with a clock or a model).
-pub async fn spawn_app_made(store: AnyStore, guard: StoreGuard, make: impl FnOnce(AnyStore) -> App) -> TestApp {
+pub async fn spawn_app_made(test_store: TestStore, make: impl FnOnce(AnyStore) -> App) -> TestApp {
+    let TestStore { store, database } = test_store;
     let app = make(store);
     let a = app.create_learner("Ada").await.expect("learner A").token;
     let b = app.create_learner("Bob").await.expect("learner B").token;
     let base = spawn_server(app.clone(), Some(OPERATOR_TOKEN)).await;
-    TestApp { base, client: reqwest::Client::new(), a, b, app, _store: guard }
+    TestApp { base, client: reqwest::Client::new(), a, b, app, database }
 }
 
 /// A server over SQLite in a temporary directory.
 pub async fn spawn_app() -> TestApp {
-    let (store, guard) = sqlite_store().await;
-    spawn_with(store, guard).await
-}
-
-pub async fn sqlite_store() -> (AnyStore, StoreGuard) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("pathwise.db")).await.expect("sqlite store");
-    (AnyStore::Sqlite(store), StoreGuard::Sqlite(dir))
-}
-
-/// A server over PostgreSQL in a fresh schema, or `None` without a test database.
-pub async fn spawn_app_on_postgres() -> Option<TestApp> {
-    let (store, guard) = postgres_store().await?;
-    Some(spawn_with(store, guard).await)
-}
-
-/// A store in a fresh PostgreSQL schema, or `None` without a test database.
-pub async fn postgres_store() -> Option<(AnyStore, StoreGuard)> {
-    use sqlx::postgres::PgConnectOptions;
-    use sqlx::Connection;
-    let url = pathwise_store::testing::test_database_url()?;
-    let schema = format!("pwt_{}", uuid::Uuid::new_v4().simple());
-    let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to PATHWISE_TEST_DATABASE_URL");
-    sqlx::query(&format!("CREATE SCHEMA {schema}")).execute(&mut admin).await.expect("create schema");
-    admin.close().await.ok();
-    // From here on the guard drops the schema, even if opening the store fails.
-    let guard = StoreGuard::Postgres { url: url.clone(), schema: schema.clone() };
-    let options: PgConnectOptions = url.parse().expect("PostgreSQL URL");
-    let store =
-        PgStore::connect_with(options.options([("search_path", schema.as_str())]), 4).await.expect("postgres store");
-    Some((AnyStore::Postgres(store), guard))
+    spawn_with(TestStore::sqlite().await).await
 }
 
 pub enum Body {
@@ -297,26 +239,11 @@ pub async fn offered_item(t: &TestApp, thread: &str, card: &Value) -> pathwise_i
     t.app.course("TEST-ALG").await.unwrap().course.library().regenerate(&item).unwrap()
 }
 
-/// Run a scenario on SQLite, and on PostgreSQL when a test database is configured.
+/// Run a scenario `async fn name(t: &TestApp)` on SQLite, and on PostgreSQL when a test
+/// database is configured.
 #[macro_export]
 macro_rules! on_both_stores {
     ($($scenario:ident),* $(,)?) => {
-        mod on_sqlite {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    super::$scenario(&super::spawn_app().await).await;
-                }
-            )*
-        }
-        mod on_postgres {
-            $(
-                #[tokio::test]
-                async fn $scenario() {
-                    let Some(t) = super::spawn_app_on_postgres().await else { return };
-                    super::$scenario(&t).await;
-                }
-            )*
-        }
+        pathwise_test_support::conformance!($crate::support::spawn_with; $($scenario),*);
     };
 }
