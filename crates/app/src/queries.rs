@@ -2,11 +2,15 @@
 //! doors: the HTTP API reads them from the query string (their `IntoParams`), the MCP tools
 //! from their arguments (their `JsonSchema`). A field's description is written once, on the
 //! field, and the HTTP parameters take it from there; the limits are the application's
-//! constants (`MAX_LIMIT`, `DEFAULT_LIMIT`, `MAX_HORIZON_DAYS`), in both.
+//! constants (`MAX_LIMIT`, `DEFAULT_LIMIT`, `MAX_HORIZON_DAYS`, `MAX_MESSAGES_PAGE`,
+//! `MAX_TREND_DAYS`, `MAX_SINCE_DAYS`), in both.
 
+use crate::analytics::{MAX_TREND_DAYS, TREND_DAYS};
+use crate::course_tutor::MAX_MESSAGES_PAGE;
 use crate::mastery::MAX_HORIZON_DAYS;
 use crate::paging::{DEFAULT_LIMIT, MAX_LIMIT};
-use pathwise_domain::{FlowStatus, MapStatus, MasteryStatus};
+use crate::usage::MAX_SINCE_DAYS;
+use pathwise_domain::{FlowStatus, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
@@ -59,6 +63,15 @@ pub struct ListNodesQuery {
     pub mastery_status: Option<MasteryStatus>,
 }
 
+/// Which of the learner's pending jobs to list.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct JobsQuery {
+    /// Only this map's jobs.
+    pub mind_map_id: Option<MindMapId>,
+}
+
 /// How much of a node's response history to read.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
@@ -89,6 +102,130 @@ impl IntoParams for PendingReviewsQuery {
     }
 }
 
+/// A page of a listing: how many to skip and how many to return.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// How many to skip (default 0).
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
+    #[schemars(description = limit_description(), range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+}
+
+impl IntoParams for PageQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        query_parameters::<Self>([offset(), limit()])
+    }
+}
+
+/// Which of the learner's tutor threads to list, a page at a time.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ListThreadsQuery {
+    /// Only the threads of this course.
+    pub course_id: Option<String>,
+    /// How many to skip (default 0).
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
+    #[schemars(description = limit_description(), range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+}
+
+impl IntoParams for ListThreadsQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let course = ObjectBuilder::new().schema_type(Type::String);
+        query_parameters::<Self>([("courseId", course.into()), offset(), limit()])
+    }
+}
+
+/// Which of a tutor thread's messages to read.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessagesQuery {
+    /// Only messages after this seq (0 for all).
+    pub after: Option<i64>,
+    #[schemars(description = messages_limit_description(), range(min = 1, max = MAX_MESSAGES_PAGE))]
+    pub limit: Option<i64>,
+}
+
+impl IntoParams for MessagesQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let limit = integer().minimum(Some(1)).maximum(Some(MAX_MESSAGES_PAGE));
+        query_parameters::<Self>([("after", integer().into()), ("limit", limit.into())])
+    }
+}
+
+/// Which of the learner's recorded responses to list, newest first, a page at a time.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResponsesQuery {
+    /// Only the responses of this map.
+    pub mind_map_id: Option<MindMapId>,
+    /// Only the responses of this node.
+    pub node_id: Option<NodeId>,
+    pub response_type: Option<ResponseType>,
+    /// How many to skip (default 0).
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
+    #[schemars(description = limit_description(), range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+}
+
+impl IntoParams for ResponsesQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        query_parameters::<Self>([
+            ("mind_map_id", reference::<MindMapId>()),
+            ("node_id", reference::<NodeId>()),
+            ("response_type", reference::<ResponseType>()),
+            offset(),
+            limit(),
+        ])
+    }
+}
+
+/// The window of a map's analytics.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyticsQuery {
+    #[schemars(description = trend_days_description(), range(min = 1, max = MAX_TREND_DAYS))]
+    pub days: Option<u32>,
+}
+
+impl IntoParams for AnalyticsQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let days = integer32().minimum(Some(1)).maximum(Some(MAX_TREND_DAYS));
+        query_parameters::<Self>([("days", days.into())])
+    }
+}
+
+/// How far back to count the learner's use of the model.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageQuery {
+    #[schemars(description = since_days_description(), range(max = MAX_SINCE_DAYS))]
+    pub since_days: Option<u32>,
+}
+
+impl IntoParams for UsageQuery {
+    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        let since = integer32().minimum(Some(0)).maximum(Some(MAX_SINCE_DAYS));
+        query_parameters::<Self>([("since_days", since.into())])
+    }
+}
+
+fn messages_limit_description() -> String {
+    format!("At most this many (default and maximum {MAX_MESSAGES_PAGE}).")
+}
+
+fn trend_days_description() -> String {
+    format!("The window in days, 1 to {MAX_TREND_DAYS} (default {TREND_DAYS}: the last week).")
+}
+
+fn since_days_description() -> String {
+    format!("Only the last this many days, at most {MAX_SINCE_DAYS} (default: all).")
+}
+
 fn limit_description() -> String {
     format!("How many to return, 1-{MAX_LIMIT} (default {DEFAULT_LIMIT}).")
 }
@@ -107,6 +244,10 @@ fn limit() -> (&'static str, RefOr<Schema>) {
 
 fn integer() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+}
+
+fn integer32() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::Integer).format(Some(SchemaFormat::KnownFormat(KnownFormat::Int32)))
 }
 
 fn reference<T: ToSchema>() -> RefOr<Schema> {
@@ -185,6 +326,13 @@ mod tests {
         check::<ListNodesQuery>();
         check::<HistoryQuery>();
         check::<PendingReviewsQuery>();
+        check::<PageQuery>();
+        check::<ListThreadsQuery>();
+        check::<MessagesQuery>();
+        check::<ResponsesQuery>();
+        check::<AnalyticsQuery>();
+        check::<UsageQuery>();
+        check::<JobsQuery>();
     }
 
     /// Both doors state the application's limits.
@@ -193,8 +341,11 @@ mod tests {
         for (parameters, schema) in [
             (parameters::<ListMapsQuery>(), schema::<ListMapsQuery>()),
             (parameters::<ListFlowsQuery>(), schema::<ListFlowsQuery>()),
+            (parameters::<PageQuery>(), schema::<PageQuery>()),
+            (parameters::<ListThreadsQuery>(), schema::<ListThreadsQuery>()),
+            (parameters::<ResponsesQuery>(), schema::<ResponsesQuery>()),
         ] {
-            let limit = &parameters[2];
+            let limit = parameters.as_array().unwrap().iter().find(|p| p["name"] == "limit").unwrap();
             assert_eq!(limit["schema"]["maximum"], json!(MAX_LIMIT), "{limit}");
             assert_eq!(schema["properties"]["limit"]["maximum"], json!(MAX_LIMIT), "{schema}");
             let described = format!("1-{MAX_LIMIT} (default {DEFAULT_LIMIT})");
@@ -205,6 +356,14 @@ mod tests {
         assert!(horizon["description"].as_str().unwrap().contains(&format!("0-{MAX_HORIZON_DAYS}")), "{horizon}");
         let schema = schema::<PendingReviewsQuery>();
         assert_eq!(schema["properties"]["horizon_days"]["maximum"].as_f64(), Some(MAX_HORIZON_DAYS), "{schema}");
+        for (parameter, maximum) in [
+            (&parameters::<MessagesQuery>()[1], MAX_MESSAGES_PAGE),
+            (&parameters::<AnalyticsQuery>()[0], i64::from(MAX_TREND_DAYS)),
+            (&parameters::<UsageQuery>()[0], i64::from(MAX_SINCE_DAYS)),
+        ] {
+            assert_eq!(parameter["schema"]["maximum"], json!(maximum), "{parameter}");
+            assert!(parameter["description"].as_str().unwrap().contains(&maximum.to_string()), "{parameter}");
+        }
     }
 
     #[test]

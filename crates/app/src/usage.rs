@@ -31,7 +31,7 @@ pub struct LlmUsage {
 }
 
 /// The longest look-back `llm_usage` takes, in days.
-const MAX_SINCE_DAYS: u32 = 36_500;
+pub const MAX_SINCE_DAYS: u32 = 36_500;
 
 impl<S: Store> App<S> {
     /// Keep every turn of a conversation with the model as a call made for `learner`.

@@ -7,19 +7,9 @@ use axum::extract::State;
 use axum::Json;
 use pathwise_analytics::{MapMetrics, Portfolio};
 use pathwise_app::analytics::{Digest, MapAnalytics};
+use pathwise_app::queries::{AnalyticsQuery, JobsQuery};
 use pathwise_domain::MindMapId;
 use pathwise_store::{Job, JobRun};
-use serde::Deserialize;
-use utoipa::IntoParams;
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct AnalyticsQuery {
-    /// The window in days, 1 to 366 (default 7: the last week).
-    #[param(minimum = 1, maximum = 366)]
-    days: Option<u32>,
-}
 
 /// A map's figures now (`latest`: every response recorded so far counts), its nightly
 /// snapshots of the window before today (the last week unless `days` says otherwise), and
@@ -64,14 +54,6 @@ pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Js
     responses((status = 200, body = Digest)), security(("bearer" = [])))]
 pub async fn digest(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Digest>> {
     Ok(Json(s.app.digest(l.id).await?))
-}
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct JobsQuery {
-    /// Only this map's jobs.
-    mind_map_id: Option<MindMapId>,
 }
 
 /// The caller's pending jobs (reviews), soonest first.

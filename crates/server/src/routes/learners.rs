@@ -7,11 +7,12 @@ use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::Json;
+use pathwise_app::queries::UsageQuery;
 use pathwise_app::usage::LlmUsage;
 use pathwise_app::{AppError, ErrorKind};
 use pathwise_domain::LearnerId;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -86,15 +87,6 @@ pub async fn create(
 #[utoipa::path(get, operation_id = "learners_me", path = "/api/me", tag = "learners", responses((status = 200, body = Me)), security(("bearer" = [])))]
 pub async fn me(Auth(l): Auth) -> ApiResult<Json<Me>> {
     Ok(Json(Me { id: l.id, name: l.name, is_local: l.is_local }))
-}
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct UsageQuery {
-    /// Only the last this many days, at most 36,500 (default: all).
-    #[param(maximum = 36_500)]
-    since_days: Option<u32>,
 }
 
 /// The caller's calls to the language model and the tokens they used, per operation.

@@ -9,31 +9,12 @@ use axum::response::IntoResponse;
 use axum::Json;
 use pathwise_app::mastery::{RecordResponse, RecordedResponse};
 use pathwise_app::paging::Paged;
-use pathwise_app::queries::PendingReviewsQuery;
+use pathwise_app::queries::{PendingReviewsQuery, ResponsesQuery};
 use pathwise_app::AppError;
 use pathwise_domain::mastery::{MapSummary, Struggle};
 use pathwise_domain::model::{Node, QuizResponse};
-use pathwise_domain::{MindMapId, NodeId, ResponseType};
+use pathwise_domain::MindMapId;
 use pathwise_store::ResponseFilter;
-use serde::Deserialize;
-use utoipa::IntoParams;
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ResponsesQuery {
-    /// Only the responses of this map.
-    mind_map_id: Option<MindMapId>,
-    /// Only the responses of this node.
-    node_id: Option<NodeId>,
-    response_type: Option<ResponseType>,
-    /// How many to skip (default 0).
-    #[param(minimum = 0)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
 
 /// `mastery_record_response`: store a response and update its node in one transaction.
 #[utoipa::path(post, operation_id = "mastery_record_response", path = "/api/responses", tag = "mastery", request_body = RecordResponse,
@@ -128,7 +109,7 @@ mod tests {
     /// The horizon the OpenAPI document states is the one the application allows.
     #[test]
     fn the_documented_horizon_is_the_applications() {
-        let params = <PendingReviewsQuery as IntoParams>::into_params(|| None);
+        let params = <PendingReviewsQuery as utoipa::IntoParams>::into_params(|| None);
         let schema = serde_json::to_value(&params[0]).unwrap();
         let maximum = schema["schema"]["maximum"].as_f64().or(schema["schema"]["oneOf"][0]["maximum"].as_f64());
         assert_eq!(maximum, Some(pathwise_app::mastery::MAX_HORIZON_DAYS), "{schema}");

@@ -11,6 +11,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::Json;
 use futures::stream::{Stream, StreamExt};
 use pathwise_app::paging::Paged;
+use pathwise_app::queries::PageQuery;
 use pathwise_app::sessions::config::CreateSession;
 use pathwise_app::sessions::{MessageView, Respond, RespondOutcome, SessionView, StreamItem};
 use pathwise_app::{AppError, ErrorKind};
@@ -23,18 +24,6 @@ use utoipa::{IntoParams, ToSchema};
 
 /// How often an open stream sends a `heartbeat` event, unless configured otherwise.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct ListSessionsQuery {
-    /// How many to skip (default 0).
-    #[param(minimum = 0)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -76,13 +65,13 @@ pub async fn create(
 }
 
 /// The learner's sessions, newest first.
-#[utoipa::path(get, operation_id = "sessions_list", path = "/api/session/", tag = "sessions", params(ListSessionsQuery),
+#[utoipa::path(get, operation_id = "sessions_list", path = "/api/session/", tag = "sessions", params(PageQuery),
     responses((status = 200, body = Paged<SessionView>), (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn list(
     State(s): State<AppState>,
     Auth(l): Auth,
-    QueryParams(q): QueryParams<ListSessionsQuery>,
+    QueryParams(q): QueryParams<PageQuery>,
 ) -> ApiResult<Json<Paged<SessionView>>> {
     Ok(Json(s.app.list_sessions(l.id, q.offset, q.limit).await?))
 }

@@ -12,46 +12,8 @@ use pathwise_app::course_tutor::{
     SupportViewedReply, SupportViewedRequest, Thread, TurnLog, TurnReply, TurnRequest, TutorMessage,
 };
 use pathwise_app::paging::{window, Paged};
+use pathwise_app::queries::{ListThreadsQuery, MessagesQuery, PageQuery};
 use pathwise_domain::ThreadId;
-use serde::Deserialize;
-use utoipa::IntoParams;
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ListThreadsQuery {
-    /// Only the threads of this course.
-    course_id: Option<String>,
-    /// How many to skip (default 0).
-    #[param(minimum = 0)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct MessagesQuery {
-    /// Only messages after this seq (0 for all).
-    after: Option<i64>,
-    /// At most this many (default and maximum 500).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct PageQuery {
-    /// How many to skip (default 0).
-    #[param(minimum = 0)]
-    offset: Option<i64>,
-    /// How many to return, 1-500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
-}
 
 /// Start a thread on a course ("New session"); the learner's snapshot of the course (and
 /// their map of it) is made on first use.
