@@ -27,6 +27,18 @@ enum Form {
     Strict,
     Decoding,
     Tool,
+    /// A tool whose arguments' bounds are part of its contract (a widget the learner sees).
+    BoundedTool,
+}
+
+impl Form {
+    fn is_tool(self) -> bool {
+        matches!(self, Form::Tool | Form::BoundedTool)
+    }
+
+    fn keeps_bounds(self) -> bool {
+        matches!(self, Form::Decoding | Form::BoundedTool)
+    }
 }
 
 /// A tool whose arguments are read into `T`.
@@ -37,6 +49,40 @@ pub fn tool<T: JsonSchema>(name: &str, description: &str) -> Tool {
         // The type's own doc comment is for the code; the tool's description is above.
         root.remove("description");
     }
+    Tool { name: name.into(), description: description.into(), parameters }
+}
+
+/// A tool whose arguments are one form of `T`, an adjacently tagged enum (`#[serde(tag =
+/// "…", content = "…")]`): the form whose `tag` is `name`, its `content` with its bounds (the
+/// arguments are parsed into `T`, which checks them), less the fields in `withheld`, which
+/// are not the model's to set. Panics if `T` has no such form: a programming error.
+pub fn tagged_form_tool<T: JsonSchema>(
+    (tag, content): (&str, &str),
+    name: &str,
+    description: &str,
+    withheld: &[&str],
+) -> Tool {
+    let schema = derived::<T>();
+    let forms = schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array);
+    let form = forms
+        .into_iter()
+        .flatten()
+        .find(|form| {
+            let tagged = &form["properties"][tag];
+            tagged.get("const").and_then(Value::as_str) == Some(name)
+                || tagged.get("enum").and_then(Value::as_array).is_some_and(|values| values == &[Value::from(name)])
+        })
+        .unwrap_or_else(|| panic!("{} has no form tagged {tag} = {name}", T::schema_name()));
+    let mut parameters = form["properties"][content].clone();
+    if let Value::Object(arguments) = &mut parameters {
+        if let Some(Value::Object(properties)) = arguments.get_mut("properties") {
+            properties.retain(|field, _| !withheld.contains(&field.as_str()));
+        }
+        if let Some(Value::Array(required)) = arguments.get_mut("required") {
+            required.retain(|field| !withheld.iter().any(|w| field == w));
+        }
+    }
+    tidy(&mut parameters, Form::BoundedTool);
     Tool { name: name.into(), description: description.into(), parameters }
 }
 
@@ -72,16 +118,16 @@ fn derived<T: JsonSchema>() -> Value {
 fn tidy(schema: &mut Value, form: Form) {
     let Value::Object(map) = schema else { return };
     for key in DESCRIPTIVE {
-        if !(form == Form::Tool && key == "description") {
+        if !(form.is_tool() && key == "description") {
             map.remove(key);
         }
     }
-    if form != Form::Decoding {
+    if !form.keeps_bounds() {
         for key in DECODING_BOUNDS {
             map.remove(key);
         }
     }
-    if form == Form::Tool {
+    if form.is_tool() {
         // An argument may be left out rather than given as null.
         not_nullable(map);
     } else {
@@ -93,7 +139,7 @@ fn tidy(schema: &mut Value, form: Form) {
         map.insert("anyOf".into(), forms);
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
-        if form != Form::Tool {
+        if !form.is_tool() {
             let every: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
             map.insert("required".into(), Value::Array(every));
         }

@@ -2,43 +2,36 @@
 //! and backend tools (which Pathwise answers at once), and the stored conversation turned
 //! back into the model's messages.
 
-use pathwise_domain::session::widgets::{MAX_OPTIONS, MIN_OPTIONS};
-use pathwise_llm::{Message, Role, Tool, ToolCall};
+use pathwise_domain::session::widgets::{ClientAction, MAX_OPTIONS, MIN_OPTIONS};
+use pathwise_llm::{schema, Message, Role, Tool, ToolCall};
 use pathwise_store::SessionMessage;
-use serde_json::json;
+
+/// Whether the learner may skip a widget is the session's to say, not the model's.
+const NOT_THE_MODELS: [&str; 1] = ["optional"];
 
 pub(crate) fn present_choices() -> Tool {
-    Tool {
-        name: "present_choices".into(),
-        description:
-            "Show the learner a question with 2-6 options to choose one from; the session waits for the answer.".into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "prompt": { "type": "string", "description": "The question." },
-                "options": { "type": "array", "items": { "type": "string" }, "minItems": MIN_OPTIONS, "maxItems": MAX_OPTIONS }
-            },
-            "required": ["prompt", "options"],
-            "additionalProperties": false
-        }),
-    }
+    schema::tagged_form_tool::<ClientAction>(
+        WIDGET_TAG,
+        "present_choices",
+        &format!(
+            "Show the learner a question with {MIN_OPTIONS}-{MAX_OPTIONS} options to choose one from; the session \
+             waits for the answer."
+        ),
+        &NOT_THE_MODELS,
+    )
 }
 
 pub(crate) fn request_free_text() -> Tool {
-    Tool {
-        name: "request_free_text".into(),
-        description: "Ask the learner for a free-text answer; the session waits for it.".into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "prompt": { "type": "string" },
-                "placeholder": { "type": "string" }
-            },
-            "required": ["prompt"],
-            "additionalProperties": false
-        }),
-    }
+    schema::tagged_form_tool::<ClientAction>(
+        WIDGET_TAG,
+        "request_free_text",
+        "Ask the learner for a free-text answer; the session waits for it.",
+        &NOT_THE_MODELS,
+    )
 }
+
+/// How a widget is tagged: `{"tool": name, "arguments": {...}}` (see [`ClientAction`]).
+const WIDGET_TAG: (&str, &str) = ("tool", "arguments");
 
 /// The stored conversation after `after` (a message seq) as the model's messages.
 pub(crate) fn to_model_messages(messages: &[SessionMessage], after: i64) -> Vec<Message> {
@@ -92,4 +85,49 @@ pub(crate) fn drop_orphan_results(messages: Vec<Message>) -> Vec<Message> {
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The tools the model is offered are the widgets' own arguments, bounds included, less
+    /// what only the session decides.
+    #[test]
+    fn the_widget_tools_are_derived_from_the_widgets() {
+        let choices = present_choices();
+        assert_eq!(choices.name, "present_choices");
+        assert_eq!(
+            choices.parameters,
+            json!({
+                "type": "object",
+                "properties": {
+                    "prompt": { "type": "string", "description": "The question." },
+                    "options": { "type": "array", "items": { "type": "string" }, "minItems": MIN_OPTIONS, "maxItems": MAX_OPTIONS }
+                },
+                "required": ["prompt", "options"],
+                "additionalProperties": false
+            })
+        );
+        let free_text = request_free_text();
+        assert_eq!(free_text.name, "request_free_text");
+        assert_eq!(
+            free_text.parameters,
+            json!({
+                "type": "object",
+                "properties": {
+                    "prompt": { "type": "string", "description": "The question." },
+                    "placeholder": { "type": "string" }
+                },
+                "required": ["prompt"],
+                "additionalProperties": false
+            })
+        );
+        // What the schemas allow, the widgets take.
+        let asked = ClientAction::parse("present_choices", &json!({ "prompt": "2+2?", "options": ["3", "4"] }));
+        assert!(matches!(asked, Ok(ClientAction::PresentChoices { optional: false, .. })), "{asked:?}");
+        let asked = ClientAction::parse("request_free_text", &json!({ "prompt": "Why?", "placeholder": "Because" }));
+        assert!(matches!(asked, Ok(ClientAction::RequestFreeText { optional: false, .. })), "{asked:?}");
+    }
 }

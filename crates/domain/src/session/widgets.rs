@@ -23,7 +23,9 @@ pub const CLIENT_TOOLS: [&str; 3] = ["present_choices", "request_free_text", "pr
 pub enum ClientAction {
     /// One choice among 2-6 options; answered with `{"selected_index": i}` (from 0).
     PresentChoices {
+        /// The question.
         prompt: String,
+        #[schemars(length(min = MIN_OPTIONS, max = MAX_OPTIONS))]
         options: Vec<String>,
         /// The learner may skip it (`{"skipped": true}`).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -31,6 +33,7 @@ pub enum ClientAction {
     },
     /// A free-text answer; answered with `{"text": "..."}`.
     RequestFreeText {
+        /// The question.
         prompt: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         placeholder: Option<String>,
