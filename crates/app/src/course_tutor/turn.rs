@@ -23,7 +23,7 @@ use pathwise_course::{
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_llm::{parse_json_reply, Usage};
 use pathwise_retrieval::Query;
-use pathwise_store::{Store, ThreadRecord, TurnRecord, TutorStep};
+use pathwise_store::{Store, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep};
 use serde::Serialize;
 
 use std::collections::HashMap;
@@ -105,7 +105,113 @@ struct TurnLog<'a> {
     completion_tokens: u64,
 }
 
+/// How the turn reads the learner's input: the units it is about and the policy drafted
+/// from them, before exam availability.
+struct Planned {
+    draft: PolicyDraft,
+    /// Where the mapping came from: `client_event`, `exam_request` or `retrieval`.
+    mapping_source: &'static str,
+    /// The learner named a unit in their own words.
+    named: bool,
+    /// The tutor's action on the turn before.
+    previous_action: Option<Action>,
+}
+
+/// Mapping (PF-3.2) and the policy's draft: a button names its unit; words are mapped by
+/// retrieval over the anchors, except a request for an exam, which is about the unit being
+/// learned. Words that answer the tutor's own question are about the focus (they map to it,
+/// or to nothing); other words the mapping is unsure of are clarified first.
+fn plan_turn(
+    loaded: &LoadedCourse,
+    snap: &VersionedSnapshot,
+    thread: &ThreadRecord,
+    request: &TurnRequest,
+    query: &Query<'_>,
+) -> Planned {
+    let course = &loaded.course;
+    let asks_exam = request.words().is_some_and(asks_for_exam);
+    let (mapped, mapping_source) = match request.client_event.unit_id() {
+        Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
+        None if asks_exam => (Vec::new(), "exam_request"),
+        None => (calibrate_mapping(course, &loaded.index.map_units(query, MAPPED_K)), "retrieval"),
+    };
+    let previous_action = thread.last_action.as_deref().and_then(Action::parse);
+    let focus_now = snap.snapshot.focus_unit_id.as_str();
+    let answers_tutor = asks_exam
+        || previous_action == Some(Action::SocraticQuestion)
+            && (mapped.is_empty() || mapped.iter().any(|m| m.unit_id == focus_now));
+    let own_words = request.client_event == ClientEvent::None && !answers_tutor;
+    let draft = draft_policy(course, &snap.snapshot, &mapped, own_words);
+    let named = own_words && named_unit(&draft.mapped).is_some();
+    Planned { draft, mapping_source, named, previous_action }
+}
+
+/// The turn's messages on the timeline: the learner's words, if any, then the tutor's reply.
+fn timeline(
+    request: &TurnRequest,
+    decision: &Decision,
+    card: Option<&TutorCard>,
+    turn: TurnId,
+    now: At,
+) -> Vec<TutorMessageRecord> {
+    let mut records = Vec::new();
+    if let Some(words) = request.words() {
+        let latex = request.message_latex.clone().filter(|l| !l.trim().is_empty());
+        records.push(new_message("user", words.to_string(), latex, None, Some(turn), now));
+    }
+    records.push(new_message("assistant", decision.text.clone(), None, card, Some(turn), now));
+    records
+}
+
+/// What the turn decided, with the policy it kept to: the turn log's facts.
+struct Decided<'a> {
+    turn_id: TurnId,
+    request: &'a TurnRequest,
+    planned: &'a Planned,
+    policy: &'a TutorPolicy,
+    exam: &'a ExamAvailability,
+    candidate_ids: &'a [String],
+    decision: &'a Decision,
+}
+
+impl Decided<'_> {
+    fn log(&self, model: Option<String>, retrieval: &'static str) -> TurnLog<'_> {
+        let (policy, decision) = (self.policy, self.decision);
+        TurnLog {
+            turn_id: self.turn_id,
+            client_event: self.request.client_event.name(),
+            mapped_units: &self.planned.draft.mapped,
+            mapping_source: self.planned.mapping_source,
+            focus_unit_id: &policy.focus_unit_id,
+            primary_target_unit_id: &policy.primary_target_unit_id,
+            prereq_blocking_unit_id: policy.prereq_blocking_unit_id.as_deref(),
+            scoped_unit_ids: &policy.scoped_unit_ids,
+            allowed_actions: &policy.allowed_actions,
+            stuck: policy.stuck,
+            exam_ready: policy.exam_ready,
+            desired_exam_tier: policy.desired_exam_tier,
+            exam_availability: policy.exam_availability,
+            next_eligible_at: self.exam.next_eligible_at,
+            exam_candidate_ids: self.candidate_ids,
+            action: decision.action,
+            target_unit_id: &decision.target,
+            validated: decision.validated,
+            fallback_reason: decision.fallback_reason.as_deref(),
+            violation: decision.violation,
+            model,
+            retrieval,
+            prompt_tokens: decision.usage.prompt_tokens,
+            completion_tokens: decision.usage.completion_tokens,
+        }
+    }
+}
+
+type At = chrono::DateTime<chrono::Utc>;
+
 impl<S: Store> App<S> {
+    /// A tutor turn, in steps: check the request, read the learner's input (mapping and
+    /// policy), ask the exam service, retrieve, decide (the model within the policy, or the
+    /// fallback), then store the timeline, the turn's log and the snapshot together.
     pub async fn tutor_turn(
         &self,
         learner: LearnerId,
@@ -116,18 +222,8 @@ impl<S: Store> App<S> {
         let thread = self.thread_record(learner, thread_id).await?;
         check_course(&thread, request.course_id.as_deref())?;
         let loaded = self.course(&thread.course_id).await?;
+        self.check_event(learner, &thread, &loaded, &request.client_event).await?;
         let course = &loaded.course;
-        if let Some(unit) = request.client_event.unit_id() {
-            if !course.has_unit(unit) {
-                return Err(AppError::invalid(
-                    "clientEvent.unitId",
-                    format!("unit '{unit}' is not in course '{}'", course.id()),
-                ));
-            }
-        }
-        if let ClientEvent::ChooseUnit { unit_id } = &request.client_event {
-            self.check_choice_offered(learner, &thread, unit_id).await?;
-        }
         let snap = self.course_snapshot(learner, &loaded).await?;
         let now = self.now();
         let turn_id = TurnId(Self::new_id());
@@ -137,26 +233,9 @@ impl<S: Store> App<S> {
         let vector = self.query_vector(&loaded, words).await;
         let query = Query { text: &searched, vector: vector.as_deref() };
 
-        // Mapping: a button names its unit; words are mapped by retrieval over the anchors,
-        // except a request for an exam, which is about the unit being learned.
-        let asks_exam = request.words().is_some_and(asks_for_exam);
-        let (mapped, mapping_source) = match request.client_event.unit_id() {
-            Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
-            None if asks_exam => (Vec::new(), "exam_request"),
-            None => (calibrate_mapping(course, &loaded.index.map_units(&query, MAPPED_K)), "retrieval"),
-        };
-        // Words that answer the tutor's own question are about the focus (they map to it, or
-        // to nothing); other words the mapping is unsure of are clarified first.
-        let previous_action = thread.last_action.as_deref().and_then(Action::parse);
-        let focus_now = snap.snapshot.focus_unit_id.as_str();
-        let answers_tutor = asks_exam
-            || previous_action == Some(Action::SocraticQuestion)
-                && (mapped.is_empty() || mapped.iter().any(|m| m.unit_id == focus_now));
-        let clarify_if_unsure = request.client_event == ClientEvent::None && !answers_tutor;
-        let draft = draft_policy(course, &snap.snapshot, &mapped, clarify_if_unsure);
-        let named = request.client_event == ClientEvent::None && !answers_tutor && named_unit(&draft.mapped).is_some();
-
-        let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, &draft, &query, now).await?;
+        let planned = plan_turn(&loaded, &snap, &thread, &request, &query);
+        let draft = &planned.draft;
+        let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, draft, &query, now).await?;
         let policy = draft.finish(&turn_id.to_string(), &exam);
         if let ClientEvent::RequestExam { unit_id } = &request.client_event {
             policy.check_exam_request(course, unit_id).map_err(|r| AppError::invalid(r.field, r.message))?;
@@ -181,8 +260,8 @@ impl<S: Store> App<S> {
             event: &request.client_event,
             words: request.words(),
             mapped: &draft.mapped,
-            named,
-            previous_action,
+            named: planned.named,
+            previous_action: planned.previous_action,
             focus_tier: draft.focus_tier,
             focus_streak: snap.snapshot.progress(&draft.focus_unit_id).map_or(0, |p| p.drill.streak_correct),
             exam_candidates: &exam.candidate_ids,
@@ -195,41 +274,19 @@ impl<S: Store> App<S> {
         let mut card = decision.card.clone();
         let offers: Vec<_> =
             card.as_mut().and_then(|card| self.offer_drill(learner, thread_id, card, now)).into_iter().collect();
+        let records = timeline(&request, &decision, card.as_ref(), turn_id, now);
 
-        // The timeline: the learner's words, then the tutor's reply.
-        let mut records = Vec::new();
-        if let Some(words) = request.words() {
-            let latex = request.message_latex.clone().filter(|l| !l.trim().is_empty());
-            records.push(new_message("user", words.to_string(), latex, None, Some(turn_id), now));
-        }
-        records.push(new_message("assistant", decision.text.clone(), None, card.as_ref(), Some(turn_id), now));
-
-        let log = TurnLog {
+        let decided = Decided {
             turn_id,
-            client_event: request.client_event.name(),
-            mapped_units: &draft.mapped,
-            mapping_source,
-            focus_unit_id: &policy.focus_unit_id,
-            primary_target_unit_id: &policy.primary_target_unit_id,
-            prereq_blocking_unit_id: policy.prereq_blocking_unit_id.as_deref(),
-            scoped_unit_ids: &policy.scoped_unit_ids,
-            allowed_actions: &policy.allowed_actions,
-            stuck: policy.stuck,
-            exam_ready: policy.exam_ready,
-            desired_exam_tier: policy.desired_exam_tier,
-            exam_availability: policy.exam_availability,
-            next_eligible_at: exam.next_eligible_at,
-            exam_candidate_ids: &candidate_ids,
-            action: decision.action,
-            target_unit_id: &decision.target,
-            validated: decision.validated,
-            fallback_reason: decision.fallback_reason.as_deref(),
-            violation: decision.violation,
-            model: self.llm.is_configured().then(|| self.llm.describe()),
-            retrieval: if vector.is_some() { "bm25+embeddings" } else { "bm25" },
-            prompt_tokens: decision.usage.prompt_tokens,
-            completion_tokens: decision.usage.completion_tokens,
+            request: &request,
+            planned: &planned,
+            policy: &policy,
+            exam: &exam,
+            candidate_ids: &candidate_ids,
+            decision: &decision,
         };
+        let model = self.llm.is_configured().then(|| self.llm.describe());
+        let log = decided.log(model, if vector.is_some() { "bm25+embeddings" } else { "bm25" });
         let turn = TurnRecord {
             id: turn_id,
             thread_id,
@@ -262,19 +319,8 @@ impl<S: Store> App<S> {
         let (snap, commit) = self
             .commit_with_snapshot(learner, &loaded, snap, step, |s| s.record_turn(&focus, &goal, analysis.clone(), now))
             .await?;
-        let first_seq = commit.first_seq;
 
-        // The exam stays on offer beside the chat until it is the card just shown.
-        let exam_check = (policy.allows(Action::ExamBlock) && decision.action != Action::ExamBlock)
-            .then_some((policy.focus_unit_id.as_str(), policy.desired_exam_tier));
-        let lite = snapshot_lite(
-            course,
-            &snap.snapshot,
-            &policy.primary_target_unit_id,
-            (policy.focus_unit_id != policy.primary_target_unit_id).then_some(policy.focus_unit_id.as_str()),
-            revisit,
-            exam_check,
-        );
+        let lite = turn_lite(&loaded, &snap, &policy, &decision, revisit);
         let debug = self.tutor.debug.then(|| TurnDebug {
             candidate_scores: ranked_candidates(course, &snap.snapshot, &draft.mapped, now),
             mapped_units: draft.mapped.clone(),
@@ -284,7 +330,29 @@ impl<S: Store> App<S> {
             prompt_tokens: decision.usage.prompt_tokens,
             policy: policy.clone(),
         });
-        Ok(TurnReply { turn_id, messages: appended(thread_id, first_seq, records), snapshot_lite: lite, debug })
+        Ok(TurnReply { turn_id, messages: appended(thread_id, commit.first_seq, records), snapshot_lite: lite, debug })
+    }
+
+    /// An event's unit must be the course's; a `CHOOSE_UNIT` must answer a card's choices.
+    async fn check_event(
+        &self,
+        learner: LearnerId,
+        thread: &ThreadRecord,
+        loaded: &LoadedCourse,
+        event: &ClientEvent,
+    ) -> AppResult<()> {
+        if let Some(unit) = event.unit_id() {
+            if !loaded.course.has_unit(unit) {
+                return Err(AppError::invalid(
+                    "clientEvent.unitId",
+                    format!("unit '{unit}' is not in course '{}'", loaded.course.id()),
+                ));
+            }
+        }
+        if let ClientEvent::ChooseUnit { unit_id } = event {
+            self.check_choice_offered(learner, thread, unit_id).await?;
+        }
+        Ok(())
     }
 
     /// The model's turn if it keeps every rule, the deterministic fallback otherwise (and
@@ -489,6 +557,27 @@ pub(crate) fn check_course(thread: &ThreadRecord, course: Option<&str>) -> AppRe
 pub(crate) fn exam_card(loaded: &LoadedCourse, question: &str, unit: &str) -> AppResult<TutorCard> {
     fallback::exam_card(&loaded.course, question, unit)
         .ok_or_else(|| AppError::internal(format!("candidate {question} is not in the bank")))
+}
+
+/// SnapshotLite after the turn: the exam stays on offer beside the chat until it is the card
+/// just shown.
+fn turn_lite(
+    loaded: &LoadedCourse,
+    snap: &VersionedSnapshot,
+    policy: &TutorPolicy,
+    decision: &Decision,
+    revisit: RevisitLite,
+) -> SnapshotLite {
+    let exam_check = (policy.allows(Action::ExamBlock) && decision.action != Action::ExamBlock)
+        .then_some((policy.focus_unit_id.as_str(), policy.desired_exam_tier));
+    snapshot_lite(
+        &loaded.course,
+        &snap.snapshot,
+        &policy.primary_target_unit_id,
+        (policy.focus_unit_id != policy.primary_target_unit_id).then_some(policy.focus_unit_id.as_str()),
+        revisit,
+        exam_check,
+    )
 }
 
 /// A turn's seed for the deterministic drill: from its id's random bits.
