@@ -35,20 +35,12 @@ impl TestPgDatabase {
 impl Drop for TestPgDatabase {
     fn drop(&mut self) {
         let (admin_url, name) = (self.admin_url.clone(), self.name.clone());
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                let mut admin =
-                    sqlx::PgConnection::connect(&admin_url).await.expect("connect to drop the test database");
-                sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut admin)
-                    .await
-                    .expect("drop the test database");
-            });
-        })
-        .join();
-        if dropped.is_err() && !std::thread::panicking() {
-            panic!("could not drop the test database {}", self.name);
-        }
+        crate::on_a_runtime_of_its_own(&format!("could not drop the test database {}", self.name), async move {
+            let mut admin = sqlx::PgConnection::connect(&admin_url).await.expect("connect to drop the test database");
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut admin)
+                .await
+                .expect("drop the test database");
+        });
     }
 }

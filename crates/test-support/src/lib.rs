@@ -40,6 +40,23 @@ pub fn test_database_url() -> Option<String> {
     url
 }
 
+/// Runs `work` to its end on a runtime of its own, on a thread of its own: what a `Drop`
+/// does with the database, since the test's runtime may be shutting down or unwinding.
+/// Panics with `what` if the work failed, unless the thread is already panicking.
+fn on_a_runtime_of_its_own<F>(what: &str, work: F)
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let done = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(work);
+    })
+    .join();
+    if done.is_err() && !std::thread::panicking() {
+        panic!("{what}");
+    }
+}
+
 /// Runs each scenario once on SQLite and once on PostgreSQL (skipped without a test
 /// database, failed instead where [`POSTGRES_REQUIRED`] is set).
 ///

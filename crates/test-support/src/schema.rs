@@ -45,31 +45,23 @@ impl TestSchema {
 impl Drop for TestSchema {
     fn drop(&mut self) {
         let (url, name) = (self.url.clone(), self.name.clone());
-        // The test's runtime may be shutting down or unwinding; the schema is dropped from a
-        // runtime of its own, after ending the connections still open on it (a server task
-        // the test spawned may hold some).
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to drop the test schema");
-                sqlx::query(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-                     WHERE application_name = $1 AND pid <> pg_backend_pid()",
-                )
-                .bind(&name)
+        // Any connections still open on the schema are ended first (a server task the test
+        // spawned may hold some, one of them in a transaction).
+        crate::on_a_runtime_of_its_own(&format!("could not drop the test schema {}", self.name), async move {
+            let mut admin = sqlx::PgConnection::connect(&url).await.expect("connect to drop the test schema");
+            sqlx::query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE application_name = $1 AND pid <> pg_backend_pid()",
+            )
+            .bind(&name)
+            .execute(&mut admin)
+            .await
+            .expect("end the test's connections");
+            sqlx::query("SET lock_timeout = '10s'").execute(&mut admin).await.ok();
+            sqlx::query(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
                 .execute(&mut admin)
                 .await
-                .expect("end the test's connections");
-                sqlx::query("SET lock_timeout = '10s'").execute(&mut admin).await.ok();
-                sqlx::query(&format!("DROP SCHEMA IF EXISTS {name} CASCADE"))
-                    .execute(&mut admin)
-                    .await
-                    .expect("drop the test schema");
-            });
-        })
-        .join();
-        if dropped.is_err() && !std::thread::panicking() {
-            panic!("could not drop the test schema {}", self.name);
-        }
+                .expect("drop the test schema");
+        });
     }
 }
