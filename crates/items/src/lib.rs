@@ -40,7 +40,8 @@ pub use assessment::{
 };
 pub use band::{Band, Target};
 pub use blueprint::{
-    Blueprint, CognitiveLevel, DifficultyFactor, DistractorStrategy, PerformanceBenchmark, Presentation, SkillBlueprint,
+    Blueprint, CognitiveLevel, DifficultyFactor, DistractorStrategy, PerformanceBenchmark, Presentation,
+    SkillBlueprint, Skills,
 };
 pub use error::{
     AssessmentError, BlueprintError, BlueprintProblem, InlineError, InlineItemsError, ItemError, PackError,

@@ -3,7 +3,7 @@
 
 use crate::assessment::{self, Assessment};
 use crate::band::Target;
-use crate::blueprint::Blueprint;
+use crate::blueprint::{Blueprint, Skills};
 use crate::error::{ItemError, PackError};
 use crate::id::{parse_id, ParsedId};
 use crate::item::Item;
@@ -152,5 +152,11 @@ impl Library {
         per_blueprint: usize,
     ) -> Result<Vec<Item>, ItemError> {
         assessment::adaptive_candidates(self.require_assessment(assessment_id)?, self, seed, per_blueprint)
+    }
+}
+
+impl Skills for Library {
+    fn skill(&self, skill_id: &str) -> Option<&Blueprint> {
+        Library::skill(self, skill_id)
     }
 }

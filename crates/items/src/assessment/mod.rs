@@ -8,11 +8,10 @@ mod plan;
 pub use plan::{adaptive_candidates, plan_form};
 
 use crate::band::Band;
-use crate::blueprint::valid_id;
+use crate::blueprint::{valid_id, Skills};
 use crate::error::AssessmentError;
 use crate::inline::InlineItem;
 use crate::item::Item;
-use crate::library::Library;
 use serde::{Deserialize, Serialize};
 
 const MAX_TIME_LIMIT_MINUTES: u32 = 24 * 60;
@@ -135,7 +134,7 @@ pub struct Assessment {
 impl Assessment {
     /// Checks the blueprint: ids, counts and distributions, and that the library has every
     /// skill it names and can make every band it asks for.
-    pub fn new(spec: AssessmentBlueprint, library: &Library) -> Result<Assessment, AssessmentError> {
+    pub fn new(spec: AssessmentBlueprint, library: &impl Skills) -> Result<Assessment, AssessmentError> {
         let fail = |problem: String| AssessmentError { assessment_id: spec.assessment_id.clone(), problem };
         if !valid_id(&spec.assessment_id) {
             return Err(fail("assessment_id is not allowed; allowed: 1-100 letters, digits, '.', '_' and '-'".into()));
@@ -215,7 +214,7 @@ impl Assessment {
     }
 }
 
-fn check_section(section: &SectionSpec, selection: Selection, library: &Library) -> Result<Vec<Item>, String> {
+fn check_section(section: &SectionSpec, selection: Selection, library: &impl Skills) -> Result<Vec<Item>, String> {
     if section.item_count == 0 {
         return Err("item_count is 0; allowed: 1 or more".into());
     }

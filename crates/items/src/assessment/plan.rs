@@ -3,12 +3,11 @@
 
 use super::{Assessment, Selection};
 use crate::band::{Band, Target};
-use crate::blueprint::Blueprint;
+use crate::blueprint::{Blueprint, Skills};
 use crate::dice::{mix, Dice};
 use crate::error::ItemError;
 use crate::generate::SessionItems;
 use crate::item::Item;
-use crate::library::Library;
 use crate::stable_hash::fnv1a64;
 
 /// A place items of a band can come from.
@@ -26,7 +25,7 @@ fn planning(assessment: &Assessment, problem: String) -> ItemError {
 /// all different. A fixed form is the same for every `seed`; a random one is drawn anew
 /// per seed. Skills of a section take turns (in an order drawn from the seed) and pool
 /// items are used at most once.
-pub fn plan_form(assessment: &Assessment, library: &Library, seed: u64) -> Result<Vec<Item>, ItemError> {
+pub fn plan_form(assessment: &Assessment, library: &impl Skills, seed: u64) -> Result<Vec<Item>, ItemError> {
     let seed = match assessment.selection() {
         Selection::Fixed => fnv1a64(assessment.id().as_bytes()),
         Selection::RandomFromPool => seed,
@@ -85,7 +84,7 @@ fn draw(sources: &[Source], slot: usize, band: Band, dice: &mut Dice, session: &
 /// at some factor gives fewer. The caller selects among them by `item.irt`.
 pub fn adaptive_candidates(
     assessment: &Assessment,
-    library: &Library,
+    library: &impl Skills,
     seed: u64,
     per_blueprint: usize,
 ) -> Result<Vec<Item>, ItemError> {

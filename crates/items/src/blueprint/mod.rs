@@ -8,6 +8,12 @@ pub(crate) use compile::valid_id;
 pub use compile::Blueprint;
 pub use forms::{DifficultyFactor, DistractorStrategy};
 
+/// Where skill blueprints are found by id: what an assessment is checked against and
+/// planned from (a [`crate::Library`]).
+pub trait Skills {
+    fn skill(&self, skill_id: &str) -> Option<&Blueprint>;
+}
+
 use crate::answer::Evaluation;
 use crate::generators::GeneratorSpec;
 use crate::item::ItemType;
