@@ -3,36 +3,27 @@
 //! learner. Front doors (HTTP, MCP, CLI) call these and nothing else; rules come from
 //! `pathwise-domain`, persistence from `pathwise-store`.
 
-pub mod advance;
 pub mod analytics;
 pub mod clock;
-mod context;
 pub mod course_tutor;
-pub mod curriculum;
-pub mod diagnostics;
 pub mod error;
-mod export;
-mod feedback;
-pub mod flows;
-mod fsrs;
-pub mod generation;
-mod grading;
 pub mod idempotency;
+pub mod jobs;
 pub mod learners;
+pub mod learning_loop;
 pub mod maps;
 pub mod mastery;
-mod model_tasks;
 pub mod paging;
-pub mod preferences;
 pub mod queries;
-pub mod replanning;
-pub mod review_jobs;
-mod reviewing;
-pub mod scheduler;
 pub mod sessions;
-pub mod teaching;
 pub mod usage;
-pub mod voice;
+
+// The operations' modules under the names the front doors have always used.
+pub use course_tutor::voice;
+pub use jobs::{review_jobs, scheduler};
+pub use learning_loop::{advance, diagnostics, flows, teaching};
+pub use maps::{curriculum, generation, replanning};
+pub use mastery::preferences;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
@@ -53,8 +44,8 @@ pub struct App<S: Store = AnyStore> {
     llm: Llm,
     limits: GraphLimits,
     notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
-    changed_maps: review_jobs::ChangedMaps,
-    scheduler_choices: fsrs::SchedulerChoices,
+    changed_maps: jobs::review_jobs::ChangedMaps,
+    scheduler_choices: mastery::fsrs::SchedulerChoices,
     /// Where learners' code runs; none when this machine cannot isolate it.
     sandbox: Option<Arc<pathwise_sandbox::Sandbox>>,
     /// The skill and assessment blueprints sessions draw items from.

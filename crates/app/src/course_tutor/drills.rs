@@ -295,7 +295,7 @@ impl<S: Store> App<S> {
         let (grade, _) = graded?;
         let feedback = grade.feedback_text.trim();
         if feedback.is_empty() || feedback.chars().count() > 1_000 {
-            return Err(crate::model_tasks::invalid_reply(
+            return Err(crate::learning_loop::model_tasks::invalid_reply(
                 "the model's drill feedback is empty or over 1,000 characters",
             ));
         }
@@ -335,6 +335,6 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
             .filter(|t| course.confusion_tags().iter().any(|c| c == t))
             .map(str::to_string)
     };
-    let feedback = crate::feedback::drill_feedback(check.correct, &check.expected, tag.as_deref());
+    let feedback = crate::learning_loop::feedback::drill_feedback(check.correct, &check.expected, tag.as_deref());
     Ok(Grade { correct: check.correct, feedback, tag, by: "blueprint".into(), expected: Some(check.expected) })
 }

@@ -132,7 +132,11 @@ impl<S: Store> App<S> {
         let outcome = self.exams.submit(learner, loaded.course.id(), question, request.selected_index, now).await?;
         let before = self.course_snapshot(learner, &loaded).await?.snapshot.tier(&request.unit_id);
         let choice = &question.options[request.selected_index];
-        let verdict = crate::feedback::exam_verdict(outcome.correct, question.tier.name(), outcome.status.locked_until);
+        let verdict = crate::learning_loop::feedback::exam_verdict(
+            outcome.correct,
+            question.tier.name(),
+            outcome.status.locked_until,
+        );
         let answered = CardOutcome::Exam {
             unit_id: request.unit_id.clone(),
             question_id: question.id.clone(),

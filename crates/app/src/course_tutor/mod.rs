@@ -3,6 +3,8 @@
 //! deterministic fallback), drills, exams with lockouts behind an exam service, and the
 //! evidence each of them records as mastery.
 
+pub mod voice;
+
 pub mod catalog;
 mod drills;
 mod evidence;

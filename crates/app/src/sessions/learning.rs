@@ -201,7 +201,7 @@ fn quality(correct: bool, credit: f64, response: &ClientResponse) -> i64 {
 }
 
 async fn explain<S: Store>(app: &App<S>, learner: LearnerId, turn: &Turn, node: &Node) -> AppResult<String> {
-    let plain = crate::feedback::practise_intro(&node.label, node.description.as_deref());
+    let plain = crate::learning_loop::feedback::practise_intro(&node.label, node.description.as_deref());
     if !app.llm().is_configured() {
         return Ok(plain);
     }
@@ -222,7 +222,7 @@ async fn feedback<S: Store>(
     response: &ClientResponse,
     scored: &bank::Scored,
 ) -> AppResult<String> {
-    let plain = crate::feedback::item_feedback(scored.correct, &scored.expected);
+    let plain = crate::learning_loop::feedback::item_feedback(scored.correct, &scored.expected);
     if !app.llm().is_configured() {
         return Ok(plain);
     }

@@ -4,8 +4,8 @@
 //! domain's rules, a rejection is explained once, and the caller's re-plan then adds them
 //! through the ordinary path. The model writes nothing itself.
 
-use crate::curriculum::AddConceptInput;
-use crate::generation::model_failed;
+use crate::maps::curriculum::AddConceptInput;
+use crate::maps::generation::model_failed;
 use crate::{App, AppResult, Store};
 use pathwise_domain::curriculum;
 use pathwise_domain::model::MapAggregate;

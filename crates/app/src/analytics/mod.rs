@@ -8,7 +8,7 @@
 
 mod live;
 
-use crate::curriculum::ReplanInput;
+use crate::maps::curriculum::ReplanInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use chrono::{DateTime, Duration, Utc};
 use live::LiveMap;
@@ -224,7 +224,7 @@ impl<S: Store> App<S> {
         self.record_llm_session(learner, DIGEST, &session).await?;
         let (reply, _) = reply?;
         if reply.subject.trim().is_empty() || reply.body.trim().is_empty() {
-            return Err(crate::model_tasks::invalid_reply("the language model's digest is empty"));
+            return Err(crate::learning_loop::model_tasks::invalid_reply("the language model's digest is empty"));
         }
         Ok(Digest { subject: reply.subject, body: reply.body, written_by: "model".into(), facts: facts.clone() })
     }
@@ -270,7 +270,7 @@ impl<S: Store> App<S> {
             return Ok(Some("nothing due any more".into()));
         }
         let labels: Vec<&str> = due.iter().map(|n| n.label.as_str()).collect();
-        let (subject, body) = crate::feedback::review_reminder(&labels);
+        let (subject, body) = crate::learning_loop::feedback::review_reminder(&labels);
         self.deliver(&learner, &subject, &body).await.map(Some)
     }
 

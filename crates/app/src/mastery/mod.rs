@@ -1,4 +1,9 @@
-//! Recording responses and reading mastery: history, summaries, struggles, reviews.
+//! Recording responses and reading mastery: history, summaries, struggles, reviews; FSRS
+//! for the learners who chose it (`fsrs`), their preferences, and the review log export.
+
+pub(crate) mod export;
+pub(crate) mod fsrs;
+pub mod preferences;
 
 use crate::paging::{window, Paged};
 use crate::{App, AppError, AppResult, Store};
@@ -73,7 +78,7 @@ pub struct RecordedResponse {
 pub(crate) struct PreparedResponse {
     pub new: NewResponse,
     pub rules: ResponseRules,
-    pub fsrs: Option<crate::fsrs::FsrsBefore>,
+    pub fsrs: Option<crate::mastery::fsrs::FsrsBefore>,
 }
 
 /// A response recorded, or found again by its idempotency key.
@@ -168,7 +173,7 @@ impl<S: Store> App<S> {
     pub(crate) async fn finish_response(
         &self,
         learner: LearnerId,
-        fsrs: Option<crate::fsrs::FsrsBefore>,
+        fsrs: Option<crate::mastery::fsrs::FsrsBefore>,
         (response, node): (QuizResponse, Node),
     ) -> AppResult<RecordedResponse> {
         let node = match fsrs {

@@ -2,8 +2,8 @@
 //! the most overdue unless the caller names one, within the learner's daily cap. With
 //! nothing due, the flow says when the next review falls due.
 
-use crate::grading::caller_question;
-use crate::teaching::{planned_map, TeachingStep, REVIEW};
+use crate::learning_loop::grading::caller_question;
+use crate::learning_loop::teaching::{planned_map, TeachingStep, REVIEW};
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::flow::{Flow, Phase};
 use pathwise_domain::model::Node;

@@ -4,7 +4,7 @@
 //! flow is a model itself), by Pathwise's model otherwise. A caller's question is checked
 //! like the model's before it is asked.
 
-use crate::{model_tasks, App, AppError, AppResult, Store};
+use crate::{learning_loop::model_tasks, App, AppError, AppResult, Store};
 use pathwise_domain::question::{self, ChoiceGrade, Question, QuestionKind};
 use pathwise_domain::LearnerId;
 
@@ -93,9 +93,9 @@ pub(crate) async fn grade_answer<S: Store>(
 fn exact_grade(question: &Question, graded: ChoiceGrade) -> AnswerGrade {
     let feedback = match &question.kind {
         QuestionKind::Choice { choices, correct: Some(key) } if !graded.correct => {
-            crate::feedback::choice_feedback(false, &choices[*key])
+            crate::learning_loop::feedback::choice_feedback(false, &choices[*key])
         }
-        _ => crate::feedback::choice_feedback(true, ""),
+        _ => crate::learning_loop::feedback::choice_feedback(true, ""),
     };
     AnswerGrade { quality: graded.quality, correct: graded.correct, feedback, graded_by: "exact".into() }
 }

@@ -9,9 +9,9 @@
 //! then the caller (an assistant driving the flow) writes every probe too, about the
 //! concept the domain names in `next_concept`, and sends it with the learner's answer.
 
-use crate::grading::{caller_question, clean_answer, grade_answer, AnswerGrade, CallerGrade};
-use crate::model_tasks;
-use crate::teaching::AnswerInput;
+use crate::learning_loop::grading::{caller_question, clean_answer, grade_answer, AnswerGrade, CallerGrade};
+use crate::learning_loop::model_tasks;
+use crate::learning_loop::teaching::AnswerInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::flow::{
     AnswerTarget, AnsweredProbe, AnsweredQuestion, DiagnosticState, Flow, InventoryConcept, PendingQuestion, Phase,
@@ -296,7 +296,7 @@ impl<S: Store> App<S> {
         )
         .await?;
         Ok(Some(PendingQuestion {
-            id: Some(crate::teaching::new_question_id()),
+            id: Some(crate::learning_loop::teaching::new_question_id()),
             question,
             rank: Some(rank),
             node_id: None,

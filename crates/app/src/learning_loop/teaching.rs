@@ -7,11 +7,11 @@
 //! frontier has more; once every concept is mastered the flow completes. What the caller
 //! may write instead of the model comes in through `advance.rs`; the rules are the same.
 
-use crate::context::context_block;
-use crate::curriculum::{GenerateInput, PlanSummary};
-use crate::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
+use crate::learning_loop::context::context_block;
+use crate::learning_loop::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
+use crate::maps::curriculum::{GenerateInput, PlanSummary};
 use crate::mastery::RecordResponse;
-use crate::{model_tasks, App, AppError, AppResult, ErrorKind, Store};
+use crate::{learning_loop::model_tasks, App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
 use pathwise_domain::graph;
@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-pub use crate::grading::AnswerGrade;
+pub use crate::learning_loop::grading::AnswerGrade;
 
 pub const TEACHING: &str = "teaching";
 pub const REVIEW: &str = "review";

@@ -9,7 +9,7 @@
 //! rejected too, or the model fails, nothing is stored and the error says why. Only a valid
 //! graph is stored, in one transaction.
 
-use crate::curriculum::GenerateInput;
+use crate::maps::curriculum::GenerateInput;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::edit::MAX_LABEL_CHARS;

@@ -6,8 +6,8 @@
 //! passes, exact grading of choices, recording responses, SM-2. Each step takes only its
 //! own fields, so a misplaced one is refused rather than silently ignored.
 
-use crate::grading::CallerGrade;
-use crate::teaching::{AnswerInput, TeachingStep};
+use crate::learning_loop::grading::CallerGrade;
+use crate::learning_loop::teaching::{AnswerInput, TeachingStep};
 use crate::{App, AppError, AppResult, Store};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::question::Question;

@@ -1,4 +1,9 @@
-//! Mind maps, their nodes and edges, the frontier and subtrees.
+//! Mind maps, their nodes and edges, the frontier and subtrees; planning a map
+//! (`curriculum`), with a model (`generation`), and re-planning it (`replanning`).
+
+pub mod curriculum;
+pub mod generation;
+pub mod replanning;
 
 use crate::paging::{window, Paged};
 use crate::{App, AppError, AppResult, Store};
@@ -6,7 +11,7 @@ use pathwise_domain::edit::{self, NewNode, NodePatch};
 use pathwise_domain::graph;
 use pathwise_domain::lifecycle;
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
-use pathwise_domain::{curriculum, DomainError, EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
+use pathwise_domain::{DomainError, EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -268,7 +273,7 @@ impl<S: Store> App<S> {
             .update_map(learner, map, move |before| {
                 let mut after = before.clone();
                 op(&mut after, now)?;
-                curriculum::touch_changed(before, &mut after, now);
+                pathwise_domain::curriculum::touch_changed(before, &mut after, now);
                 Ok((MapChanges::between(before, &after), output(&after)))
             })
             .await
