@@ -1,17 +1,16 @@
 //! `pathwise mcp`: MCP over stdio for one learner, as an assistant starts it. Stdout carries
 //! the protocol only; logs go to stderr.
 
-use crate::config::{self, Settings};
+use crate::config::Settings;
 use anyhow::{Context, Result};
 use pathwise_app::App;
 use pathwise_server::mcp::PathwiseMcp;
 use rmcp::ServiceExt;
 
 pub async fn run(settings: &Settings, token: Option<&str>) -> Result<()> {
-    let llm = config::language_model(settings)?;
-    config::warn_if_offline(&llm);
-    let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
-    let app = App::new(crate::open_store(settings).await?).with_llm(llm).with_notifiers(notifiers);
+    // The same application `serve` builds: the item library, the tutor, the sandbox and the
+    // shipped courses are every door's.
+    let app = crate::serve::build_app(settings).await?.app;
     let learner = match token {
         Some(token) => app.authenticate(token).await?,
         None => crate::serve::local_learner(&app, settings).await?.learner,

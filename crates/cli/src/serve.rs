@@ -78,19 +78,8 @@ pub async fn run(settings: Settings) -> Result<()> {
             settings.host
         );
     }
-    let llm = config::language_model(&settings)?;
-    config::warn_if_offline(&llm);
-    let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
-    let store = crate::open_store(&settings).await?;
-    let (library, pack_notes) = item_library(&settings.item_packs)?;
-    let mut app =
-        config::with_tutor(App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library), &settings)?;
-    let (sandbox, sandbox_note) = code_sandbox(&settings).await;
-    if let Some(sandbox) = sandbox {
-        app = app.with_sandbox(sandbox);
-    }
+    let Built { app, courses, pack_notes, sandbox_note } = build_app(&settings).await?;
     app.install_schedules(&settings.schedules).await.context("invalid schedules")?;
-    let courses = app.install_builtin_courses().await.context("cannot install the shipped courses")?;
     let listener = tokio::net::TcpListener::bind((settings.host.as_str(), settings.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
@@ -136,6 +125,35 @@ pub async fn run(settings: Settings) -> Result<()> {
         .with_session_heartbeat(std::time::Duration::from_secs(settings.session_heartbeat_secs.max(1)));
     pathwise_server::serve(listener, state, shutdown_signal()).await?;
     Ok(())
+}
+
+/// The application as the settings describe it, for every door the binary serves (HTTP and
+/// MCP over HTTP with `serve`, MCP over stdio with `mcp`): the store, the model, the
+/// notifiers, the item library with the operator's packs, the tutor's settings, the code
+/// sandbox where this host can isolate code, and the shipped courses installed.
+pub struct Built {
+    pub app: App,
+    pub courses: Vec<pathwise_app::course_tutor::ImportedCourse>,
+    /// A line about each item pack added.
+    pub pack_notes: Vec<String>,
+    /// Whether programming items can run here, and why not.
+    pub sandbox_note: String,
+}
+
+pub async fn build_app(settings: &Settings) -> Result<Built> {
+    let llm = config::language_model(settings)?;
+    config::warn_if_offline(&llm);
+    let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
+    let store = crate::open_store(settings).await?;
+    let (library, pack_notes) = item_library(&settings.item_packs)?;
+    let mut app =
+        config::with_tutor(App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library), settings)?;
+    let (sandbox, sandbox_note) = code_sandbox(settings).await;
+    if let Some(sandbox) = sandbox {
+        app = app.with_sandbox(sandbox);
+    }
+    let courses = app.install_builtin_courses().await.context("cannot install the shipped courses")?;
+    Ok(Built { app, courses, pack_notes, sandbox_note })
 }
 
 /// The built-in item library with the operator's course packs, and a line about each pack;

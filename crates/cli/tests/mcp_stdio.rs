@@ -43,6 +43,15 @@ const READ_ONLY: &[&str] = &[
     "analytics_get_cross_topic",
     "teaching_flow_get",
     "teaching_flow_list",
+    "course_list",
+    "course_get",
+    "library_assessments",
+    "library_skills",
+    "session_get",
+    "session_list",
+    "session_messages",
+    "preferences_get",
+    "review_log_export",
 ];
 
 const PROMPTS: &[&str] = &["curriculum_planning", "diagnostic", "teaching", "review"];
@@ -593,6 +602,72 @@ async fn stdio_calls_every_tool() {
     assert_eq!(flows["items"][0]["id"], flow.as_str(), "{flows}");
     let abandoned = ok("teaching_flow_abandon", json!({ "flow_id": flow })).await;
     assert_eq!(abandoned["status"], "abandoned", "{abandoned}");
+
+    // Courses and the item library, found without knowing an id.
+    let courses = ok("course_list", json!({})).await;
+    let course = courses["courses"][0]["id"].as_str().expect("a shipped course").to_string();
+    let outline = ok("course_get", json!({ "course_id": course })).await;
+    assert!(!outline["units"].as_array().unwrap().is_empty(), "{outline}");
+    let skills = ok("library_skills", json!({})).await;
+    assert!(skills["skills"][0]["skill_id"].is_string(), "{skills}");
+    let assessments = ok("library_assessments", json!({})).await;
+    let fixed = assessments["assessments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["selection"] == "fixed")
+        .unwrap_or_else(|| panic!("no fixed assessment: {assessments}"));
+    let blueprint = fixed["assessment_id"].as_str().unwrap().to_string();
+
+    // An evaluation driven step by step, without a stream.
+    let created =
+        ok("session_create", json!({ "session_type": "evaluation", "config": { "blueprint_id": blueprint } })).await;
+    let session = id(&created);
+    let run = ok("session_run", json!({ "session_id": session })).await;
+    let action = run["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|e| e["event"] == "client_action")
+        .unwrap_or_else(|| panic!("no widget to answer: {run}"))["data"]
+        .clone();
+    assert_eq!(run["session"]["status"], "awaiting_response", "{run}");
+    assert!(!run.to_string().contains("\"expected\""), "an evaluation showed its key: {run}");
+    let response =
+        if action["tool"] == "present_choices" { json!({ "selected_index": 0 }) } else { json!({ "text": "7" }) };
+    let answered = ok(
+        "session_respond",
+        json!({ "session_id": session, "tool_call_id": action["tool_call_id"], "response": response }),
+    )
+    .await;
+    assert_eq!(answered["duplicate"], false, "{answered}");
+    let next = ok("session_run", json!({ "session_id": session })).await;
+    assert!(next["events"].as_array().unwrap().iter().any(|e| e["event"] == "client_action"), "{next}");
+    let got = ok("session_get", json!({ "session_id": session })).await;
+    assert_eq!(got["status"], "awaiting_response", "{got}");
+    let listed = ok("session_list", json!({ "limit": 5 })).await;
+    assert_eq!(listed["items"][0]["id"], session.as_str(), "{listed}");
+    let transcript = ok("session_messages", json!({ "session_id": session })).await;
+    assert!(transcript["messages"].as_array().unwrap().iter().any(|m| m["role"] == "tool"), "{transcript}");
+    let ended = ok("session_end", json!({ "session_id": session })).await;
+    assert_eq!(
+        (ended["status"].as_str(), ended["results"]["items_answered"].as_i64()),
+        (Some("terminated"), Some(1)),
+        "{ended}"
+    );
+
+    // The learner's own choices and history.
+    let preferences = ok("preferences_update", json!({ "daily_review_cap": 40, "srs_scheduler": "fsrs" })).await;
+    assert_eq!(
+        (preferences["daily_review_cap"].as_i64(), preferences["srs_scheduler"].as_str()),
+        (Some(40), Some("fsrs"))
+    );
+    let read = ok("preferences_get", json!({})).await;
+    assert_eq!(read, preferences);
+    let log = ok("review_log_export", json!({})).await;
+    assert!(log["csv"].as_str().unwrap().starts_with("item_id,timestamp,grade"), "{log}");
+    assert!(log["csv"].as_str().unwrap().lines().count() > 1, "{log}");
 
     let every: BTreeSet<&str> = TOOLS.iter().copied().collect();
     assert_eq!(called, every, "tools never called: {:?}", every.difference(&called).collect::<Vec<_>>());

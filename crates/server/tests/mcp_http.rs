@@ -241,6 +241,71 @@ async fn bad_calls_are_tool_errors_that_write_nothing(t: &TestApp) {
     assert_eq!(untouched["label"], "A");
 }
 
+/// Sessions, courses and preferences over MCP keep the HTTP API's rules: bad arguments and
+/// another learner's ids are tool errors naming the field, and change nothing.
+async fn sessions_and_courses_refuse_bad_calls_and_other_learners_ids(t: &TestApp) {
+    t.app.install_builtin_courses().await.expect("the shipped courses");
+    let client = connect(t, &t.a).await;
+    let blueprint = ok(&client, "library_assessments", json!({})).await["assessments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["selection"] == "fixed")
+        .expect("a fixed assessment")["assessment_id"]
+        .clone();
+    let evaluation =
+        |blueprint: Value| json!({ "session_type": "evaluation", "config": { "blueprint_id": blueprint } });
+    refused(t, &client, "session_create", evaluation(json!("NO-SUCH-QUIZ")), &["blueprint_id", "NO-SUCH-QUIZ"]).await;
+    refused(t, &client, "session_create", json!({ "session_type": "lecture", "config": {} }), &["session_type"]).await;
+    let session = ok(&client, "session_create", evaluation(blueprint)).await["id"].as_str().unwrap().to_string();
+    refused(
+        t,
+        &client,
+        "session_respond",
+        json!({ "session_id": session, "tool_call_id": "call_0", "response": { "text": "1" } }),
+        &["not awaiting a response"],
+    )
+    .await;
+    refused(t, &client, "session_run", json!({ "session_id": session, "after": -1 }), &["after"]).await;
+    let run = ok(&client, "session_run", json!({ "session_id": session })).await;
+    let action =
+        run["events"].as_array().unwrap().iter().rev().find(|e| e["event"] == "client_action").unwrap()["data"].clone();
+    let wrong = if action["tool"] == "present_choices" {
+        json!({ "selected_index": 99 })
+    } else {
+        json!({ "selected_index": 0, "text": "both" })
+    };
+    refused(
+        t,
+        &client,
+        "session_respond",
+        json!({ "session_id": session, "tool_call_id": action["tool_call_id"], "response": wrong }),
+        &["response"],
+    )
+    .await;
+    refused(t, &client, "session_get", json!({ "session_id": "not-a-uuid" }), &["session_id"]).await;
+    refused(t, &client, "course_get", json!({ "course_id": "NO-SUCH-COURSE" }), &["NO-SUCH-COURSE"]).await;
+    refused(t, &client, "preferences_update", json!({ "daily_review_cap": 0 }), &["daily_review_cap"]).await;
+    refused(t, &client, "preferences_update", json!({ "srs_scheduler": "leitner" }), &["srs_scheduler"]).await;
+
+    // Learner B reaches none of learner A's sessions.
+    let other = connect(t, &t.b).await;
+    for (tool, arguments) in [
+        ("session_get", json!({ "session_id": session })),
+        ("session_run", json!({ "session_id": session })),
+        ("session_messages", json!({ "session_id": session })),
+        ("session_end", json!({ "session_id": session })),
+        (
+            "session_respond",
+            json!({ "session_id": session, "tool_call_id": action["tool_call_id"], "response": { "selected_index": 0 } }),
+        ),
+    ] {
+        refused(t, &other, tool, arguments, &["not found"]).await;
+    }
+    let still = ok(&client, "session_get", json!({ "session_id": session })).await;
+    assert_eq!(still["status"], "awaiting_response", "{still}");
+}
+
 async fn needs_a_learner_token_and_a_known_host(t: &TestApp) {
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } });
@@ -271,5 +336,6 @@ on_both_stores!(
     lists_tools_prompts_and_resources,
     runs_a_topic_to_a_scheduled_review,
     bad_calls_are_tool_errors_that_write_nothing,
+    sessions_and_courses_refuse_bad_calls_and_other_learners_ids,
     needs_a_learner_token_and_a_known_host
 );

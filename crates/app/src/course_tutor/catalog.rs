@@ -35,7 +35,7 @@ impl CourseCache {
 }
 
 /// A course as listed.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CourseSummary {
     pub id: String,
@@ -63,7 +63,7 @@ impl From<&CourseRecord> for CourseSummary {
 }
 
 /// A course's structure, for a client to draw: its units in learning order.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CourseOutline {
     pub id: String,
@@ -74,7 +74,7 @@ pub struct CourseOutline {
     pub units: Vec<UnitOutline>,
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UnitOutline {
     pub id: String,

@@ -9,6 +9,7 @@ mod code;
 pub mod config;
 mod evaluation;
 mod learning;
+pub mod library;
 mod practice;
 mod projection;
 mod runner;
@@ -63,6 +64,40 @@ pub struct SessionView {
     /// The seq of the newest event, for `Last-Event-ID`.
     pub last_event_id: i64,
     pub stream_url: String,
+}
+
+/// One event of a session's log as the stream sends it: its SSE id, name and data.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct SessionEventView {
+    /// The event's place in the log (its SSE id): what `after` takes to continue from it.
+    pub seq: i64,
+    /// `session_started`, `text_delta`, `item_presented`, `client_action`, `item_evaluated`,
+    /// `run_suspended`, `session_completed`, `session_terminated`, ...
+    pub event: String,
+    pub at: DateTime<Utc>,
+    /// What the event carries; for `client_action`, the widget (`tool_call_id`, `tool`,
+    /// `arguments`) to answer with a respond.
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+impl From<pathwise_store::SessionEvent> for SessionEventView {
+    fn from(event: pathwise_store::SessionEvent) -> Self {
+        SessionEventView {
+            seq: event.seq,
+            event: event.kind.as_str().to_string(),
+            at: event.created_at,
+            data: event.payload,
+        }
+    }
+}
+
+/// What a session did in one run: the events it sent, until it waited for the learner or
+/// ended, and the session as it stands then.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct SessionRun {
+    pub events: Vec<SessionEventView>,
+    pub session: SessionView,
 }
 
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
@@ -303,6 +338,30 @@ impl<S: Store> App<S> {
         let stream = runner::Stream::new(self.clone(), learner, &record, after, tx);
         tokio::spawn(stream.run());
         Ok(rx)
+    }
+
+    /// Run a session as a stream would, without one: replay the events after `after` (by
+    /// default, those after the learner's latest answer), run the session until it waits for
+    /// the learner or ends, and answer with the events and the session. The same run and the
+    /// same events as the SSE stream's, so the session goes on over either.
+    pub async fn run_session(&self, learner: LearnerId, id: SessionId, after: Option<i64>) -> AppResult<SessionRun> {
+        if let Some(seq) = after.filter(|seq| *seq < 0) {
+            return Err(AppError::invalid(
+                "after",
+                format!("{seq} is not an event's seq; seqs count from 1 (0 for all)"),
+            ));
+        }
+        let mut stream = self.session_stream(learner, id, after).await?;
+        let mut events = Vec::new();
+        while let Some(item) = stream.recv().await {
+            match item {
+                StreamItem::Connected(_) => {}
+                StreamItem::Event(event) => events.push(SessionEventView::from(event)),
+                // What the run did is in the log: a later run replays it.
+                StreamItem::Error(error) => return Err(error),
+            }
+        }
+        Ok(SessionRun { events, session: self.get_session(learner, id).await? })
     }
 
     /// Without a `Last-Event-ID`, a stream starts after the learner's latest answer, so a

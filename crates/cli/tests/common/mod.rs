@@ -44,6 +44,20 @@ pub const TOOLS: &[&str] = &[
     "diagnostic_start",
     "diagnostic_record_probe",
     "diagnostic_complete",
+    "course_list",
+    "course_get",
+    "library_assessments",
+    "library_skills",
+    "session_create",
+    "session_run",
+    "session_respond",
+    "session_get",
+    "session_list",
+    "session_messages",
+    "session_end",
+    "preferences_get",
+    "preferences_update",
+    "review_log_export",
 ];
 
 /// Kills the child when dropped, so that no test leaves a server behind.

@@ -5,7 +5,7 @@
 //! map pending reviews are narrowed to), where the HTTP API has a route with and without it.
 
 use pathwise_app::error::UnknownField;
-use pathwise_domain::{FlowId, MindMapId, NodeId};
+use pathwise_domain::{FlowId, MindMapId, NodeId, SessionId};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
@@ -41,6 +41,20 @@ impl IdArgument for FlowArg {
     const NAME: &'static str = "flow_id";
     const DESCRIPTION: &'static str = "The teaching flow's id (from teaching_flow_start or teaching_flow_list).";
     type Id = FlowId;
+}
+
+pub struct SessionArg;
+impl IdArgument for SessionArg {
+    const NAME: &'static str = "session_id";
+    const DESCRIPTION: &'static str = "The session's id (from session_create or session_list).";
+    type Id = SessionId;
+}
+
+pub struct CourseArg;
+impl IdArgument for CourseArg {
+    const NAME: &'static str = "course_id";
+    const DESCRIPTION: &'static str = "The course's id (from course_list), e.g. ALG-1.";
+    type Id = String;
 }
 
 /// The map a review query may be narrowed to.

@@ -5,6 +5,7 @@
 
 mod args;
 pub mod http;
+mod learner_tools;
 pub mod prompts;
 mod registry;
 pub mod resources;

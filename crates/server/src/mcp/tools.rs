@@ -95,6 +95,7 @@ pub fn all() -> Vec<ToolSpec> {
     let mut tools = maps();
     tools.extend(learning());
     tools.extend(flows());
+    tools.extend(super::learner_tools::all());
     tools
 }
 
