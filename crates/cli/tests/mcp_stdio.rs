@@ -52,6 +52,11 @@ const READ_ONLY: &[&str] = &[
     "session_messages",
     "preferences_get",
     "review_log_export",
+    "tutor_thread_list",
+    "tutor_thread_get",
+    "tutor_snapshot",
+    "tutor_thread_messages",
+    "tutor_turn_log",
 ];
 
 const PROMPTS: &[&str] = &["curriculum_planning", "diagnostic", "teaching", "review"];
@@ -668,6 +673,52 @@ async fn stdio_calls_every_tool() {
     let log = ok("review_log_export", json!({})).await;
     assert!(log["csv"].as_str().unwrap().starts_with("item_id,timestamp,grade"), "{log}");
     assert!(log["csv"].as_str().unwrap().lines().count() > 1, "{log}");
+
+    // The policy tutor, offline: a turn, a drill asked for and graded once.
+    let thread = ok("tutor_thread_create", json!({ "courseId": course })).await;
+    let thread = id(&thread);
+    let turn = ok("tutor_turn", json!({ "thread_id": thread, "messageText": "where do I start?" })).await;
+    assert_eq!(turn["messages"].as_array().unwrap().len(), 2, "{turn}");
+    let focus = turn["snapshotLite"]["focus"]["unitId"].as_str().expect("a focus unit").to_string();
+    let drill =
+        ok("tutor_turn", json!({ "thread_id": thread, "clientEvent": { "type": "REQUEST_DRILL", "unitId": focus } }))
+            .await;
+    let card = drill["messages"][0]["card"].clone();
+    assert_eq!(card["type"], "DRILL", "{drill}");
+    // The policy may send the learner to a prerequisite first: the card names its unit.
+    let unit = card["unitId"].as_str().expect("the drill's unit").to_string();
+    let graded =
+        ok("tutor_drill_grade", json!({ "thread_id": thread, "unitId": unit, "drill": card, "studentAnswer": "42" }))
+            .await;
+    assert_eq!(graded["drill"]["attempts"], 1, "{graded}");
+    // Graded once: the same drill again is answered with the first grade, counted once.
+    let again = mcp
+        .ok("tutor_drill_grade", json!({ "thread_id": thread, "unitId": unit, "drill": card, "studentAnswer": "42" }))
+        .await;
+    assert_eq!((again["replayed"].as_bool(), again["drill"]["attempts"].as_i64()), (Some(true), Some(1)), "{again}");
+    let shown = ok("tutor_thread_get", json!({ "thread_id": thread })).await;
+    assert_eq!(shown["courseId"], course.as_str(), "{shown}");
+    let threads = ok("tutor_thread_list", json!({ "courseId": course })).await;
+    assert_eq!(threads["total"], 1, "{threads}");
+    let timeline = ok("tutor_thread_messages", json!({ "thread_id": thread })).await;
+    assert!(timeline["messages"].as_array().unwrap().len() >= 5, "{timeline}");
+    let turns = ok("tutor_turn_log", json!({ "thread_id": thread })).await;
+    assert_eq!(turns["total"], 2, "{turns}");
+    assert!(turns["items"][1]["log"]["allowedActions"].is_array(), "{turns}");
+    let snapshot = ok("tutor_snapshot", json!({ "course_id": course })).await;
+    assert_eq!(snapshot["snapshot"]["unitProgress"][&unit]["drill"]["attempts"], 1, "{snapshot}");
+    // An exam question the tutor did not offer is refused (the whole exam path, lockout
+    // included, runs in crates/server/tests/mcp_http.rs, where the test can read the keys).
+    for tool in ["tutor_exam_submit", "tutor_support_viewed"] {
+        called.insert(tool);
+        let arguments = if tool == "tutor_exam_submit" {
+            json!({ "thread_id": thread, "unitId": focus, "questionId": "NOT-OFFERED", "selectedIndex": 0 })
+        } else {
+            json!({ "thread_id": thread, "unitId": focus, "questionId": "NOT-OFFERED", "supportType": "memo" })
+        };
+        let refusal = mcp.refused(tool, arguments).await;
+        assert!(refusal.contains("NOT-OFFERED"), "{tool}: {refusal}");
+    }
 
     let every: BTreeSet<&str> = TOOLS.iter().copied().collect();
     assert_eq!(called, every, "tools never called: {:?}", every.difference(&called).collect::<Vec<_>>());

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A button the learner pressed, sent with (or instead of) a message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE", deny_unknown_fields)]
 pub enum ClientEvent {
     #[default]
@@ -30,14 +30,14 @@ pub enum ClientEvent {
     ChooseUnit { unit_id: String },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DrillResult {
     Correct,
     Incorrect,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ExamResult {
     Passed,

@@ -20,7 +20,7 @@ pub const LONE_MAPPING: f64 = 0.25;
 /// At most this many units are in scope for a turn.
 pub const MAX_SCOPED_UNITS: usize = 6;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Action {
     SocraticQuestion,
@@ -47,7 +47,7 @@ impl Action {
 }
 
 /// Whether an exam question of the desired tier can be attempted now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Availability {
     Available,
@@ -55,7 +55,7 @@ pub enum Availability {
     None,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Constraints {
     pub max_concept_words: u32,
@@ -70,7 +70,7 @@ impl Default for Constraints {
 }
 
 /// `TutorPolicy`: computed every turn, never stored as such (the turn log keeps its parts).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TutorPolicy {
     pub turn_id: String,
@@ -132,7 +132,7 @@ pub struct EventRefusal {
 }
 
 /// An exam question's state for one learner, as the exam service keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExamStatus {
     pub status: QuestionStatus,
@@ -144,7 +144,7 @@ impl ExamStatus {
     pub const AVAILABLE: ExamStatus = ExamStatus { status: QuestionStatus::Available, locked_until: None };
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum QuestionStatus {
     Available,
@@ -528,7 +528,7 @@ impl PolicyDraft {
 }
 
 /// A candidate unit with its priority score, for the debug payload.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoredUnit {
     pub unit_id: String,

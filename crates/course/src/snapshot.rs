@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 /// How many units the snapshot keeps as in progress, most recent first.
 pub const MAX_UNITS_IN_PROGRESS: usize = 5;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StudentSnapshot {
     pub student_id: String,
@@ -31,7 +31,7 @@ pub struct StudentSnapshot {
     pub last_turn_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UnitProgress {
     pub status: UnitStatus,
@@ -43,7 +43,9 @@ pub struct UnitProgress {
     pub confusion_tags: BTreeMap<String, u32>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum UnitStatus {
     #[default]
@@ -52,7 +54,9 @@ pub enum UnitStatus {
     Completed,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct DrillCounters {
     pub attempts: u32,
@@ -60,13 +64,15 @@ pub struct DrillCounters {
     pub streak_correct: u32,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct ExamCounters {
     pub passed_by_tier: PassedByTier,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RevisitEntry {
     pub unit_id: String,
@@ -74,7 +80,7 @@ pub struct RevisitEntry {
 }
 
 /// What the model said about the learner's last message (never confusion tags).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnAnalysis {
     pub mapped_units: Vec<MappedUnit>,
@@ -84,7 +90,7 @@ pub struct TurnAnalysis {
 }
 
 /// A unit a message is about, with how sure the mapping is (0..1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MappedUnit {
     pub unit_id: String,

@@ -306,6 +306,77 @@ async fn sessions_and_courses_refuse_bad_calls_and_other_learners_ids(t: &TestAp
     assert_eq!(still["status"], "awaiting_response", "{still}");
 }
 
+/// The policy tutor over MCP, without a model: two right drills open the unit's check, the
+/// exam question answered wrong locks, a second answer is refused with the lock, and the
+/// memo can be read; another learner reaches none of the thread.
+async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) {
+    import_test_course(t).await;
+    let client = connect(t, &t.a).await;
+    let thread =
+        ok(&client, "tutor_thread_create", json!({ "courseId": "TEST-ALG" })).await["id"].as_str().unwrap().to_string();
+    let turn =
+        ok(&client, "tutor_turn", json!({ "thread_id": thread, "messageText": "warm-up arithmetic please" })).await;
+    let unit = turn["snapshotLite"]["focus"]["unitId"].as_str().unwrap().to_string();
+    let mut reply = ok(
+        &client,
+        "tutor_turn",
+        json!({ "thread_id": thread, "clientEvent": { "type": "REQUEST_DRILL", "unitId": unit } }),
+    )
+    .await;
+    let mut check = Value::Null;
+    for streak in 1..=2 {
+        let card = reply["messages"][0]["card"].clone();
+        assert_eq!(card["type"], "DRILL", "{reply}");
+        let key = offered_item(t, &thread, &card).await.key.answer;
+        let graded = ok(
+            &client,
+            "tutor_drill_grade",
+            json!({ "thread_id": thread, "unitId": unit, "drill": card, "studentAnswer": key }),
+        )
+        .await;
+        assert_eq!(
+            (graded["isCorrect"].as_bool(), graded["drill"]["streakCorrect"].as_i64()),
+            (Some(true), Some(streak))
+        );
+        check = graded["snapshotLite"]["examCheck"].clone();
+        if streak == 1 {
+            let event = json!({ "type": "DRILL_CONTINUE", "unitId": unit, "lastResult": "correct" });
+            reply = ok(&client, "tutor_turn", json!({ "thread_id": thread, "clientEvent": event })).await;
+        }
+    }
+    assert_eq!(check["unitId"], unit.as_str(), "two right in a row open the check: {check}");
+    let exam = ok(
+        &client,
+        "tutor_turn",
+        json!({ "thread_id": thread, "clientEvent": { "type": "REQUEST_EXAM", "unitId": unit } }),
+    )
+    .await;
+    let card = exam["messages"][0]["card"].clone();
+    assert_eq!(card["type"], "EXAM", "{exam}");
+    assert!(card.get("correct").is_none(), "the card shows no key: {card}");
+    let question = card["questionId"].as_str().unwrap().to_string();
+    let correct = t.app.course("TEST-ALG").await.unwrap().course.question(&question).unwrap().correct;
+    let wrong = (correct + 1) % card["options"].as_array().unwrap().len();
+    let answer = json!({ "thread_id": thread, "unitId": unit, "questionId": question, "selectedIndex": wrong });
+    let submitted = ok(&client, "tutor_exam_submit", answer.clone()).await;
+    assert_eq!(submitted["isCorrect"], false, "{submitted}");
+    refused(t, &client, "tutor_exam_submit", answer, &["locked"]).await;
+    let memo = ok(
+        &client,
+        "tutor_support_viewed",
+        json!({ "thread_id": thread, "unitId": unit, "questionId": question, "supportType": "memo" }),
+    )
+    .await;
+    assert!(memo["memo"].as_str().is_some_and(|m| !m.is_empty()), "{memo}");
+    let snapshot = ok(&client, "tutor_snapshot", json!({ "course_id": "TEST-ALG" })).await;
+    assert_eq!(snapshot["snapshot"]["unitProgress"][&unit]["drill"]["streakCorrect"], 2, "{snapshot}");
+
+    let other = connect(t, &t.b).await;
+    refused(t, &other, "tutor_thread_get", json!({ "thread_id": thread }), &["not found"]).await;
+    refused(t, &other, "tutor_turn", json!({ "thread_id": thread, "messageText": "hello" }), &["not found"]).await;
+    refused(t, &client, "tutor_turn", json!({ "thread_id": thread, "clientEvnt": {} }), &["clientEvnt"]).await;
+}
+
 async fn needs_a_learner_token_and_a_known_host(t: &TestApp) {
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } });
@@ -337,5 +408,6 @@ on_both_stores!(
     runs_a_topic_to_a_scheduled_review,
     bad_calls_are_tool_errors_that_write_nothing,
     sessions_and_courses_refuse_bad_calls_and_other_learners_ids,
+    a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout,
     needs_a_learner_token_and_a_known_host
 );

@@ -87,7 +87,7 @@ pub struct UnitOutline {
 }
 
 /// What an import did.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportedCourse {
     #[serde(flatten)]

@@ -26,7 +26,7 @@ const MAX_ANSWER_CHARS: usize = 2_000;
 /// What a drill's id looks like: `drl_` and 32 hex digits, random.
 const DRILL_ID_PREFIX: &str = "drl_";
 
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DrillGradeRequest {
     #[serde(default)]
@@ -39,7 +39,7 @@ pub struct DrillGradeRequest {
 /// The drill as it was shown: its card, sent back as it came (fields other than these, such
 /// as the card's `type` and `unitId`, are ignored). Its `drillId` says which drill it is;
 /// the drill is graded as it was offered, whatever text comes back.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct DrillText {
     #[serde(default)]
     pub prompt: String,
@@ -53,7 +53,7 @@ pub struct DrillText {
     pub options: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DrillGradeReply {
     /// This drill was graded before: this is that first grading, and nothing changed.

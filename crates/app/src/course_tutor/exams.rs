@@ -15,7 +15,7 @@ use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_store::Store;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McqSubmitRequest {
     #[serde(default)]
@@ -30,7 +30,7 @@ pub struct McqSubmitRequest {
     pub selected_index: usize,
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McqSubmitReply {
     pub is_correct: bool,
@@ -44,7 +44,7 @@ pub struct McqSubmitReply {
     pub snapshot_lite: SnapshotLite,
 }
 
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SupportViewedRequest {
     #[serde(default)]
@@ -54,7 +54,7 @@ pub struct SupportViewedRequest {
     pub support_type: SupportType,
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SupportViewedReply {
     pub support_type: SupportType,

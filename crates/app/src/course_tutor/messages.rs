@@ -7,7 +7,7 @@ use pathwise_store::{ThreadRecord, TutorMessageRecord};
 use serde::{Deserialize, Serialize};
 
 /// `TutorMessage`: one entry of a thread's timeline.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TutorMessage {
     pub id: uuid::Uuid,
@@ -29,7 +29,7 @@ pub struct TutorMessage {
 }
 
 /// What an answer to a card came to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum CardOutcome {
     /// A drill graded: the learner's answer and the verdict.
@@ -110,7 +110,7 @@ pub(crate) fn appended(thread: ThreadId, first_seq: i64, records: Vec<TutorMessa
         .collect()
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Thread {
     pub id: ThreadId,

@@ -7,7 +7,7 @@ use serde::Deserialize;
 /// Longest message a learner may send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 4_000;
 
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TurnRequest {
     /// The thread's course; optional, and refused if it names another course.

@@ -14,7 +14,7 @@ const MAX_TITLE_CHARS: usize = 200;
 /// Messages returned at most per request.
 pub const MAX_MESSAGES_PAGE: i64 = 500;
 
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateThread {
     pub course_id: String,
@@ -23,7 +23,7 @@ pub struct CreateThread {
 }
 
 /// One logged turn (PF-7.1).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnLog {
     pub turn_id: TurnId,
@@ -37,7 +37,7 @@ pub struct TurnLog {
     pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotView {
     pub snapshot: StudentSnapshot,

@@ -36,7 +36,7 @@ const MAPPED_K: usize = 3;
 /// How far back a `CHOOSE_UNIT` looks for the card that offered it.
 const RECENT_MESSAGES: i64 = 6;
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnReply {
     pub turn_id: TurnId,
@@ -49,7 +49,7 @@ pub struct TurnReply {
 }
 
 /// The debug drawer's payload (PF-7.2).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnDebug {
     pub policy: TutorPolicy,

@@ -58,6 +58,16 @@ pub const TOOLS: &[&str] = &[
     "preferences_get",
     "preferences_update",
     "review_log_export",
+    "tutor_thread_create",
+    "tutor_thread_list",
+    "tutor_thread_get",
+    "tutor_turn",
+    "tutor_drill_grade",
+    "tutor_exam_submit",
+    "tutor_support_viewed",
+    "tutor_snapshot",
+    "tutor_thread_messages",
+    "tutor_turn_log",
 ];
 
 /// Kills the child when dropped, so that no test leaves a server behind.

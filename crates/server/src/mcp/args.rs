@@ -5,7 +5,7 @@
 //! map pending reviews are narrowed to), where the HTTP API has a route with and without it.
 
 use pathwise_app::error::UnknownField;
-use pathwise_domain::{FlowId, MindMapId, NodeId, SessionId};
+use pathwise_domain::{FlowId, MindMapId, NodeId, SessionId, ThreadId};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
@@ -48,6 +48,13 @@ impl IdArgument for SessionArg {
     const NAME: &'static str = "session_id";
     const DESCRIPTION: &'static str = "The session's id (from session_create or session_list).";
     type Id = SessionId;
+}
+
+pub struct ThreadArg;
+impl IdArgument for ThreadArg {
+    const NAME: &'static str = "thread_id";
+    const DESCRIPTION: &'static str = "The tutor thread's id (from tutor_thread_create or tutor_thread_list).";
+    type Id = ThreadId;
 }
 
 pub struct CourseArg;

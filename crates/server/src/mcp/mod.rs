@@ -10,6 +10,7 @@ pub mod prompts;
 mod registry;
 pub mod resources;
 pub mod tools;
+mod tutor_tools;
 
 pub use registry::MAX_ARGUMENT_BYTES;
 

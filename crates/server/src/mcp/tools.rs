@@ -96,6 +96,7 @@ pub fn all() -> Vec<ToolSpec> {
     tools.extend(learning());
     tools.extend(flows());
     tools.extend(super::learner_tools::all());
+    tools.extend(super::tutor_tools::all());
     tools
 }
 
