@@ -99,7 +99,69 @@ async def exercise(client):
     result, text = await call(client, "no_such_tool", {})
     expect(result.is_error, "an unknown tool was accepted")
     seen["unknown_error"] = text
+
+    seen["evaluation"] = await evaluation_to_its_score(client)
+    seen["tutor"] = await tutor_turns(client)
     return seen
+
+
+async def evaluation_to_its_score(client):
+    """An evaluation run item by item without a stream, as the run_evaluation prompt says."""
+    prompt = await client.get_prompt("run_evaluation", {})
+    expect("session_run" in prompt.messages[0].content.text, "run_evaluation does not name session_run")
+    assessments = (await ok(client, "library_assessments", {}))["assessments"]
+    fixed = next(a for a in assessments if a["selection"] == "fixed")
+    session = await ok(
+        client, "session_create", {"session_type": "evaluation", "config": {"blueprint_id": fixed["assessment_id"]}}
+    )
+    answered = 0
+    run = await ok(client, "session_run", {"session_id": session["id"]})
+    while run["session"]["status"] == "awaiting_response":
+        expect("expected" not in json.dumps(run["events"]), "an evaluation showed a key before its end")
+        action = next(e for e in reversed(run["events"]) if e["event"] == "client_action")["data"]
+        response = {"selected_index": 0} if action["tool"] == "present_choices" else {"text": "42"}
+        await ok(
+            client,
+            "session_respond",
+            {"session_id": session["id"], "tool_call_id": action["tool_call_id"], "response": response},
+        )
+        answered += 1
+        expect(answered <= fixed["item_count"], "the evaluation asked more items than it has")
+        run = await ok(client, "session_run", {"session_id": session["id"]})
+    results = run["session"]["results"]
+    expect(run["session"]["status"] == "completed", f"the evaluation ended {run['session']['status']}")
+    transcript = (await client.read_resource(f"pathwise://sessions/{session['id']}/transcript")).contents
+    return {
+        "answered": answered,
+        "item_count": fixed["item_count"],
+        "items_answered": results["items_answered"],
+        "has_score": "score" in results and "max_score" in results,
+        "transcript_messages": len(json.loads(transcript[0].text)["messages"]),
+    }
+
+
+async def tutor_turns(client):
+    """A tutor thread on a shipped course: a turn, a drill asked for, graded once."""
+    courses = (await ok(client, "course_list", {}))["courses"]
+    course = courses[0]["id"]
+    prompt = await client.get_prompt("tutor_course", {"course_id": course})
+    expect("tutor_turn" in prompt.messages[0].content.text, "tutor_course does not name tutor_turn")
+    thread = await ok(client, "tutor_thread_create", {"courseId": course})
+    turn = await ok(client, "tutor_turn", {"thread_id": thread["id"], "messageText": "where do I start?"})
+    focus = turn["snapshotLite"]["focus"]["unitId"]
+    drill = await ok(
+        client, "tutor_turn", {"thread_id": thread["id"], "clientEvent": {"type": "REQUEST_DRILL", "unitId": focus}}
+    )
+    card = drill["messages"][0]["card"]
+    expect(card["type"] == "DRILL", f"no drill: {card}")
+    graded = await ok(
+        client,
+        "tutor_drill_grade",
+        {"thread_id": thread["id"], "unitId": card["unitId"], "drill": card, "studentAnswer": "42"},
+    )
+    snapshot = (await client.read_resource(f"pathwise://courses/{course}/snapshot")).contents
+    attempts = json.loads(snapshot[0].text)["snapshot"]["unitProgress"][card["unitId"]]["drill"]["attempts"]
+    return {"card": card["type"], "attempts": graded["drill"]["attempts"], "snapshot_attempts": attempts}
 
 
 async def main():

@@ -94,15 +94,36 @@ fn check(seen: &Value) {
     let mut expected = TOOLS.to_vec();
     expected.sort_unstable();
     assert_eq!(tools, expected, "{seen}");
-    assert_eq!(seen["prompts"], serde_json::json!(["curriculum_planning", "diagnostic", "review", "teaching"]));
+    assert_eq!(
+        seen["prompts"],
+        serde_json::json!([
+            "curriculum_planning",
+            "diagnostic",
+            "review",
+            "run_evaluation",
+            "teaching",
+            "tutor_course"
+        ])
+    );
     assert_eq!(seen["planning_prompt_mentions_decomposition"], true, "{seen}");
 
+    // The maps, each shipped course with the learner's snapshot of it, and open sessions.
     let resources: Vec<&str> =
         seen["resources"].as_array().expect("resources").iter().filter_map(Value::as_str).collect();
-    assert_eq!(resources.len(), 2, "{seen}");
-    assert_eq!(resources[0], "pathwise://mind-maps", "{seen}");
-    assert!(resources[1].starts_with("pathwise://mind-maps/"), "{seen}");
-    assert_eq!(seen["resource_templates"], serde_json::json!(["pathwise://mind-maps/{mind_map_id}"]), "{seen}");
+    assert!(resources.contains(&"pathwise://mind-maps"), "{seen}");
+    assert_eq!(resources.iter().filter(|r| r.starts_with("pathwise://mind-maps/")).count(), 1, "{seen}");
+    assert!(resources.contains(&"pathwise://courses/MATH-FOUNDATIONS"), "{seen}");
+    assert!(resources.contains(&"pathwise://courses/MATH-FOUNDATIONS/snapshot"), "{seen}");
+    assert_eq!(
+        seen["resource_templates"],
+        serde_json::json!([
+            "pathwise://courses/{course_id}",
+            "pathwise://courses/{course_id}/snapshot",
+            "pathwise://mind-maps/{mind_map_id}",
+            "pathwise://sessions/{session_id}/transcript"
+        ]),
+        "{seen}"
+    );
     assert_eq!(seen["resource_nodes"], 3, "{seen}");
 
     assert_eq!(seen["graded"]["correct"], true, "{seen}");
@@ -115,6 +136,14 @@ fn check(seen: &Value) {
     assert!(missing.contains("parent_node_id"), "{missing}");
     let unknown = seen["unknown_error"].as_str().unwrap_or_default();
     assert!(unknown.contains("no_such_tool") && unknown.contains("mind_map_create"), "{unknown}");
+
+    // An evaluation to its score, item by item, and a tutor thread to a graded drill.
+    let evaluation = &seen["evaluation"];
+    assert_eq!(evaluation["answered"], evaluation["item_count"], "{seen}");
+    assert_eq!(evaluation["items_answered"], evaluation["item_count"], "{seen}");
+    assert_eq!(evaluation["has_score"], true, "{seen}");
+    assert!(evaluation["transcript_messages"].as_i64() > evaluation["answered"].as_i64(), "{seen}");
+    assert_eq!(seen["tutor"], serde_json::json!({ "card": "DRILL", "attempts": 1, "snapshot_attempts": 1 }), "{seen}");
 }
 
 // ---------------------------------------------------------------------------------------

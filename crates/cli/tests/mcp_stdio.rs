@@ -59,7 +59,7 @@ const READ_ONLY: &[&str] = &[
     "tutor_turn_log",
 ];
 
-const PROMPTS: &[&str] = &["curriculum_planning", "diagnostic", "teaching", "review"];
+const PROMPTS: &[&str] = &["curriculum_planning", "diagnostic", "teaching", "review", "tutor_course", "run_evaluation"];
 
 // ---------------------------------------------------------------------------------------
 // Harness
@@ -298,10 +298,26 @@ async fn stdio_lists_every_tool_prompt_and_resource() {
 
     let templates = within("templates", client.list_all_resource_templates()).await.expect("templates/list");
     let templates: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
-    assert_eq!(templates, ["pathwise://mind-maps/{mind_map_id}"]);
+    assert_eq!(
+        templates,
+        [
+            "pathwise://mind-maps/{mind_map_id}",
+            "pathwise://courses/{course_id}",
+            "pathwise://courses/{course_id}/snapshot",
+            "pathwise://sessions/{session_id}/transcript"
+        ]
+    );
+    // The maps' index, then each shipped course with the learner's snapshot of it.
+    let courses: Vec<String> = ["MATH-FOUNDATIONS", "NET-IPV4"]
+        .iter()
+        .flat_map(|c| [format!("pathwise://courses/{c}"), format!("pathwise://courses/{c}/snapshot")])
+        .collect();
     let resources = within("resources/list", client.list_all_resources()).await.expect("resources/list");
     let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
-    assert_eq!(uris, ["pathwise://mind-maps"]);
+    assert_eq!(uris[0], "pathwise://mind-maps");
+    let mut listed_courses: Vec<String> = uris[1..].iter().map(|u| u.to_string()).collect();
+    listed_courses.sort();
+    assert_eq!(listed_courses, courses, "{uris:?}");
 
     let arguments = json!({ "title": "Linear algebra" }).as_object().unwrap().clone();
     let created = within(
@@ -315,7 +331,7 @@ async fn stdio_lists_every_tool_prompt_and_resource() {
     let map_uri = format!("pathwise://mind-maps/{map_id}");
     let resources = within("resources/list", client.list_all_resources()).await.expect("resources/list");
     let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
-    assert_eq!(uris, ["pathwise://mind-maps", map_uri.as_str()]);
+    assert_eq!(uris[..2], ["pathwise://mind-maps", map_uri.as_str()]);
     let read = |uri: String| {
         let client = &client;
         async move {
@@ -337,6 +353,16 @@ async fn stdio_lists_every_tool_prompt_and_resource() {
     assert!(map["summary"].is_object(), "{map}");
     let unknown = ReadResourceRequestParams::new(format!("pathwise://mind-maps/{}", uuid::Uuid::now_v7()));
     assert!(within("an unknown resource", client.read_resource(unknown)).await.is_err());
+    let course = read("pathwise://courses/MATH-FOUNDATIONS".into()).await;
+    assert!(!course["units"].as_array().unwrap().is_empty(), "{course}");
+    let snapshot = read("pathwise://courses/MATH-FOUNDATIONS/snapshot".into()).await;
+    assert!(snapshot["snapshotLite"]["focus"]["unitId"].is_string(), "{snapshot}");
+    for unknown in
+        ["pathwise://courses/NO-SUCH", "pathwise://courses/MATH-FOUNDATIONS/grades", "pathwise://sessions/x/transcript"]
+    {
+        let unknown = ReadResourceRequestParams::new(unknown.to_string());
+        assert!(within("an unknown resource", client.read_resource(unknown)).await.is_err());
+    }
 
     within("disconnect", client.cancel()).await.expect("the client's session task");
     let status = within("pathwise mcp to exit", child.wait()).await.expect("wait");

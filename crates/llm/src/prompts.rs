@@ -30,6 +30,8 @@ const PROMPTS: &[(&str, &str)] = &[
     ("assistant_diagnostic", include_str!("../prompts/assistant_diagnostic.md")),
     ("assistant_teaching", include_str!("../prompts/assistant_teaching.md")),
     ("assistant_review", include_str!("../prompts/assistant_review.md")),
+    ("assistant_tutor_course", include_str!("../prompts/assistant_tutor_course.md")),
+    ("assistant_run_evaluation", include_str!("../prompts/assistant_run_evaluation.md")),
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

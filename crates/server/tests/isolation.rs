@@ -427,9 +427,15 @@ async fn no_tool_lets_another_learner_near_a_learners_data(t: &TestApp) {
     let mut aimed = 0;
     for tool in &tools {
         let schema = Value::Object((*tool.input_schema).clone());
-        let arguments = body_for(&tool.name, &w).unwrap_or_else(|| sample(&schema, &schema, "", "", &w));
         let required: Vec<&str> =
             schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let mut arguments = body_for(&tool.name, &w).unwrap_or_else(|| sample(&schema, &schema, "", "", &w));
+        // A tool takes the id an HTTP route has in its path beside the body's fields.
+        for field in &required {
+            if let Some(id) = w.id_for(field, "") {
+                arguments[*field] = json!(id);
+            }
+        }
         let targets_a = required.iter().any(|field| w.id_for(field, "").is_some());
         aimed += usize::from(targets_a);
         let result = b

@@ -60,7 +60,7 @@ impl IdArgument for ThreadArg {
 pub struct CourseArg;
 impl IdArgument for CourseArg {
     const NAME: &'static str = "course_id";
-    const DESCRIPTION: &'static str = "The course's id (from course_list), e.g. ALG-1.";
+    const DESCRIPTION: &'static str = "The course's id (from course_list), e.g. MATH-FOUNDATIONS.";
     type Id = String;
 }
 

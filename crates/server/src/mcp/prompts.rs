@@ -45,6 +45,27 @@ const PROMPTS: &[PromptSpec] = &[
         description: "Run the spaced-repetition reviews that are due, and record each answer.",
         arguments: &[("mind_map_id", "Only this map's reviews (leave out for every map).", false)],
     },
+    PromptSpec {
+        name: "tutor_course",
+        template: "assistant_tutor_course",
+        description: "Tutor the learner through a course with the policy tutor: turns, drills graded by Pathwise, \
+                      exam questions with their lockouts, the tiers reached.",
+        arguments: &[
+            ("course_id", "The course, from course_list (e.g. MATH-FOUNDATIONS).", true),
+            ("thread_id", "A thread to continue (leave out to start one).", false),
+        ],
+    },
+    PromptSpec {
+        name: "run_evaluation",
+        template: "assistant_run_evaluation",
+        description: "Run an evaluation session item by item with session_create, session_run and \
+                      session_respond, and show the score at the end.",
+        arguments: &[(
+            "assessment_id",
+            "The assessment, from library_assessments (leave out to let the learner choose).",
+            false,
+        )],
+    },
 ];
 
 pub fn list() -> Vec<Prompt> {
