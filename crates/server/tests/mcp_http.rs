@@ -88,7 +88,10 @@ async fn lists_tools_prompts_and_resources(t: &TestApp) {
     let prompts = client.list_all_prompts().await.expect("prompts/list");
     let mut prompt_names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
     prompt_names.sort();
-    assert_eq!(prompt_names, ["curriculum_planning", "diagnostic", "review", "teaching"]);
+    assert_eq!(
+        prompt_names,
+        ["curriculum_planning", "diagnostic", "review", "run_evaluation", "teaching", "tutor_course"]
+    );
     let teaching = client
         .get_prompt(
             GetPromptRequestParams::new("teaching")
@@ -120,6 +123,20 @@ async fn lists_tools_prompts_and_resources(t: &TestApp) {
     let other = connect(t, &t.b).await;
     let hidden = other.read_resource(ReadResourceRequestParams::new(format!("pathwise://mind-maps/{map_id}"))).await;
     assert!(hidden.is_err(), "learner B read learner A's map");
+
+    // A session's transcript is its learner's only.
+    let evaluation = json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } });
+    let session = ok(&client, "session_create", evaluation).await["id"].as_str().unwrap().to_string();
+    ok(&client, "session_run", json!({ "session_id": session })).await;
+    let transcript = format!("pathwise://sessions/{session}/transcript");
+    let uris: Vec<String> =
+        client.list_all_resources().await.expect("resources/list").iter().map(|r| r.uri.to_string()).collect();
+    assert!(uris.contains(&transcript), "an open session's transcript is listed: {uris:?}");
+    let read = client.read_resource(ReadResourceRequestParams::new(transcript.clone())).await.expect("the transcript");
+    let body: Value =
+        serde_json::from_str(serde_json::to_value(&read.contents[0]).unwrap()["text"].as_str().unwrap()).unwrap();
+    assert!(!body["messages"].as_array().unwrap().is_empty(), "{body}");
+    assert!(other.read_resource(ReadResourceRequestParams::new(transcript)).await.is_err(), "B read A's transcript");
 }
 
 async fn runs_a_topic_to_a_scheduled_review(t: &TestApp) {
