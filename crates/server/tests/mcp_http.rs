@@ -394,6 +394,70 @@ async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) 
     refused(t, &client, "tutor_turn", json!({ "thread_id": thread, "clientEvnt": {} }), &["clientEvnt"]).await;
 }
 
+/// The `id:` and `event:` of each event of an SSE body, but those without an id.
+fn sse_events(body: &str) -> Vec<(i64, String)> {
+    body.split("\n\n")
+        .filter_map(|block| {
+            let field = |name: &str| block.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string());
+            Some((field("id:")?.parse().ok()?, field("event:")?))
+        })
+        .collect()
+}
+
+/// The widget a run ends waiting on, and an answer it takes.
+fn waiting(run: &Value) -> (String, Value) {
+    let action =
+        run["events"].as_array().unwrap().iter().rev().find(|e| e["event"] == "client_action").unwrap()["data"].clone();
+    let answer =
+        if action["tool"] == "present_choices" { json!({ "selected_index": 0 }) } else { json!({ "text": "7" }) };
+    (action["tool_call_id"].as_str().unwrap().to_string(), answer)
+}
+
+/// A session run over MCP goes on over HTTP and back: one session, one log of events.
+async fn a_session_run_over_mcp_goes_on_over_http(t: &TestApp) {
+    let client = connect(t, &t.a).await;
+    let evaluation = json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } });
+    let session = ok(&client, "session_create", evaluation).await["id"].as_str().unwrap().to_string();
+    let run = ok(&client, "session_run", json!({ "session_id": session })).await;
+    let ran: Vec<(i64, String)> = run["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["seq"].as_i64().unwrap(), e["event"].as_str().unwrap().to_string()))
+        .collect();
+    let stream = |last: Option<&str>| {
+        let mut request = t.client.get(format!("{}/api/session/{session}/stream", t.base)).bearer_auth(&t.a);
+        if let Some(last) = last {
+            request = request.header("Last-Event-ID", last);
+        }
+        async move { request.send().await.unwrap().text().await.unwrap() }
+    };
+    // The stream replays the very events the tool returned.
+    assert_eq!(sse_events(&stream(Some("0")).await), ran);
+
+    // Answered over HTTP, continued over MCP.
+    let (call, answer) = waiting(&run);
+    let reply = t
+        .post(&t.a, &format!("/api/session/{session}/respond"), json!({ "tool_call_id": call, "response": answer }))
+        .await;
+    reply.expect(200);
+    let next = ok(&client, "session_run", json!({ "session_id": session })).await;
+    let (next_call, answer) = waiting(&next);
+    assert_ne!(next_call, call, "{next}");
+    let shown = t.get(&t.a, &format!("/api/session/{session}")).await.expect(200);
+    assert_eq!(shown["pending"]["tool_call_id"], next_call.as_str(), "{shown}");
+    assert_eq!(shown["context"]["items_completed"], 1, "{shown}");
+
+    // Answered over MCP, its stream over HTTP shows the item after.
+    ok(&client, "session_respond", json!({ "session_id": session, "tool_call_id": next_call, "response": answer }))
+        .await;
+    let streamed = stream(None).await;
+    let after = ok(&client, "session_run", json!({ "session_id": session })).await;
+    let (third, _) = waiting(&after);
+    assert!(streamed.contains(&third), "the HTTP stream and the tool wait on the same widget: {streamed}");
+    assert_eq!(after["session"]["context"]["items_completed"], 2, "{after}");
+}
+
 async fn needs_a_learner_token_and_a_known_host(t: &TestApp) {
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } });
@@ -426,5 +490,6 @@ on_both_stores!(
     bad_calls_are_tool_errors_that_write_nothing,
     sessions_and_courses_refuse_bad_calls_and_other_learners_ids,
     a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout,
+    a_session_run_over_mcp_goes_on_over_http,
     needs_a_learner_token_and_a_known_host
 );

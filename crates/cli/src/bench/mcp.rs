@@ -41,7 +41,11 @@ impl Connections {
         }
     }
 
-    fn transport(self, url: &str, token: String) -> Result<StreamableHttpClientTransport<rmcp_reqwest::Client>> {
+    pub(super) fn transport(
+        self,
+        url: &str,
+        token: String,
+    ) -> Result<StreamableHttpClientTransport<rmcp_reqwest::Client>> {
         let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
         Ok(match self {
             Connections::PerCall => StreamableHttpClientTransport::from_config(config),

@@ -2,6 +2,7 @@
 //! prints one JSON object per line: bench, store, ops, concurrency, ops_per_sec, p50_ms, p99_ms.
 
 mod analytics;
+mod doors;
 mod fixtures;
 mod irt;
 mod items;
@@ -130,6 +131,19 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
             let outcome = mcp_record(app.clone(), 16, 20_000 / scale, Connections::KeptAlive).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
+    if wanted("tutor_turn_mcp") {
+        // The same offline turns through HTTP and MCP, alternating, one client: each call's
+        // own time, without other calls queued beside it.
+        if sqlite {
+            doors::tutor_turns(sqlite_app(dir.path(), "doors").await?, 1, 2_000 / scale).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = doors::tutor_turns(app.clone(), 1, 2_000 / scale).await;
             schema.drop(app).await?;
             outcome?;
         }
