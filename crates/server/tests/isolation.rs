@@ -449,6 +449,10 @@ async fn no_tool_lets_another_learner_near_a_learners_data(t: &TestApp) {
         if result.is_error == Some(true) {
             if targets_a {
                 assert!(said.contains("not found"), "{} with A's ids ({arguments}): {said}", tool.name);
+                // The refusal names the argument whose id it did not find.
+                let mut given = arguments.as_object().into_iter().flatten().map(|(field, _)| field.as_str());
+                let named = given.any(|field| w.id_for(field, "").is_some() && said.contains(&format!("{field}: ")));
+                assert!(named, "{} names no argument in its refusal: {said}", tool.name);
             }
         } else {
             assert!(!targets_a, "{} with A's ids ({arguments}) succeeded for B: {said}", tool.name);

@@ -164,6 +164,13 @@ impl Registry {
                 Err(error) => return failure(describe(&error)),
             }
         }
+        // Before the handler takes them: the ids the call gave, to say which one was not found.
+        let given: Vec<(String, String)> = arguments
+            .iter()
+            .flatten()
+            .filter_map(|(field, value)| value.as_str().map(|id| (field.clone(), id.to_string())))
+            .filter(|(_, id)| !id.is_empty())
+            .collect();
         let outcome = match handler(app.clone(), learner, arguments) {
             Ok(outcome) => outcome,
             Err(problem) => {
@@ -179,8 +186,21 @@ impl Registry {
                 }
                 CallToolResult::structured(value)
             }
-            Err(error) => failure(describe(&error)),
+            Err(error) => failure(naming_the_argument(&error, &given)),
         }
+    }
+}
+
+/// A not-found names the argument that gave the id, as a refusal of the HTTP API names its
+/// path parameter: `thread_id: thread ... not found`.
+fn naming_the_argument(error: &AppError, given: &[(String, String)]) -> String {
+    let message = describe(error);
+    if error.kind != pathwise_app::ErrorKind::NotFound {
+        return message;
+    }
+    match given.iter().find(|(_, id)| message.contains(id.as_str())) {
+        Some((field, _)) => format!("{field}: {message}"),
+        None => message,
     }
 }
 
