@@ -61,7 +61,10 @@ const INSTRUCTIONS: &str = "Pathwise keeps a learner's concept maps, mastery and
 To teach a topic: teaching_flow_start, then the `diagnostic` and `teaching` prompts (or curriculum_generate \
 with your own decomposition, following the `curriculum_planning` prompt, and the `teaching` prompt on the map). \
 Record every answer (mastery_record_response or teaching_flow_advance) so that reviews get scheduled; run due \
-reviews with the `review` prompt. A refused call says what was wrong: fix the arguments and call again.";
+reviews with the `review` prompt. For a shipped course, course_list, then the `tutor_course` prompt: the policy \
+tutor's turns, drills and exams (tutor_*). For a quiz or survey, library_assessments, then the `run_evaluation` \
+prompt: session_create, session_run, session_respond. A refused call says what was wrong: fix the arguments and \
+call again.";
 
 /// Who the calls act for.
 #[derive(Clone)]
