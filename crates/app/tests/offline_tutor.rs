@@ -11,6 +11,7 @@ mod support;
 use pathwise_app::course_tutor::{
     CreateThread, DrillGradeRequest, DrillText, McqSubmitRequest, TurnReply, TurnRequest,
 };
+use pathwise_app::queries::PageQuery;
 use pathwise_app::ErrorKind;
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::{ClientEvent, DrillResult, ExamResult, MasteryTier, Tier, TutorCard};
@@ -118,7 +119,17 @@ async fn earn(t: &TestApp, thread: ThreadId, unit: &str, tier: Tier, first: Turn
     let check = lite.exam_check.expect("the check is open after two right in a row");
     assert_eq!((check.unit_id.as_str(), check.tier), (unit, tier));
     let exam = press(t, thread, ClientEvent::RequestExam { unit_id: unit.into() }).await;
-    assert_eq!(t.app.thread_turns(t.learner, thread, 0, 500).await.unwrap().items.last().unwrap().action, "EXAM_BLOCK");
+    assert_eq!(
+        t.app
+            .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
+            .await
+            .unwrap()
+            .items
+            .last()
+            .unwrap()
+            .action,
+        "EXAM_BLOCK"
+    );
     let (question, earned) = pass_exam(t, thread, &exam, tier).await;
     assert_eq!(earned, MasteryTier::from(tier));
     press(
@@ -209,7 +220,13 @@ async fn words_that_map_to_nothing_or_to_several_units_become_choices(t: &TestAp
     let TutorCard::Choices { choices, .. } = card(&reply) else { panic!("choices, got {:?}", card(&reply)) };
     assert_eq!(choices[0].unit_id, "MATH-PV", "the unit the tutor is on");
     // A choice never offered is refused, and nothing is recorded.
-    let before = t.app.thread_turns(t.learner, thread, 0, 500).await.unwrap().items.len();
+    let before = t
+        .app
+        .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
+        .await
+        .unwrap()
+        .items
+        .len();
     let refused = t
         .app
         .tutor_turn(
@@ -224,11 +241,28 @@ async fn words_that_map_to_nothing_or_to_several_units_become_choices(t: &TestAp
         .unwrap_err();
     assert_eq!(refused.kind, ErrorKind::Invalid);
     assert_eq!(refused.details["field"], "clientEvent.unitId", "{refused:?}");
-    assert_eq!(t.app.thread_turns(t.learner, thread, 0, 500).await.unwrap().items.len(), before);
+    assert_eq!(
+        t.app
+            .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
+            .await
+            .unwrap()
+            .items
+            .len(),
+        before
+    );
     // The offered one is taken: a clickable choice makes the unit the target.
     let chosen = press(t, thread, ClientEvent::ChooseUnit { unit_id: "MATH-PV".into() }).await;
     assert_eq!(chosen.snapshot_lite.focus.unit_id, "MATH-PV");
-    let log = t.app.thread_turns(t.learner, thread, 0, 500).await.unwrap().items.last().unwrap().log.clone();
+    let log = t
+        .app
+        .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
+        .await
+        .unwrap()
+        .items
+        .last()
+        .unwrap()
+        .log
+        .clone();
     assert_eq!(log["clientEvent"], "CHOOSE_UNIT");
 }
 
@@ -236,7 +270,13 @@ async fn an_exam_asked_for_before_the_policy_allows_one_is_refused(t: &TestApp) 
     let thread = math_thread(t).await;
     let first = press(t, thread, ClientEvent::RequestDrill { unit_id: "MATH-PV".into() }).await;
     assert_eq!(first.snapshot_lite.exam_check, None);
-    let before = t.app.thread_turns(t.learner, thread, 0, 500).await.unwrap().items.len();
+    let before = t
+        .app
+        .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
+        .await
+        .unwrap()
+        .items
+        .len();
     for (event, field) in [
         (ClientEvent::RequestExam { unit_id: "MATH-PV".into() }, "clientEvent"),
         (ClientEvent::RequestExam { unit_id: "MATH-ADD".into() }, "clientEvent.unitId"),
@@ -250,7 +290,16 @@ async fn an_exam_asked_for_before_the_policy_allows_one_is_refused(t: &TestApp) 
         assert_eq!(error.kind, ErrorKind::Invalid, "{event:?}");
         assert_eq!(error.details["field"], field, "{event:?}: {error:?}");
     }
-    assert_eq!(t.app.thread_turns(t.learner, thread, 0, 500).await.unwrap().items.len(), before, "nothing recorded");
+    assert_eq!(
+        t.app
+            .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
+            .await
+            .unwrap()
+            .items
+            .len(),
+        before,
+        "nothing recorded"
+    );
     let snapshot = t.app.tutor_snapshot(t.learner, MATH).await.unwrap().snapshot;
     assert!(snapshot.exam_touched.is_empty());
 }

@@ -11,6 +11,7 @@ use pathwise_app::course_tutor::{
     CardOutcome, CreateThread, DrillGradeRequest, DrillText, McqSubmitRequest, SupportType, SupportViewedRequest,
     TurnReply, TurnRequest,
 };
+use pathwise_app::queries::{ListThreadsQuery, PageQuery};
 use pathwise_app::{App, Clock, ErrorKind};
 use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
 use pathwise_domain::{ResponseType, ThreadId};
@@ -48,7 +49,8 @@ fn card(reply: &TurnReply) -> Option<&TutorCard> {
 
 /// The log of the thread's latest turn.
 async fn last_log(app: &App, t: &TestApp, thread: ThreadId) -> Value {
-    let turns = app.thread_turns(t.learner, thread, 0, 500).await.unwrap();
+    let turns =
+        app.thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() }).await.unwrap();
     turns.items.last().expect("a logged turn").log.clone()
 }
 
@@ -143,7 +145,13 @@ async fn a_first_thread_makes_a_sparse_snapshot_and_the_courses_map(t: &TestApp)
         .unwrap();
     assert_ne!(again.id, thread);
     assert_eq!(app.tutor_snapshot(t.learner, COURSE_ID).await.unwrap().mind_map_id, view.mind_map_id);
-    assert_eq!(app.list_threads(t.learner, Some(COURSE_ID), 0, 50).await.unwrap().total, 2);
+    assert_eq!(
+        app.list_threads(t.learner, &ListThreadsQuery { course_id: Some(COURSE_ID.into()), ..Default::default() })
+            .await
+            .unwrap()
+            .total,
+        2
+    );
 }
 
 // ---- Input A: /turn -------------------------------------------------------------------
@@ -513,7 +521,7 @@ async fn a_reloaded_timeline_carries_each_answers_outcome(t: &TestApp) {
     let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
     let graded = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, "not a number")).await.unwrap();
     let replies: Vec<_> = app
-        .thread_messages(t.learner, thread, 0, 500)
+        .thread_messages(t.learner, thread, &Default::default())
         .await
         .unwrap()
         .into_iter()
@@ -544,7 +552,8 @@ async fn a_reloaded_timeline_carries_each_answers_outcome(t: &TestApp) {
             }
         )
     );
-    let json = serde_json::to_value(app.thread_messages(t.learner, thread, 0, 500).await.unwrap()).unwrap();
+    let json =
+        serde_json::to_value(app.thread_messages(t.learner, thread, &Default::default()).await.unwrap()).unwrap();
     let kinds: Vec<&Value> =
         json.as_array().unwrap().iter().filter_map(|m| m.get("outcome")).map(|o| &o["kind"]).collect();
     assert_eq!(kinds, [&json!("exam"), &json!("drill")], "messages without an outcome leave the field out");

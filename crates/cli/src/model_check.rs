@@ -112,7 +112,16 @@ pub async fn run(settings: &Settings, flags: CheckFlags) -> Result<()> {
         let wait = started.elapsed();
         let outcome = match reply {
             Ok(reply) => {
-                let turns = app.thread_turns(learner, thread, 0, 1_000).await?;
+                let turns = app
+                    .thread_turns(
+                        learner,
+                        thread,
+                        &pathwise_app::queries::PageQuery {
+                            limit: Some(pathwise_app::paging::MAX_LIMIT),
+                            ..Default::default()
+                        },
+                    )
+                    .await?;
                 match turns.items.iter().find(|t| t.turn_id == reply.turn_id) {
                     Some(turn) if turn.validated => Ok(()),
                     Some(turn) => Err(fallback_reason(&turn.log)),

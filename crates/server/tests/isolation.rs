@@ -12,6 +12,7 @@
 
 mod support;
 
+use pathwise_app::queries::{ListThreadsQuery, PageQuery};
 use pathwise_domain::LearnerId;
 use pathwise_store::{ResponseFilter, SnapshotStore};
 use pathwise_test_support::TestDatabase;
@@ -129,12 +130,12 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
     for session in &sessions.items {
         session_messages.push(app.session_messages(l, session.id).await.unwrap());
     }
-    let threads = app.list_threads(l, None, 0, 500).await.unwrap();
+    let threads = app.list_threads(l, &ListThreadsQuery { limit: Some(500), ..Default::default() }).await.unwrap();
     let mut thread_logs = Vec::new();
     for thread in &threads.items {
         thread_logs.push(json!({
-            "messages": app.thread_messages(l, thread.id, 0, 500).await.unwrap(),
-            "turns": app.thread_turns(l, thread.id, 0, 500).await.unwrap(),
+            "messages": app.thread_messages(l, thread.id, &Default::default()).await.unwrap(),
+            "turns": app.thread_turns(l, thread.id, &PageQuery { limit: Some(500), ..Default::default() }).await.unwrap(),
         }));
     }
     json!({

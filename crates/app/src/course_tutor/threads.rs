@@ -2,7 +2,8 @@
 //! learner's snapshot of a course.
 
 use super::messages::{Thread, TutorMessage};
-use crate::paging::Paged;
+use crate::paging::{window, Paged};
+use crate::queries::{ListThreadsQuery, MessagesQuery, PageQuery};
 use crate::{App, AppError, AppResult};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::StudentSnapshot;
@@ -82,14 +83,9 @@ impl<S: Store> App<S> {
         Ok(Thread::from(record))
     }
 
-    pub async fn list_threads(
-        &self,
-        learner: LearnerId,
-        course: Option<&str>,
-        offset: i64,
-        limit: i64,
-    ) -> AppResult<Paged<Thread>> {
-        let page = self.store.list_threads(learner, course, offset, limit).await?;
+    pub async fn list_threads(&self, learner: LearnerId, query: &ListThreadsQuery) -> AppResult<Paged<Thread>> {
+        let (offset, limit) = window(query.offset, query.limit)?;
+        let page = self.store.list_threads(learner, query.course_id.as_deref(), offset, limit).await?;
         Ok(Paged { items: page.items.into_iter().map(Thread::from).collect(), total: page.total, offset, limit })
     }
 
@@ -102,11 +98,11 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         id: ThreadId,
-        after: i64,
-        limit: i64,
+        query: &MessagesQuery,
     ) -> AppResult<Vec<TutorMessage>> {
         let thread = self.thread_record(learner, id).await?;
-        let limit = limit.clamp(1, MAX_MESSAGES_PAGE);
+        let after = query.after.unwrap_or(0);
+        let limit = query.limit.unwrap_or(MAX_MESSAGES_PAGE).clamp(1, MAX_MESSAGES_PAGE);
         let records = self.store.thread_messages(learner, id, after.max(0), limit).await?;
         let mut messages: Vec<TutorMessage> = records.into_iter().map(|r| TutorMessage::from_record(id, r)).collect();
         // Exam cards carry their question's lockout as the exam service has it now, so that a
@@ -131,13 +127,8 @@ impl<S: Store> App<S> {
         Ok(messages)
     }
 
-    pub async fn thread_turns(
-        &self,
-        learner: LearnerId,
-        id: ThreadId,
-        offset: i64,
-        limit: i64,
-    ) -> AppResult<Paged<TurnLog>> {
+    pub async fn thread_turns(&self, learner: LearnerId, id: ThreadId, query: &PageQuery) -> AppResult<Paged<TurnLog>> {
+        let (offset, limit) = window(query.offset, query.limit)?;
         self.thread_record(learner, id).await?;
         let page = self.store.list_turns(learner, id, offset, limit).await?;
         let items = page

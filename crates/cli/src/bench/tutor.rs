@@ -167,7 +167,13 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
     let mut counts: Vec<usize> = prompts.iter().map(|p| tokens(p)).collect();
     counts.sort_unstable();
     let exam_turns = {
-        let turns_log = app.thread_turns(learners[0].0, learners[0].1, 0, 500).await?;
+        let turns_log = app
+            .thread_turns(
+                learners[0].0,
+                learners[0].1,
+                &pathwise_app::queries::PageQuery { limit: Some(500), ..Default::default() },
+            )
+            .await?;
         turns_log.items.iter().filter(|t| t.log["examReady"] == true).count()
     };
     first_use.sort();

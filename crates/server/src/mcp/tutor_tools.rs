@@ -7,9 +7,7 @@ use super::args::{CourseArg, Nothing, ThreadArg, With};
 use super::registry::{tool, Effect::Reads, Effect::Writes, ToolSpec};
 use pathwise_app::course_tutor::{
     CreateThread, DrillGradeRequest, McqSubmitRequest, SupportViewedRequest, TurnRequest, TutorMessage,
-    MAX_MESSAGES_PAGE,
 };
-use pathwise_app::paging::window;
 use pathwise_app::queries::{ListThreadsQuery, MessagesQuery, PageQuery};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -34,10 +32,7 @@ pub fn all() -> Vec<ToolSpec> {
             "tutor_thread_list",
             "The learner's tutor threads, most recently active first, optionally of one course (courseId).",
             Reads,
-            |app, l, q: ListThreadsQuery| async move {
-                let (offset, limit) = window(q.offset, q.limit)?;
-                app.list_threads(l, q.course_id.as_deref(), offset, limit).await
-            },
+            |app, l, q: ListThreadsQuery| async move { app.list_threads(l, &q).await },
         ),
         tool(
             "tutor_thread_get",
@@ -90,8 +85,7 @@ pub fn all() -> Vec<ToolSpec> {
             "A thread's timeline: the learner's words and the tutor's replies with their cards, after a seq.",
             Reads,
             |app, l, a: With<ThreadArg, MessagesQuery>| async move {
-                let limit = a.input.limit.unwrap_or(MAX_MESSAGES_PAGE);
-                Ok(Messages { messages: app.thread_messages(l, a.id, a.input.after.unwrap_or(0), limit).await? })
+                Ok(Messages { messages: app.thread_messages(l, a.id, &a.input).await? })
             },
         ),
         tool(
@@ -99,10 +93,7 @@ pub fn all() -> Vec<ToolSpec> {
             "A thread's turn log: per turn the mapped units, focus, blocker, allowed actions, exam tier and \
              availability, the action chosen, and whether the model's reply kept the rules or fell back.",
             Reads,
-            |app, l, a: With<ThreadArg, PageQuery>| async move {
-                let (offset, limit) = window(a.input.offset, a.input.limit)?;
-                app.thread_turns(l, a.id, offset, limit).await
-            },
+            |app, l, a: With<ThreadArg, PageQuery>| async move { app.thread_turns(l, a.id, &a.input).await },
         ),
     ]
 }

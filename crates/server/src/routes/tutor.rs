@@ -11,7 +11,7 @@ use pathwise_app::course_tutor::{
     CreateThread, DrillGradeReply, DrillGradeRequest, McqSubmitReply, McqSubmitRequest, SnapshotView,
     SupportViewedReply, SupportViewedRequest, Thread, TurnLog, TurnReply, TurnRequest, TutorMessage,
 };
-use pathwise_app::paging::{window, Paged};
+use pathwise_app::paging::Paged;
 use pathwise_app::queries::{ListThreadsQuery, MessagesQuery, PageQuery};
 use pathwise_domain::ThreadId;
 
@@ -36,8 +36,7 @@ pub async fn list_threads(
     Auth(l): Auth,
     QueryParams(q): QueryParams<ListThreadsQuery>,
 ) -> ApiResult<Json<Paged<Thread>>> {
-    let (offset, limit) = window(q.offset, q.limit)?;
-    Ok(Json(s.app.list_threads(l.id, q.course_id.as_deref(), offset, limit).await?))
+    Ok(Json(s.app.list_threads(l.id, &q).await?))
 }
 
 #[utoipa::path(get, operation_id = "tutor_get_thread", path = "/api/tutor/threads/{thread_id}", tag = "tutor", params(("thread_id" = ThreadId, Path)),
@@ -61,8 +60,7 @@ pub async fn messages(
     PathIds(id): PathIds<ThreadId>,
     QueryParams(q): QueryParams<MessagesQuery>,
 ) -> ApiResult<Json<Vec<TutorMessage>>> {
-    let limit = q.limit.unwrap_or(pathwise_app::course_tutor::MAX_MESSAGES_PAGE);
-    Ok(Json(s.app.thread_messages(l.id, id, q.after.unwrap_or(0), limit).await?))
+    Ok(Json(s.app.thread_messages(l.id, id, &q).await?))
 }
 
 /// The thread's turn log (PF-7.1): for every turn the mapped units, focus, blocker,
@@ -78,8 +76,7 @@ pub async fn turns(
     PathIds(id): PathIds<ThreadId>,
     QueryParams(q): QueryParams<PageQuery>,
 ) -> ApiResult<Json<Paged<TurnLog>>> {
-    let (offset, limit) = window(q.offset, q.limit)?;
-    Ok(Json(s.app.thread_turns(l.id, id, offset, limit).await?))
+    Ok(Json(s.app.thread_turns(l.id, id, &q).await?))
 }
 
 /// One tutor turn: the learner's message and/or a button's `clientEvent` in; the tutor's
