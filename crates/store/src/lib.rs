@@ -25,7 +25,7 @@ mod ts;
 mod tutor;
 
 pub use analytics::{AnalyticsStore, NodeActivity};
-pub use any::AnyStore;
+pub use any::{AnyStore, PoolStatus, SchemaStatus};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
 pub use learning_loop::{
