@@ -215,6 +215,7 @@ async fn tutor_turns(api: &Api) {
             .or(drill);
     }
     let turns = api.get(&format!("/api/tutor/threads/{thread}/turns")).await;
+    no_server_words("turn log", &turns.to_string());
     let turns = turns["items"].as_array().or(turns.as_array()).cloned().unwrap_or_default();
     assert_eq!(turns.len(), 4, "{turns:?}");
     let mut validated = 0;

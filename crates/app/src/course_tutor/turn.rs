@@ -285,7 +285,9 @@ impl<S: Store> App<S> {
             candidate_ids: &candidate_ids,
             decision: &decision,
         };
-        let model = self.llm.is_configured().then(|| self.llm.describe());
+        // The model's name only: the log is the learner's to read, and the server's address
+        // is the operator's.
+        let model = self.llm.model_name();
         let log = decided.log(model, if vector.is_some() { "bm25+embeddings" } else { "bm25" });
         let turn = TurnRecord {
             id: turn_id,
