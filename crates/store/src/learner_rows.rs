@@ -79,6 +79,13 @@ pub struct TableSpec {
     pub sequenced: bool,
 }
 
+/// A table is the one of its name: there is one declaration of each.
+impl PartialEq for TableSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
 impl TableSpec {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
