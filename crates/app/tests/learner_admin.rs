@@ -93,8 +93,16 @@ async fn a_tokens_use_is_noted_once_a_minute_and_shows_in_the_learners_last_acti
 
     // An answer later than any token use is the latest activity.
     t.clock.advance(Duration::hours(1));
-    let map = t.app.curriculum_generate(created.learner.id, serde_json::from_value(json!({
-        "topic": "Sets", "decomposition": chain(&["Sets", "Relations"]) })).unwrap()).await.unwrap();
+    let map = t
+        .app
+        .curriculum_generate(
+            created.learner.id,
+            serde_json::from_value(json!({
+        "topic": "Sets", "decomposition": chain(&["Sets", "Relations"]) }))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
     let root = t.app.get_map(created.learner.id, map.mind_map_id).await.unwrap().nodes[0].id;
     t.app
         .record_response(
@@ -141,23 +149,31 @@ async fn rich_learner(app: &App<AnyStore>, clock: &ManualClock) -> LearnerId {
     app.create_token(learner, "assistant").await.unwrap();
     app.update_preferences(
         learner,
-        UpdatePreferences { daily_review_cap: Some(Some(30)), srs_scheduler: Some(pathwise_domain::SrsScheduler::Fsrs) },
+        UpdatePreferences {
+            daily_review_cap: Some(Some(30)),
+            srs_scheduler: Some(pathwise_domain::SrsScheduler::Fsrs),
+        },
     )
     .await
     .unwrap();
     let plan = app
         .curriculum_generate(
             learner,
-            serde_json::from_value(json!({ "topic": "Compilers", "decomposition": chain(&["Lexing", "Parsing", "Codegen"]) }))
-                .unwrap(),
+            serde_json::from_value(
+                json!({ "topic": "Compilers", "decomposition": chain(&["Lexing", "Parsing", "Codegen"]) }),
+            )
+            .unwrap(),
         )
         .await
         .unwrap();
     let map = plan.mind_map_id;
     let nodes = app.get_map(learner, map).await.unwrap().nodes;
-    for (i, (quality, kind)) in [(4, ResponseType::Teach), (5, ResponseType::Review), (2, ResponseType::Review)].iter().enumerate() {
+    for (i, (quality, kind)) in
+        [(4, ResponseType::Teach), (5, ResponseType::Review), (2, ResponseType::Review)].iter().enumerate()
+    {
         clock.advance(Duration::hours(1));
-        let mut response = RecordResponse::new(nodes[0].id, map, "What does a lexer make?", Some("tokens"), *quality, Some(*kind));
+        let mut response =
+            RecordResponse::new(nodes[0].id, map, "What does a lexer make?", Some("tokens"), *quality, Some(*kind));
         response.idempotency_key = Some(format!("answer-{i}"));
         app.record_response(learner, response).await.unwrap();
     }
@@ -239,7 +255,12 @@ async fn rich_learner(app: &App<AnyStore>, clock: &ManualClock) -> LearnerId {
 
 /// The tables a document has rows in.
 fn filled(document: &LearnerDocument) -> Vec<&str> {
-    document.tables.iter().filter(|(_, rows)| rows.as_array().is_some_and(|r| !r.is_empty())).map(|(t, _)| t.as_str()).collect()
+    document
+        .tables
+        .iter()
+        .filter(|(_, rows)| rows.as_array().is_some_and(|r| !r.is_empty()))
+        .map(|(t, _)| t.as_str())
+        .collect()
 }
 
 /// A document as two exports of the same learner must agree: all but when it was made.
@@ -276,8 +297,16 @@ async fn deleting_a_learner_ends_their_sessions_and_leaves_nothing_of_theirs(t: 
     record.lease_owner = Some("another server".into());
     record.lease_until = Some(t.clock_now() + Duration::hours(1));
     t.app.store().save_session(&record, &[], &[]).await.unwrap();
-    let mut open: Vec<_> = t.app.list_sessions(grace, None, None).await.unwrap().items.into_iter()
-        .filter(|s| !s.status.is_final()).map(|s| s.id).collect();
+    let mut open: Vec<_> = t
+        .app
+        .list_sessions(grace, None, None)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter(|s| !s.status.is_final())
+        .map(|s| s.id)
+        .collect();
     assert_eq!(open.len(), 2, "one session waits for an answer, one runs elsewhere");
     let stream = t.app.session_stream(grace, followed, None).await.unwrap();
     let following = tokio::spawn(async move {
@@ -325,10 +354,28 @@ async fn a_learner_exported_and_imported_into_a_fresh_store_exports_the_same(t: 
     let exported = t.app.export_learner(grace).await.unwrap();
     let tables = filled(&exported);
     for table in [
-        "api_tokens", "mind_maps", "mind_map_nodes", "mind_map_edges", "quiz_responses", "llm_calls", "teaching_flows",
-        "jobs", "analytics_snapshots", "learner_preferences", "node_fsrs", "sessions", "session_events",
-        "session_messages", "tutor_snapshots", "course_unit_nodes", "tutor_threads", "tutor_messages", "tutor_turns",
-        "drill_offers", "idempotency_keys", "study_days",
+        "api_tokens",
+        "mind_maps",
+        "mind_map_nodes",
+        "mind_map_edges",
+        "quiz_responses",
+        "llm_calls",
+        "teaching_flows",
+        "jobs",
+        "analytics_snapshots",
+        "learner_preferences",
+        "node_fsrs",
+        "sessions",
+        "session_events",
+        "session_messages",
+        "tutor_snapshots",
+        "course_unit_nodes",
+        "tutor_threads",
+        "tutor_messages",
+        "tutor_turns",
+        "drill_offers",
+        "idempotency_keys",
+        "study_days",
     ] {
         assert!(tables.contains(&table), "the rich learner has nothing in {table}: {tables:?}");
     }

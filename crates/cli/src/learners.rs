@@ -84,15 +84,16 @@ pub async fn run(settings: &Settings, command: LearnersCommand) -> Result<()> {
             } else {
                 text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
             }
-            let document: LearnerDocument = pathwise_app::curriculum::parse_json(&text)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let imported = app.import_learner(&document).await.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let document: LearnerDocument =
+                pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let imported =
+                app.import_learner(&document).await.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             output::json(&imported)
         }
     }
 }
 
-/// Write a file only its owner may read (made so before anything is in it).
+/// Write a file only its owner may read (made so before anything is written to it).
 fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
@@ -100,6 +101,9 @@ fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options.open(path)?;
+    // A file that was there keeps its mode through `open`: take the others' access away.
+    #[cfg(unix)]
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     file.write_all(bytes)?;
     file.sync_all()
 }

@@ -625,14 +625,17 @@ fn learners_commands_administer_learners_and_move_one_to_another_database() {
 
     let listed = json(&run(tmp.path(), &["learners", "list", "--data-dir", &first], &[]).success());
     assert_eq!((listed["total"].as_u64(), listed["items"][0]["id"].as_str()), (Some(1), Some(ada.as_str())));
-    let issued =
-        json(&run(tmp.path(), &["learners", "token-create", &ada, "--name", "laptop", "--data-dir", &first], &[]).success());
+    let issued = json(
+        &run(tmp.path(), &["learners", "token-create", &ada, "--name", "laptop", "--data-dir", &first], &[]).success(),
+    );
     let laptop = issued["id"].as_str().unwrap().to_string();
-    let revoked = json(&run(tmp.path(), &["learners", "token-revoke", &ada, &laptop, "--data-dir", &first], &[]).success());
+    let revoked =
+        json(&run(tmp.path(), &["learners", "token-revoke", &ada, &laptop, "--data-dir", &first], &[]).success());
     assert!(revoked["revoked_at"].is_string(), "{revoked}");
     let tokens = json(&run(tmp.path(), &["learners", "tokens", &ada, "--data-dir", &first], &[]).success());
     let default = tokens[0]["id"].as_str().unwrap().to_string();
-    let rotated = json(&run(tmp.path(), &["learners", "token-rotate", &ada, &default, "--data-dir", &first], &[]).success());
+    let rotated =
+        json(&run(tmp.path(), &["learners", "token-rotate", &ada, &default, "--data-dir", &first], &[]).success());
     assert_eq!(rotated["revoked"]["id"], default.as_str());
     let again = run(tmp.path(), &["learners", "token-rotate", &ada, &default, "--data-dir", &first], &[]).failure();
     assert!(again.stderr.contains("revoked"), "stderr: {}", again.stderr);

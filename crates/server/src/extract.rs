@@ -72,12 +72,17 @@ impl<T: DeserializeOwned, const LIMIT: usize> FromRequest<AppState> for LargeJso
     async fn from_request(request: Request, _: &AppState) -> Result<Self, Self::Rejection> {
         let bytes = axum::body::to_bytes(request.into_body(), LIMIT).await.map_err(|_| {
             ApiError::from(
-                AppError::new(ErrorKind::TooLarge, "body_too_large", format!("body: larger than the {LIMIT} byte limit"))
-                    .with_details(serde_json::json!({ "field": "body", "max_bytes": LIMIT })),
+                AppError::new(
+                    ErrorKind::TooLarge,
+                    "body_too_large",
+                    format!("body: larger than the {LIMIT} byte limit"),
+                )
+                .with_details(serde_json::json!({ "field": "body", "max_bytes": LIMIT })),
             )
         })?;
-        let text = String::from_utf8(bytes.to_vec())
-            .map_err(|_| ApiError::from(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text")))?;
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+            ApiError::from(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text"))
+        })?;
         if text.trim().is_empty() {
             return Err(AppError::new(
                 ErrorKind::BadRequest,

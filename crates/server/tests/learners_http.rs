@@ -26,7 +26,11 @@ async fn the_operator_lists_learners_and_manages_their_tokens(t: &TestApp) {
     assert_eq!(listed["items"][0]["active_tokens"], 1);
     let a = text(&listed["items"][0]["id"]);
     operator(t, Method::GET, "/api/learners?limit=0", None).await.expect_error(422, "invalid", &["limit"]);
-    t.call(Method::GET, "/api/learners", Some(&t.a), Body::Empty).await.expect_error(401, "unauthorized", &["operator token"]);
+    t.call(Method::GET, "/api/learners", Some(&t.a), Body::Empty).await.expect_error(
+        401,
+        "unauthorized",
+        &["operator token"],
+    );
 
     let tokens = operator(t, Method::GET, &format!("/api/learners/{a}/tokens"), None).await.expect(200);
     let default = text(&tokens[0]["id"]);
@@ -40,12 +44,16 @@ async fn the_operator_lists_learners_and_manages_their_tokens(t: &TestApp) {
     assert_eq!(issued["name"], "phone");
     assert_eq!(t.get(&phone, "/api/me").await.expect(200)["id"], a);
     let before = t.counts().await;
-    operator(t, Method::POST, &format!("/api/learners/{a}/tokens"), Some(json!({ "name": "" })))
-        .await
-        .expect_error(422, "invalid", &["name", "must not be empty"]);
-    operator(t, Method::POST, &format!("/api/learners/{a}/tokens"), Some(json!({ "label": "x" })))
-        .await
-        .expect_error(422, "unknown_field", &["label: unknown field; allowed: name"]);
+    operator(t, Method::POST, &format!("/api/learners/{a}/tokens"), Some(json!({ "name": "" }))).await.expect_error(
+        422,
+        "invalid",
+        &["name", "must not be empty"],
+    );
+    operator(t, Method::POST, &format!("/api/learners/{a}/tokens"), Some(json!({ "label": "x" }))).await.expect_error(
+        422,
+        "unknown_field",
+        &["label: unknown field; allowed: name"],
+    );
     let nobody = uuid::Uuid::now_v7();
     operator(t, Method::POST, &format!("/api/learners/{nobody}/tokens"), Some(json!({ "name": "x" })))
         .await
@@ -61,19 +69,24 @@ async fn the_operator_lists_learners_and_manages_their_tokens(t: &TestApp) {
     let refused = t.get(&phone, "/api/me").await.expect_error(401, "token_revoked", &["revoked at", "phone"]);
     assert_eq!(refused["details"]["revoked_at"], revoked["revoked_at"]);
     t.get("pw_unknown", "/api/me").await.expect_error(401, "unauthorized", &["not valid"]);
-    operator(t, Method::DELETE, &format!("/api/learners/{a}/tokens/{nobody}"), None)
-        .await
-        .expect_error(404, "not_found", &["token"]);
+    operator(t, Method::DELETE, &format!("/api/learners/{a}/tokens/{nobody}"), None).await.expect_error(
+        404,
+        "not_found",
+        &["token"],
+    );
 
     // Rotated: the new token works, the old one is revoked at the same moment.
-    let rotated = operator(t, Method::POST, &format!("/api/learners/{a}/tokens/{default}/rotate"), None).await.expect(201);
+    let rotated =
+        operator(t, Method::POST, &format!("/api/learners/{a}/tokens/{default}/rotate"), None).await.expect(201);
     assert_eq!(rotated["issued"]["name"], "default");
     assert_eq!(rotated["revoked"]["revoked_at"], rotated["issued"]["created_at"]);
     t.get(&t.a, "/api/me").await.expect_error(401, "token_revoked", &["revoked at"]);
     assert_eq!(t.get(&text(&rotated["issued"]["token"]), "/api/me").await.expect(200)["id"], a);
-    operator(t, Method::POST, &format!("/api/learners/{a}/tokens/{default}/rotate"), None)
-        .await
-        .expect_error(409, "token_revoked", &["revoked"]);
+    operator(t, Method::POST, &format!("/api/learners/{a}/tokens/{default}/rotate"), None).await.expect_error(
+        409,
+        "token_revoked",
+        &["revoked"],
+    );
 }
 
 async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &TestApp) {
@@ -87,9 +100,11 @@ async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &Tes
 
     // Here already: refused whole.
     let before = t.counts().await;
-    operator(t, Method::POST, "/api/learners/import", Some(document.clone()))
-        .await
-        .expect_error(409, "learner_exists", &[&a]);
+    operator(t, Method::POST, "/api/learners/import", Some(document.clone())).await.expect_error(
+        409,
+        "learner_exists",
+        &[&a],
+    );
     let mut wrong = document.clone();
     wrong["tables"]["mind_maps"][0]["status"] = json!(7);
     operator(t, Method::POST, "/api/learners/import", Some(wrong)).await.expect_error(
@@ -99,7 +114,11 @@ async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &Tes
     );
     let mut unknown = document.clone();
     unknown["secrets"] = json!([]);
-    operator(t, Method::POST, "/api/learners/import", Some(unknown)).await.expect_error(422, "unknown_field", &["secrets"]);
+    operator(t, Method::POST, "/api/learners/import", Some(unknown)).await.expect_error(
+        422,
+        "unknown_field",
+        &["secrets"],
+    );
     assert_eq!(t.counts().await, before);
 
     // Another server, on a fresh SQLite store: the learner arrives whole, and her token works.
@@ -110,7 +129,10 @@ async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &Tes
         .expect(201);
     assert_eq!(imported["id"], a);
     assert_eq!(other.get(&t.a, "/api/mind-maps").await.expect(200)["total"], 1);
-    let again = other.call(Method::GET, &format!("/api/learners/{a}/export"), Some(OPERATOR_TOKEN), Body::Empty).await.expect(200);
+    let again = other
+        .call(Method::GET, &format!("/api/learners/{a}/export"), Some(OPERATOR_TOKEN), Body::Empty)
+        .await
+        .expect(200);
     assert_eq!(again["tables"], document["tables"]);
 
     // Deleted from the first: nothing of hers is left there, B is untouched.
@@ -119,7 +141,11 @@ async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &Tes
     assert_eq!(deleted["id"], a);
     t.get(&t.a, "/api/me").await.expect_error(401, "unauthorized", &[]);
     operator(t, Method::DELETE, &format!("/api/learners/{a}"), None).await.expect_error(404, "not_found", &["learner"]);
-    operator(t, Method::GET, &format!("/api/learners/{a}/export"), None).await.expect_error(404, "not_found", &["learner"]);
+    operator(t, Method::GET, &format!("/api/learners/{a}/export"), None).await.expect_error(
+        404,
+        "not_found",
+        &["learner"],
+    );
     assert_eq!(t.get(&t.b, "/api/mind-maps").await.expect(200), b_maps);
     let listed = operator(t, Method::GET, "/api/learners", None).await.expect(200);
     assert_eq!(listed["total"], 1);

@@ -835,7 +835,10 @@ mod tests {
 
     #[test]
     fn a_value_of_the_wrong_kind_is_refused_with_what_is_allowed() {
-        assert_eq!(Value::from_json(&col("a", Int), &json!(1u64 << 40)).unwrap_err(), "expected a whole number that fits in 32 bits");
+        assert_eq!(
+            Value::from_json(&col("a", Int), &json!(1u64 << 40)).unwrap_err(),
+            "expected a whole number that fits in 32 bits"
+        );
         assert_eq!(Value::from_json(&col("a", Id), &json!("nope")).unwrap_err(), "expected a UUID");
         assert_eq!(Value::from_json(&col("a", Text), &Json::Null).unwrap_err(), "must not be null; expected a string");
         assert!(Value::from_json(&col("a", Qualities), &json!([6])).is_err());
@@ -896,7 +899,12 @@ mod tests {
                     let earlier = LEARNER_TABLES.iter().position(|t| t.name == target.name)
                         <= LEARNER_TABLES.iter().position(|t| t.name == table.name);
                     // mind_maps.root_node_id has no foreign key, so its nodes may come after.
-                    assert!(earlier || column.name == "root_node_id", "{}.{} before its table", table.name, column.name);
+                    assert!(
+                        earlier || column.name == "root_node_id",
+                        "{}.{} before its table",
+                        table.name,
+                        column.name
+                    );
                 }
             }
         }

@@ -28,10 +28,10 @@ mod tutor;
 
 pub use admin::{LearnerActivity, LearnerAdminStore, NewToken, TokenRecord};
 pub use analytics::{AnalyticsStore, NodeActivity};
-pub use learner_rows::LearnerRows;
 pub use any::AnyStore;
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
+pub use learner_rows::LearnerRows;
 pub use learning_loop::{
     FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, NodeFsrs, PreferenceStore, Preferences, ReviewDue,
     Snapshot, SnapshotStore,

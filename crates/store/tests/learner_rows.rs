@@ -10,8 +10,8 @@ use pathwise_domain::{
 };
 use pathwise_store::learner_rows::{Kind, LearnerRows, TableRows, Value, LEARNER_TABLES, NOT_LEARNER_TABLES};
 use pathwise_store::{
-    AnyStore, Learner, LearnerAdminStore, LlmCall, NewResponse, NewToken, PreferenceStore, Preferences, SnapshotStore, Store,
-    StoreError,
+    AnyStore, Learner, LearnerAdminStore, LlmCall, NewResponse, NewToken, PreferenceStore, Preferences, SnapshotStore,
+    Store, StoreError,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,12 +36,11 @@ async fn live_schema(store: &AnyStore) -> BTreeMap<String, BTreeMap<String, Stri
         AnyStore::Sqlite(sqlite) => {
             let url = format!("sqlite://{}?mode=ro", sqlite.path().display());
             let pool = sqlx::SqlitePool::connect(&url).await.expect("open the database");
-            let tables: Vec<String> = sqlx::query_scalar(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-            )
-            .fetch_all(&pool)
-            .await
-            .unwrap();
+            let tables: Vec<String> =
+                sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap();
             for table in tables {
                 let columns: Vec<(String, String)> = sqlx::query_as("SELECT name, type FROM pragma_table_info($1)")
                     .bind(&table)
@@ -156,11 +155,8 @@ async fn learner_with_rows(store: &AnyStore, name: &str) -> Learner {
     };
     let mut map = map;
     map.root_node_id = Some(root.id);
-    let changes = MapChanges {
-        insert_nodes: vec![root.clone(), child.clone()],
-        insert_edges: vec![edge],
-        ..Default::default()
-    };
+    let changes =
+        MapChanges { insert_nodes: vec![root.clone(), child.clone()], insert_edges: vec![edge], ..Default::default() };
     store.insert_map(&map, &changes).await.unwrap();
     for (minute, quality) in [(5, 4u8), (6, 2), (7, 5)] {
         let response = QuizResponse {
@@ -220,7 +216,10 @@ async fn a_learners_rows_are_read_deleted_with_them_and_written_back_whole(store
         [count("api_tokens"), count("mind_maps"), count("mind_map_nodes"), count("mind_map_edges")],
         [1, 1, 2, 1]
     );
-    assert_eq!([count("quiz_responses"), count("llm_calls"), count("learner_preferences"), count("study_days")], [3, 1, 1, 1]);
+    assert_eq!(
+        [count("quiz_responses"), count("llm_calls"), count("learner_preferences"), count("study_days")],
+        [3, 1, 1, 1]
+    );
     // Responses keep the order they were stored in; their shared sequence is not exported.
     let responses = &rows.tables.iter().find(|t| t.table.name == "quiz_responses").unwrap().rows;
     let times: Vec<&Value> = responses.iter().map(|r| &r[8]).collect();
@@ -275,7 +274,15 @@ async fn rows_are_written_all_or_none(store: &AnyStore) {
     let stranger = Learner { id: LearnerId(id()), name: "Stranger".into(), is_local: false, created_at: at(0) };
     let tables = LEARNER_TABLES
         .iter()
-        .map(|table| if table.name == "mind_map_nodes" { orphans.clone() } else { TableRows { table, rows: Vec::new() } })
+        .map(
+            |table| {
+                if table.name == "mind_map_nodes" {
+                    orphans.clone()
+                } else {
+                    TableRows { table, rows: Vec::new() }
+                }
+            },
+        )
         .collect();
     let refused = store.insert_learner_rows(&LearnerRows { learner: stranger.clone(), tables }).await;
     match refused {

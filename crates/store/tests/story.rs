@@ -13,15 +13,15 @@ use pathwise_domain::model::{Edge, MapChanges, MindMap, Node, QuizResponse, Resp
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{
     DomainError, EdgeType, FlowId, FlowStatus, JobId, JobKind, JobOutcome, LearnerId, MapStatus, MasteryStatus,
-    MindMapId, NodeId, ResponseId, ResponseType, SessionId, SessionStatus, SessionType, SrsScheduler, ThreadId, TokenId, TurnId,
+    MindMapId, NodeId, ResponseId, ResponseType, SessionId, SessionStatus, SessionType, SrsScheduler, ThreadId,
+    TokenId, TurnId,
 };
 use pathwise_store::{
     AnalyticsStore, AnyStore, CourseMap, CourseRecord, DrillOfferRecord, EvidenceStore, ExamEventRecord,
     ExamStatusRecord, FinishedJob, FlowStore, Job, JobNext, JobStore, Learner, LearnerAdminStore, LlmCall, NewResponse,
-    NewToken, NodeFsrs,
-    OperationUsage, PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter, SessionEvent,
-    SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore, StepResponse, Store,
-    StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
+    NewToken, NodeFsrs, OperationUsage, PreferenceStore, Preferences, ResponseContext, ResponseDecision,
+    ResponseFilter, SessionEvent, SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore,
+    StepResponse, Store, StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -83,7 +83,10 @@ async fn owner(store: &AnyStore, hash: &str) -> Option<Learner> {
 
 async fn new_learner(store: &AnyStore, name: &str) -> Learner {
     let learner = Learner { id: LearnerId(id()), name: name.into(), is_local: false, created_at: at(0) };
-    store.create_learner(&learner, &token(learner.id, "default", &format!("hash-of-{name}"), at(0))).await.expect("create learner");
+    store
+        .create_learner(&learner, &token(learner.id, "default", &format!("hash-of-{name}"), at(0)))
+        .await
+        .expect("create learner");
     learner
 }
 
@@ -1385,8 +1388,13 @@ async fn a_tokens_use_is_noted_at_most_once_a_minute_and_a_revoked_token_stays_r
     assert_eq!((default.name.as_str(), default.last_used_at, default.revoked_at), ("default", None, None));
 
     assert!(store.record_token_use(default.id, at(5), at(4)).await.unwrap(), "never used: noted");
-    assert!(!store.record_token_use(default.id, at(5) + Duration::seconds(30), at(5) - Duration::seconds(30)).await.unwrap(),
-        "used since: not noted again");
+    assert!(
+        !store
+            .record_token_use(default.id, at(5) + Duration::seconds(30), at(5) - Duration::seconds(30))
+            .await
+            .unwrap(),
+        "used since: not noted again"
+    );
     assert!(store.record_token_use(default.id, at(7), at(6)).await.unwrap(), "a minute on: noted");
     let (_, used) = store.token_by_hash("hash-of-Ada").await.unwrap().unwrap();
     assert_eq!(used.last_used_at, Some(at(7)));

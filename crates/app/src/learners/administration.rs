@@ -25,11 +25,10 @@ pub struct LearnerSummary {
 
 impl From<LearnerActivity> for LearnerSummary {
     fn from(a: LearnerActivity) -> Self {
-        let last_active_at =
-            [a.last_token_use, a.last_response, a.last_session, a.last_tutor_turn, a.last_flow_step]
-                .into_iter()
-                .flatten()
-                .max();
+        let last_active_at = [a.last_token_use, a.last_response, a.last_session, a.last_tutor_turn, a.last_flow_step]
+            .into_iter()
+            .flatten()
+            .max();
         LearnerSummary {
             id: a.learner.id,
             name: a.learner.name,
@@ -55,7 +54,12 @@ impl<S: Store> App<S> {
     pub async fn list_learners(&self, offset: Option<i64>, limit: Option<i64>) -> AppResult<Paged<LearnerSummary>> {
         let (offset, limit) = window(offset, limit)?;
         let page = self.store.learner_activity(offset, limit).await?;
-        Ok(Paged { items: page.items.into_iter().map(LearnerSummary::from).collect(), total: page.total, offset, limit })
+        Ok(Paged {
+            items: page.items.into_iter().map(LearnerSummary::from).collect(),
+            total: page.total,
+            offset,
+            limit,
+        })
     }
 
     /// Delete a learner and every row that is theirs, in one transaction. Their open
