@@ -22,6 +22,8 @@ pub enum ErrorKind {
     Invalid,
     /// The request body is over the size limit: 413.
     TooLarge,
+    /// Over a limit on what one client may do at once (open streams): 429.
+    TooManyRequests,
     /// A dependency (the database) failed, or a needed one (a language model) is not
     /// configured: 503.
     Unavailable,

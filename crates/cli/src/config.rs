@@ -102,6 +102,36 @@ pub struct Settings {
     pub transcription_model: Option<String>,
     /// Its API key; `llm_api_key` when unset.
     pub transcription_api_key: Option<String>,
+    /// Requests one learner's token (or one address, without a token) may make per second,
+    /// sustained; 0 turns the rate limit off. Over it: 429 with `Retry-After`.
+    pub rate_limit_per_second: u32,
+    /// Requests a token may make at once above that rate.
+    pub rate_limit_burst: u32,
+    /// How long the server works on a request before answering 503; unset, long enough for
+    /// the slowest model-backed request (three model calls, `llm_timeout_secs` each, and 30
+    /// s more). Session streams, once open, are not cut.
+    pub request_timeout_secs: Option<u64>,
+    /// How long a client may take to send a request's headers (and an idle connection is
+    /// kept open), in seconds.
+    pub header_read_timeout_secs: u64,
+    /// Session streams one learner may have open at once.
+    pub streams_per_learner: usize,
+    /// How long a stopping server lets requests in flight finish, in seconds.
+    pub shutdown_grace_secs: u64,
+    /// A token `/metrics` asks for (`Authorization: Bearer ...`); unset, `/metrics` is open
+    /// to whoever can reach the server.
+    pub metrics_token: Option<String>,
+    /// `text` (for a terminal) or `json` (one object per line, for a log collector).
+    pub log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
 }
 
 impl Default for Settings {
@@ -143,6 +173,30 @@ impl Default for Settings {
             transcription_base_url: None,
             transcription_model: None,
             transcription_api_key: None,
+            rate_limit_per_second: 30,
+            rate_limit_burst: 120,
+            request_timeout_secs: None,
+            header_read_timeout_secs: 10,
+            streams_per_learner: 8,
+            shutdown_grace_secs: 30,
+            metrics_token: None,
+            log_format: LogFormat::Text,
+        }
+    }
+}
+
+impl Settings {
+    /// The server's limits as these settings give them.
+    pub fn limits(&self) -> pathwise_server::Limits {
+        use std::time::Duration;
+        let request_timeout = self.request_timeout_secs.unwrap_or(self.llm_timeout_secs.saturating_mul(3) + 30);
+        pathwise_server::Limits {
+            rate_per_second: Some(self.rate_limit_per_second).filter(|r| *r > 0),
+            rate_burst: self.rate_limit_burst.max(1),
+            request_timeout: Duration::from_secs(request_timeout.max(1)),
+            header_read_timeout: Duration::from_secs(self.header_read_timeout_secs.max(1)),
+            streams_per_learner: self.streams_per_learner.max(1),
+            shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
         }
     }
 }

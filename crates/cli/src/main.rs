@@ -152,8 +152,15 @@ async fn main() {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("PATHWISE_LOG")
         .unwrap_or_else(|_| "pathwise=info,tower_http=warn,sqlx=warn,rmcp=warn,info".into());
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
+    // The log format is a setting like any other (file, PATHWISE_LOG_FORMAT); settings that
+    // do not load are reported by the command itself, in the default format.
+    let format = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store)).map(|s| s.log_format);
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format.unwrap_or_default() {
+        // One JSON object per line, with the span (a request's id, a job's) on each event.
+        config::LogFormat::Json => logs.json().with_current_span(true).with_span_list(false).init(),
+        config::LogFormat::Text => logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).init(),
+    }
     if let Err(error) = run(cli).await {
         // A reader that stopped reading (`| head`) took all it wanted: not a failure.
         if output::is_closed_output(&error) {

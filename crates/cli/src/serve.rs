@@ -112,18 +112,28 @@ pub async fn run(settings: Settings) -> Result<()> {
     }
     say!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH);
     say!("API reference: {base}/api/docs");
-    if settings.scheduler_enabled {
+    let state = AppState::new(app.clone(), settings.operator_token.as_deref())
+        .with_workspace(&settings.name, workspace_learner)
+        .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone())
+        .with_session_heartbeat(std::time::Duration::from_secs(settings.session_heartbeat_secs.max(1)))
+        .with_limits(settings.limits())
+        .with_metrics_token(settings.metrics_token.as_deref());
+    say!("Metrics: {base}/metrics; readiness: {base}/readyz");
+    let stopping = state.shutdown.clone();
+    let scheduler = settings.scheduler_enabled.then(|| {
         let worker = settings.worker_name.clone().unwrap_or_else(default_worker_name);
         say!("Scheduler: running due jobs as {worker}");
         let options = WorkerOptions::new(worker);
         let tick = std::time::Duration::from_millis(settings.scheduler_tick_ms.max(10));
-        tokio::spawn(run_scheduler(app.clone(), options, tick, std::future::pending()));
-    }
-    let state = AppState::new(app, settings.operator_token.as_deref())
-        .with_workspace(&settings.name, workspace_learner)
-        .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone())
-        .with_session_heartbeat(std::time::Duration::from_secs(settings.session_heartbeat_secs.max(1)));
+        tokio::spawn(run_scheduler(app, options, tick, stopping.cancelled_owned()))
+    });
     pathwise_server::serve(listener, state, shutdown_signal()).await?;
+    // The scheduler finishes the job it is running and gives back the leases of those it
+    // claimed and did not start, so another server runs them at once.
+    if let Some(scheduler) = scheduler {
+        let _ = scheduler.await;
+    }
+    tracing::info!("stopped");
     Ok(())
 }
 

@@ -2,8 +2,11 @@
 assistant would: lists tools, prompts and resources, runs a topic from start to a scheduled
 review with content the client writes itself, and checks that bad arguments are tool errors.
 
-    python mcp_client.py stdio PATHWISE_BINARY DATA_DIR
-    python mcp_client.py http URL TOKEN
+    python mcp_client.py stdio PATHWISE_BINARY DATA_DIR KEY_ORACLE_URL
+    python mcp_client.py http URL TOKEN KEY_ORACLE_URL
+
+The key oracle is the test harness's: no client is ever shown an answer key, so the client
+asks it for the key of what it was offered, to answer right where the test needs it.
 
 Prints one JSON object with what it saw; exits non-zero on the first failed expectation.
 """
@@ -45,7 +48,7 @@ async def ok(client, name, arguments):
     return result.structured_content
 
 
-async def exercise(client):
+async def exercise(client, oracle):
     seen = {}
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     seen["tools"] = sorted(tools)
@@ -101,7 +104,7 @@ async def exercise(client):
     seen["unknown_error"] = text
 
     seen["evaluation"] = await evaluation_to_its_score(client)
-    seen["tutor"] = await tutor_turns(client)
+    seen["tutor"] = await tutor_turns(client, oracle)
     return seen
 
 
@@ -140,40 +143,69 @@ async def evaluation_to_its_score(client):
     }
 
 
-async def tutor_turns(client):
-    """A tutor thread on a shipped course: a turn, a drill asked for, graded once."""
+async def tutor_turns(client, oracle):
+    """A tutor thread on a shipped course to a drill streak that opens the unit's check, and an
+    exam answer given wrong, which locks the question until its support is read."""
     courses = (await ok(client, "course_list", {}))["courses"]
     course = courses[0]["id"]
     prompt = await client.get_prompt("tutor_course", {"course_id": course})
     expect("tutor_turn" in prompt.messages[0].content.text, "tutor_course does not name tutor_turn")
-    thread = await ok(client, "tutor_thread_create", {"courseId": course})
-    turn = await ok(client, "tutor_turn", {"thread_id": thread["id"], "messageText": "where do I start?"})
+    thread = (await ok(client, "tutor_thread_create", {"courseId": course}))["id"]
+    turn = await ok(client, "tutor_turn", {"thread_id": thread, "messageText": "where do I start?"})
     focus = turn["snapshotLite"]["focus"]["unitId"]
-    drill = await ok(
-        client, "tutor_turn", {"thread_id": thread["id"], "clientEvent": {"type": "REQUEST_DRILL", "unitId": focus}}
-    )
-    card = drill["messages"][0]["card"]
-    expect(card["type"] == "DRILL", f"no drill: {card}")
-    graded = await ok(
-        client,
-        "tutor_drill_grade",
-        {"thread_id": thread["id"], "unitId": card["unitId"], "drill": card, "studentAnswer": "42"},
-    )
+    reply = await ok(client, "tutor_turn", {"thread_id": thread, "clientEvent": {"type": "REQUEST_DRILL", "unitId": focus}})
+    # The policy may send the learner to a prerequisite first: the drill names its unit.
+    unit = reply["messages"][0]["card"]["unitId"]
+    seen = {}
+    for streak in range(1, 6):
+        card = reply["messages"][0]["card"]
+        expect(card["type"] == "DRILL", f"no drill: {card}")
+        key = await oracle.get(f"/drill/{card['drillId']}")
+        expect(key.status_code == 200, f"the oracle has no key for {card['drillId']}: {key.text}")
+        answer = {"thread_id": thread, "unitId": unit, "drill": card, "studentAnswer": key.text}
+        graded = await ok(client, "tutor_drill_grade", answer)
+        expect(graded["isCorrect"], f"the drill's key was graded wrong: {graded}")
+        expect(graded["drill"]["streakCorrect"] == streak, f"streak {streak} counted {graded['drill']}")
+        seen["streak"] = streak
+        if streak == 1:
+            seen["replayed"] = (await ok(client, "tutor_drill_grade", answer)).get("replayed") is True
+        if (graded["snapshotLite"].get("examCheck") or {}).get("unitId") == unit:
+            break
+        event = {"type": "DRILL_CONTINUE", "unitId": unit, "lastResult": "correct"}
+        reply = await ok(client, "tutor_turn", {"thread_id": thread, "clientEvent": event})
+    expect((graded["snapshotLite"].get("examCheck") or {}).get("unitId") == unit, "right drills never opened the check")
+
+    exam = await ok(client, "tutor_turn", {"thread_id": thread, "clientEvent": {"type": "REQUEST_EXAM", "unitId": unit}})
+    card = exam["messages"][0]["card"]
+    expect(card["type"] == "EXAM", f"no exam question: {card}")
+    seen["exam_card_shows_key"] = "correct" in card
+    key = await oracle.get(f"/exam/{course}/{card['questionId']}")
+    expect(key.status_code == 200, f"the oracle has no key for {card['questionId']}: {key.text}")
+    wrong = (int(key.text) + 1) % len(card["options"])
+    answer = {"thread_id": thread, "unitId": unit, "questionId": card["questionId"], "selectedIndex": wrong}
+    seen["wrong_answer_correct"] = (await ok(client, "tutor_exam_submit", answer))["isCorrect"]
+    result, text = await call(client, "tutor_exam_submit", answer)
+    expect(result.is_error, "a locked question took a second answer")
+    seen["second_answer_error"] = text
+    viewed = {"thread_id": thread, "unitId": unit, "questionId": card["questionId"], "supportType": "memo"}
+    seen["memo"] = bool((await ok(client, "tutor_support_viewed", viewed)).get("memo"))
+
     snapshot = (await client.read_resource(f"pathwise://courses/{course}/snapshot")).contents
-    attempts = json.loads(snapshot[0].text)["snapshot"]["unitProgress"][card["unitId"]]["drill"]["attempts"]
-    return {"card": card["type"], "attempts": graded["drill"]["attempts"], "snapshot_attempts": attempts}
+    seen["snapshot_streak"] = json.loads(snapshot[0].text)["snapshot"]["unitProgress"][unit]["drill"]["streakCorrect"]
+    return seen
 
 
 async def main():
-    mode, target, extra = sys.argv[1], sys.argv[2], sys.argv[3]
+    mode, target, extra, oracle_url = sys.argv[1:5]
+    oracle = httpx2.AsyncClient(base_url=oracle_url, timeout=30)
     if mode == "stdio":
         server = StdioServerParameters(command=target, args=["--data-dir", extra, "mcp"])
-        async with Client(server) as client:
-            seen = await exercise(client)
+        async with oracle, Client(server) as client:
+            seen = await exercise(client, oracle)
     else:
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {extra}"}, timeout=30)
-        async with http, Client(streamable_http_client(target, http_client=http)) as client:
-            seen = await exercise(client)
+        async with oracle, http, Client(streamable_http_client(target, http_client=http)) as client:
+            seen = await exercise(client, oracle)
     print(json.dumps(seen))
 
 

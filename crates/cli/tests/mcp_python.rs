@@ -2,12 +2,18 @@
 //! `mcp` from PyPI) over stdio against `pathwise mcp` and over streamable HTTP against
 //! `pathwise serve`'s `/mcp`. The Python is `PATHWISE_MCP_PYTHON` (a venv's python with
 //! `mcp` installed; `scripts/test` prepares one); without it these tests say so and pass.
+//!
+//! No client is ever shown an answer key, so the client asks the harness's [`KeyOracle`]
+//! for the key of the drill or exam question it was offered, as a learner who knows the
+//! answer would type it.
 
 mod common;
 
 use common::{drain, lines, ChildGuard, TOOLS};
 
 use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -87,6 +93,71 @@ fn run_client(python: &Path, dir: &Path, args: &[&str], server_log: impl Fn() ->
     serde_json::from_str(last).unwrap_or_else(|e| panic!("mcp_client.py printed no JSON ({e}): {stdout}"))
 }
 
+/// Answer keys, over HTTP on loopback, for the client to answer right: `GET /drill/{id}`
+/// regenerates the item the server offered under that drill id (read from the server's
+/// SQLite database) and answers its key; `GET /exam/{course}/{question}` answers the index
+/// of a shipped course's exam question's right option. A 404 for anything else.
+struct KeyOracle {
+    url: String,
+}
+
+impl KeyOracle {
+    fn start(data_dir: &Path) -> KeyOracle {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the key oracle");
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let database = data_dir.join("pathwise.db");
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let library = pathwise_items::Library::builtin();
+            let courses = pathwise_course::builtin_courses(&library);
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut request = String::new();
+                if BufReader::new(&stream).read_line(&mut request).is_err() {
+                    continue;
+                }
+                let path = request.split_whitespace().nth(1).unwrap_or_default().to_string();
+                let answer = runtime.block_on(Self::answer(&database, &courses, &path));
+                let (status, body) = match answer {
+                    Some(key) => ("200 OK", key),
+                    None => ("404 Not Found", format!("no key for {path}")),
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        KeyOracle { url }
+    }
+
+    async fn answer(database: &Path, courses: &[pathwise_course::Course], path: &str) -> Option<String> {
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        match parts.as_slice() {
+            ["drill", drill_id] => {
+                let options = sqlx::sqlite::SqliteConnectOptions::new().filename(database).read_only(true);
+                let mut connection = sqlx::ConnectOptions::connect(&options).await.ok()?;
+                let (course_id, item_ref): (String, Option<String>) = sqlx::query_as(
+                    "SELECT t.course_id, o.item_ref FROM drill_offers o \
+                     JOIN tutor_threads t ON t.id = o.thread_id WHERE o.id = ?",
+                )
+                .bind(drill_id)
+                .fetch_optional(&mut connection)
+                .await
+                .ok()??;
+                let course = courses.iter().find(|c| c.id() == course_id)?;
+                Some(course.library().regenerate(&item_ref?).ok()?.key.answer)
+            }
+            ["exam", course_id, question] => {
+                let course = courses.iter().find(|c| c.id() == *course_id)?;
+                Some(course.question(question)?.correct.to_string())
+            }
+            _ => None,
+        }
+    }
+}
+
 /// What the client saw, as both transports must show it.
 #[track_caller]
 fn check(seen: &Value) {
@@ -143,7 +214,16 @@ fn check(seen: &Value) {
     assert_eq!(evaluation["items_answered"], evaluation["item_count"], "{seen}");
     assert_eq!(evaluation["has_score"], true, "{seen}");
     assert!(evaluation["transcript_messages"].as_i64() > evaluation["answered"].as_i64(), "{seen}");
-    assert_eq!(seen["tutor"], serde_json::json!({ "card": "DRILL", "attempts": 1, "snapshot_attempts": 1 }), "{seen}");
+    // Right drills in a row open the unit's check; a wrong exam answer locks the question.
+    let tutor = &seen["tutor"];
+    assert_eq!(tutor["streak"], tutor["snapshot_streak"], "{seen}");
+    assert!(tutor["streak"].as_i64() >= Some(1), "{seen}");
+    assert_eq!(tutor["replayed"], true, "a drill is graded once: {seen}");
+    assert_eq!(tutor["exam_card_shows_key"], false, "{seen}");
+    assert_eq!(tutor["wrong_answer_correct"], false, "{seen}");
+    let locked = tutor["second_answer_error"].as_str().unwrap_or_default();
+    assert!(locked.contains("locked"), "{seen}");
+    assert_eq!(tutor["memo"], true, "{seen}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -156,7 +236,8 @@ fn the_python_sdk_drives_pathwise_mcp_over_stdio() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let data = data.to_str().expect("a UTF-8 temp path");
-    let seen = run_client(&python, tmp.path(), &["stdio", BIN, data], String::new);
+    let oracle = KeyOracle::start(Path::new(data));
+    let seen = run_client(&python, tmp.path(), &["stdio", BIN, data, &oracle.url], String::new);
     check(&seen);
 }
 
@@ -200,7 +281,10 @@ fn the_python_sdk_drives_pathwise_serve_over_streamable_http() {
         .unwrap_or_else(|| panic!("no local token in {banner:?}"));
     assert_eq!(endpoint, format!("{base}/mcp"), "{banner:?}");
 
-    let seen = run_client(&python, tmp.path(), &["http", &endpoint, &token], || server_log.lock().unwrap().clone());
+    let oracle = KeyOracle::start(Path::new(data));
+    let seen = run_client(&python, tmp.path(), &["http", &endpoint, &token, &oracle.url], || {
+        server_log.lock().unwrap().clone()
+    });
     check(&seen);
     drop(server);
 }

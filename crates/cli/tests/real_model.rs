@@ -356,8 +356,9 @@ impl rmcp::ClientHandler for CountsProgress {
     }
 }
 
-/// The MCP tools that call the model, as an assistant calls them: a result, or a tool error
-/// in words; never a protocol error.
+/// The MCP tools that call the model, as an assistant calls them (curriculum generation, a
+/// teaching flow, the policy tutor's turn): a result, or a tool error in words; never a
+/// protocol error.
 async fn over_mcp(api: &Api) {
     let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", api.served.base))
         .auth_header(api.served.token.clone());
@@ -400,5 +401,26 @@ async fn over_mcp(api: &Api) {
     assert_ne!(started.is_error, Some(true), "{started:?}");
     let flow = started.structured_content.as_ref().unwrap()["id"].clone();
     call("diagnostic_start", json!({ "flow_id": flow })).await;
+
+    // The policy tutor over MCP: a turn always answers (the model's checked reply or the
+    // deterministic tutor's), and its log says which.
+    let thread = call("tutor_thread_create", json!({ "courseId": "MATH-FOUNDATIONS" })).await;
+    assert_ne!(thread.is_error, Some(true), "{thread:?}");
+    let thread = thread.structured_content.as_ref().unwrap()["id"].clone();
+    let started = Instant::now();
+    let turn = call("tutor_turn", json!({ "thread_id": thread, "messageText": "what is a fraction?" })).await;
+    assert!(started.elapsed() <= TURN_DEADLINE + SLACK, "a tutor turn over MCP took {:?}", started.elapsed());
+    assert_ne!(turn.is_error, Some(true), "a turn always answers: {turn:?}");
+    let reply = turn.structured_content.as_ref().unwrap();
+    assert!(reply["messages"].as_array().unwrap().iter().any(|m| m["role"] == "assistant"), "{reply}");
+    let log = call("tutor_turn_log", json!({ "thread_id": thread })).await;
+    let log = log.structured_content.clone().expect("the turn log");
+    let turns = log["items"].as_array().expect("the turn log's items");
+    assert_eq!(turns.len(), 1, "{log}");
+    let entry = &turns[0]["log"];
+    if entry["validated"] != true {
+        let reason = entry["fallbackReason"].as_str().unwrap_or_default();
+        assert!(is_fallback_reason(reason), "a fallback names its reason code only: {reason:?}");
+    }
     client.cancel().await.ok();
 }

@@ -41,6 +41,11 @@ pub trait LanguageModel: Send + Sync {
     fn call_deadline(&self) -> Option<std::time::Duration> {
         None
     }
+    /// Whether the model's server answers at all (for a readiness check; asks for no reply).
+    /// A model in this process always does.
+    fn reachable(&self) -> Pin<Box<dyn Future<Output = Result<(), LlmError>> + Send + '_>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The setting that makes Pathwise leave offline mode, as error messages name it.
@@ -117,6 +122,11 @@ impl Llm {
     }
 
     /// The configured model's name, without where it runs; `None` offline.
+    /// Whether the configured model's server answers; none when no model is configured.
+    pub async fn reachable(&self) -> Option<Result<(), LlmError>> {
+        Some(self.model.as_ref()?.reachable().await)
+    }
+
     pub fn model_name(&self) -> Option<String> {
         self.model.as_ref().map(|m| m.name())
     }
@@ -147,9 +157,16 @@ impl Session {
     /// [`LlmError::learner_message`].
     pub async fn chat(&self, request: &Request) -> Result<Reply, LlmError> {
         let started = std::time::Instant::now();
-        match self.model.chat(request).await {
+        let result = self.model.chat(request).await;
+        self.measure(started.elapsed(), if result.is_ok() { "answered" } else { "failed" });
+        match result {
             Ok(reply) => {
                 self.turns.lock().expect("turns lock").push(reply.usage);
+                let operation = self.operation.clone();
+                metrics::counter!("pathwise_llm_tokens_total", "operation" => operation.clone(), "kind" => "prompt")
+                    .increment(reply.usage.prompt_tokens);
+                metrics::counter!("pathwise_llm_tokens_total", "operation" => operation, "kind" => "completion")
+                    .increment(reply.usage.completion_tokens);
                 tracing::debug!(operation = %self.operation, ms = started.elapsed().as_millis() as u64,
                     prompt_tokens = reply.usage.prompt_tokens, completion_tokens = reply.usage.completion_tokens,
                     "language model call");
@@ -168,6 +185,7 @@ impl Session {
         match tokio::time::timeout(deadline, self.chat(request)).await {
             Ok(result) => result,
             Err(_) => {
+                self.measure(deadline, "timed_out");
                 self.count_unanswered();
                 Err(self.failed(LlmError::Timeout(deadline)))
             }
@@ -195,10 +213,20 @@ impl Session {
         Ok((parsed, reply))
     }
 
-    /// Log a failed call for the operator, and pass it on.
+    /// Log a failed call for the operator, count it by reason, and pass it on.
     pub fn failed(&self, error: LlmError) -> LlmError {
         tracing::warn!(operation = %self.operation, reason = error.reason(), %error, "a language model call failed");
+        metrics::counter!("pathwise_llm_failures_total", "operation" => self.operation.clone(), "reason" => error.reason())
+            .increment(1);
         error
+    }
+
+    /// A call in the operator's metrics: counted by how it ended, with its latency.
+    fn measure(&self, took: std::time::Duration, outcome: &'static str) {
+        metrics::counter!("pathwise_llm_calls_total", "operation" => self.operation.clone(), "outcome" => outcome)
+            .increment(1);
+        metrics::histogram!("pathwise_llm_call_duration_seconds", "operation" => self.operation.clone())
+            .record(took.as_secs_f64());
     }
 
     /// Tokens of each turn so far, in order.

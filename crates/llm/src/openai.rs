@@ -394,6 +394,22 @@ impl LanguageModel for OpenAiClient {
     fn call_deadline(&self) -> Option<Duration> {
         Some(self.config.timeout)
     }
+
+    /// `GET /models`, which every OpenAI-compatible server answers without running the
+    /// model; any HTTP answer means the server is there (some refuse the list without a key).
+    fn reachable(&self) -> Pin<Box<dyn Future<Output = Result<(), LlmError>> + Send + '_>> {
+        Box::pin(async move {
+            let url = format!("{}/models", self.config.base_url.trim_end_matches('/'));
+            let mut call = self.http.get(&url).timeout(Duration::from_secs(3));
+            if let Some(key) = &self.config.api_key {
+                call = call.bearer_auth(key);
+            }
+            match call.send().await {
+                Ok(_) => Ok(()),
+                Err(e) => Err(LlmError::Transport { url, message: e.to_string() }),
+            }
+        })
+    }
 }
 
 fn wire_message(message: &Message) -> Value {

@@ -44,6 +44,7 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
         ErrorKind::Conflict => StatusCode::CONFLICT,
         ErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
         ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
         ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorKind::Upstream => StatusCode::BAD_GATEWAY,
         ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -19,7 +19,12 @@ fn known_learner(parts: &Parts) -> Option<Learner> {
 }
 
 pub fn bearer(parts: &Parts) -> Option<&str> {
-    let value = parts.headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    bearer_value(&parts.headers)
+}
+
+/// The token of an `Authorization: Bearer` header, if there is one.
+pub fn bearer_value(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }

@@ -3,8 +3,12 @@
 
 pub mod error;
 pub mod extract;
+pub mod health;
 pub mod idempotency;
+pub mod limits;
+mod listener;
 pub mod mcp;
+pub mod metrics;
 pub mod routes;
 pub mod web;
 
@@ -21,13 +25,14 @@ use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::compression::CompressionLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// The largest request body accepted.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+pub use limits::{Limits, MAX_BODY_BYTES};
+pub use listener::serve;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -42,6 +47,14 @@ pub struct AppState {
     pub name: Arc<str>,
     /// The local learner's sign-in for the workspace, on a loopback server.
     pub local_session: Option<Arc<LocalLearner>>,
+    /// What one client may ask of the server.
+    pub limits: Arc<Limits>,
+    /// Session streams open now, per learner.
+    pub open_streams: limits::OpenStreams,
+    /// SHA-256 of the token `/metrics` asks for, when one is configured.
+    pub metrics_token_hash: Option<Arc<str>>,
+    /// Cancelled when the server starts to stop: open streams end with a reconnect hint.
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 pub use web::LocalLearner;
@@ -55,7 +68,23 @@ impl AppState {
             session_heartbeat: routes::sessions::HEARTBEAT,
             name: "pathwise".into(),
             local_session: None,
+            limits: Arc::new(Limits::default().without_rate_limit()),
+            open_streams: limits::OpenStreams::default(),
+            metrics_token_hash: None,
+            shutdown: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    /// The same state with these limits (the default's, without a rate limit, otherwise).
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = Arc::new(limits);
+        self
+    }
+
+    /// The same state asking for this token on `/metrics` (open otherwise).
+    pub fn with_metrics_token(mut self, token: Option<&str>) -> Self {
+        self.metrics_token_hash = token.map(|t| pathwise_app::learners::hash_token(t).into());
+        self
     }
 
     /// The same state naming the server and signing the workspace in as the local learner.
@@ -164,15 +193,26 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 pub fn router(state: AppState) -> Router {
+    metrics::handle();
     let (operations, document) = operations().split_for_parts();
     let api = operations
         .route("/api/openapi.json", docs::openapi_json(&docs::finish(document)))
         .route("/api/docs", get(docs::docs_page))
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::idempotent_posts));
-    Router::new()
+    // What clients call is rate-limited and timed out; the probes, the metrics and the
+    // workspace's files are not.
+    let mut limited = Router::new()
         .merge(api)
         .merge(mcp::http::router(state.clone()))
-        .route("/healthz", get(|| async { "ok" }))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::request_timeout));
+    if let Some(rate_limit) = limits::rate_limit_layer(&state.limits) {
+        limited = limited.layer(rate_limit);
+    }
+    Router::new()
+        .merge(limited)
+        .route("/healthz", get(health::alive))
+        .route("/readyz", get(health::ready))
+        .route("/metrics", get(metrics::render))
         .route("/", get(web::index))
         .route("/assets/{*path}", get(web::asset))
         .fallback(not_found)
@@ -180,8 +220,20 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(|_| internal_error()))
-        .layer(TraceLayer::new_for_http().on_failure(log_failure))
+        .layer(axum::middleware::from_fn(metrics::track_requests))
+        .layer(TraceLayer::new_for_http().make_span_with(request_span).on_failure(log_failure))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state)
+}
+
+/// Each request's span: its method, path (never its query, which can carry a sign-in
+/// code) and request id, which the response's `x-request-id` header also carries, so that
+/// everything logged while it runs (model calls included) can be found from a client's
+/// report.
+fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Span {
+    let id = request.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = %id)
 }
 
 /// A failed request in the log, at the level its cause deserves: a 500 is a bug (ERROR); a
@@ -228,13 +280,4 @@ fn internal_error() -> Response {
         json!({}),
     )
     .into_response()
-}
-
-/// Serve until `shutdown` resolves.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    state: AppState,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown).await
 }

@@ -38,6 +38,49 @@ impl AnyStore {
     }
 }
 
+/// How busy the store's connections are, for the operator's metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStatus {
+    /// Connections open, in use or idle, over the store's pools.
+    pub open: u32,
+    /// Of those, the idle ones.
+    pub idle: u32,
+    /// The most the pools may open.
+    pub max: u32,
+    /// Responses waiting for SQLite's writer thread (none for PostgreSQL).
+    pub write_queue: Option<usize>,
+}
+
+/// The schema version a database has and the one this build expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaStatus {
+    pub applied: i64,
+    pub expected: i64,
+}
+
+impl SchemaStatus {
+    pub fn is_current(&self) -> bool {
+        self.applied == self.expected
+    }
+}
+
+impl AnyStore {
+    /// Ask the database for its newest migration: an error when it does not answer.
+    pub async fn schema_status(&self) -> StoreResult<SchemaStatus> {
+        match self {
+            AnyStore::Sqlite(store) => store.schema_status().await,
+            AnyStore::Postgres(store) => store.schema_status().await,
+        }
+    }
+
+    pub fn pool_status(&self) -> PoolStatus {
+        match self {
+            AnyStore::Sqlite(store) => store.pool_status(),
+            AnyStore::Postgres(store) => store.pool_status(),
+        }
+    }
+}
+
 macro_rules! delegate {
     ($self:ident . $method:ident ( $($arg:expr),* )) => {
         match $self {
@@ -231,6 +274,10 @@ impl JobStore for AnyStore {
         limit: i64,
     ) -> StoreResult<Vec<Job>> {
         delegate!(self.claim_due_jobs(worker, now, lease_until, limit))
+    }
+
+    async fn release_jobs(&self, worker: &str, jobs: &[pathwise_domain::JobId]) -> StoreResult<u64> {
+        delegate!(self.release_jobs(worker, jobs))
     }
 
     async fn finish_jobs(&self, finished: &[FinishedJob]) -> StoreResult<u64> {

@@ -211,6 +211,10 @@ pub trait JobStore {
         lease_until: DateTime<Utc>,
         limit: i64,
     ) -> impl Future<Output = StoreResult<Vec<Job>>> + Send;
+    /// Give back `worker`'s leases on jobs it claimed and did not start (a server that is
+    /// stopping), undoing the attempt the claim counted, so that another worker takes them
+    /// at once. The number released.
+    fn release_jobs(&self, worker: &str, jobs: &[JobId]) -> impl Future<Output = StoreResult<u64>> + Send;
     /// Record each firing once and move each job on (delete, or set its next run), in one
     /// transaction; a job whose lease another worker has taken since is left alone. The
     /// number of firings recorded.

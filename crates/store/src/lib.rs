@@ -28,7 +28,7 @@ mod tutor;
 
 pub use admin::{LearnerActivity, LearnerAdminStore, NewToken, TokenRecord};
 pub use analytics::{AnalyticsStore, NodeActivity};
-pub use any::AnyStore;
+pub use any::{AnyStore, PoolStatus, SchemaStatus};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
 pub use learner_rows::LearnerRows;

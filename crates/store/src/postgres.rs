@@ -61,6 +61,23 @@ pub struct PgStore {
 impl PgStore {
     pub(crate) const ENGINE: &'static str = "postgres";
 
+    pub(crate) async fn schema_status(&self) -> StoreResult<crate::SchemaStatus> {
+        let applied: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&self.pool)
+            .await?;
+        let expected = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        Ok(crate::SchemaStatus { applied, expected })
+    }
+
+    pub(crate) fn pool_status(&self) -> crate::PoolStatus {
+        crate::PoolStatus {
+            open: self.pool.size(),
+            idle: u32::try_from(self.pool.num_idle()).unwrap_or(u32::MAX),
+            max: self.pool.options().get_max_connections(),
+            write_queue: None,
+        }
+    }
+
     /// Connect and bring the schema up to date.
     pub async fn connect(url: &str, max_connections: u32) -> StoreResult<Self> {
         let options: PgConnectOptions =

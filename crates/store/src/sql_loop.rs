@@ -289,6 +289,24 @@ macro_rules! loop_store {
                 Ok(jobs)
             }
 
+            async fn release_jobs(&self, worker: &str, jobs: &[JobId]) -> StoreResult<u64> {
+                let mut tx = self.begin_write().await?;
+                let mut released = 0;
+                for job in jobs {
+                    released += sqlx::query(
+                        "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1 \
+                         WHERE id = $1 AND lease_owner = $2",
+                    )
+                    .bind(job.0)
+                    .bind(worker)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                }
+                tx.commit().await?;
+                Ok(released)
+            }
+
             async fn finish_jobs(&self, finished: &[FinishedJob]) -> StoreResult<u64> {
                 let mut tx = self.begin_write().await?;
                 let mut recorded = 0;

@@ -91,6 +91,25 @@ impl SqliteStore {
         &self.path
     }
 
+    pub(crate) async fn schema_status(&self) -> StoreResult<crate::SchemaStatus> {
+        let applied: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success")
+            .fetch_one(&self.reader)
+            .await?;
+        let expected = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+        Ok(crate::SchemaStatus { applied, expected })
+    }
+
+    pub(crate) fn pool_status(&self) -> crate::PoolStatus {
+        let (writer, reader) = (&self.writer, &self.reader);
+        let idle = |pool: &SqlitePool| u32::try_from(pool.num_idle()).unwrap_or(u32::MAX);
+        crate::PoolStatus {
+            open: writer.size() + reader.size(),
+            idle: idle(writer) + idle(reader),
+            max: writer.options().get_max_connections() + reader.options().get_max_connections(),
+            write_queue: Some(self.responses.queue_depth()),
+        }
+    }
+
     fn reader(&self) -> &SqlitePool {
         &self.reader
     }

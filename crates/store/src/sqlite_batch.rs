@@ -23,7 +23,8 @@ use rusqlite::params;
 use std::fmt::Display;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::{mpsc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -52,6 +53,8 @@ struct Pending {
 #[derive(Clone)]
 pub(crate) struct ResponseWriter {
     queue: mpsc::Sender<Pending>,
+    /// Responses queued and not yet taken by the writer thread.
+    waiting: Arc<AtomicUsize>,
 }
 
 impl ResponseWriter {
@@ -63,29 +66,45 @@ impl ResponseWriter {
         db.set_prepared_statement_cache_capacity(8);
         let checkpoints = Checkpoints::start(path, busy_timeout)?;
         let (queue, incoming) = mpsc::channel();
+        let waiting = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::clone(&waiting);
         std::thread::Builder::new()
             .name("pathwise-responses".into())
-            .spawn(move || write_until_closed(&db, &incoming, &checkpoints))
+            .spawn(move || write_until_closed(&db, &incoming, &checkpoints, &taken))
             .map_err(|e| StoreError::Config(format!("cannot start the SQLite response writer: {e}")))?;
-        Ok(ResponseWriter { queue })
+        Ok(ResponseWriter { queue, waiting })
+    }
+
+    /// Responses waiting for the writer thread.
+    pub(crate) fn queue_depth(&self) -> usize {
+        self.waiting.load(Ordering::Relaxed)
     }
 
     /// Queue a response and wait for its commit (or refusal). A caller that goes away
     /// (a closed HTTP connection) cannot interrupt a group half-way: the thread finishes it.
     pub(crate) async fn record(&self, learner: LearnerId, new: NewResponse, decide: BoxedDecide) -> Reply {
         let (reply, answer) = oneshot::channel();
-        self.queue
-            .send(Pending { learner, new, decide, reply })
-            .map_err(|_| StoreError::Backend("the SQLite response writer has stopped".into()))?;
+        // Counted before it is sent, so that the writer never takes away more than was added.
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        self.queue.send(Pending { learner, new, decide, reply }).map_err(|_| {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            StoreError::Backend("the SQLite response writer has stopped".into())
+        })?;
         answer.await.unwrap_or_else(|_| Err(StoreError::Backend("the response writer stopped before answering".into())))
     }
 }
 
-fn write_until_closed(db: &rusqlite::Connection, incoming: &mpsc::Receiver<Pending>, checkpoints: &Checkpoints) {
+fn write_until_closed(
+    db: &rusqlite::Connection,
+    incoming: &mpsc::Receiver<Pending>,
+    checkpoints: &Checkpoints,
+    waiting: &AtomicUsize,
+) {
     while let Ok(first) = incoming.recv() {
         let mut group = Vec::with_capacity(16);
         group.push(first);
         group.extend(incoming.try_iter().take(MAX_GROUP - 1));
+        waiting.fetch_sub(group.len(), Ordering::Relaxed);
         // A panic in the rules must not take the writer down with it: the callers of this
         // group hear that it failed (their reply senders drop), and the next group starts
         // from a clean connection.

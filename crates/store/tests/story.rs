@@ -858,6 +858,14 @@ async fn a_due_job_is_claimed_by_one_worker_and_each_firing_recorded_once(store:
     assert_eq!(store.job_runs(None, 1).await.unwrap(), runs[..1].to_vec());
     assert!(store.job_runs(Some(bob.id), 10).await.unwrap().is_empty());
 
+    // A stopping worker gives back a lease it did not use: the job is due again at once,
+    // its attempt not counted; another worker's lease is not its to give.
+    let unused = store.claim_due_jobs("w4", at(91), at(99), 10).await.unwrap();
+    assert_eq!(unused, vec![Job { attempts: 2, ..retried.clone() }]);
+    assert_eq!(store.release_jobs("w5", &[retried.id]).await.unwrap(), 0);
+    assert_eq!(store.release_jobs("w4", &[retried.id]).await.unwrap(), 1);
+    assert_eq!(store.list_jobs(ada.id, None).await.unwrap(), vec![retried.clone()]);
+
     // The same firing finished again records nothing.
     let again = store.claim_due_jobs("w3", at(95), at(99), 10).await.unwrap();
     assert_eq!(again, vec![Job { attempts: 2, ..retried.clone() }]);

@@ -298,6 +298,12 @@ impl<S: Store> App<S> {
             log: serde_json::to_value(&log).map_err(|e| AppError::internal(format!("a turn's log: {e}")))?,
             created_at: now,
         };
+        if let Some(reason) = &decision.fallback_reason {
+            // The reason's code only (`model failed`, `policy violation`, ...): its detail
+            // would make a series per learner's turn.
+            let code = reason.split(':').next().unwrap_or_default().trim().to_string();
+            metrics::counter!("pathwise_tutor_fallbacks_total", "reason" => code).increment(1);
+        }
         tracing::debug!(
             turn = %turn_id, focus = %policy.focus_unit_id, blocker = ?policy.prereq_blocking_unit_id,
             allowed = ?policy.allowed_actions, tier = %policy.desired_exam_tier, availability = ?policy.exam_availability,

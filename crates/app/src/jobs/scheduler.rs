@@ -11,6 +11,8 @@ use pathwise_domain::{JobKind, JobOutcome};
 use pathwise_store::{FinishedJob, Job, JobNext};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 /// Job firings listed per learner.
@@ -56,11 +58,19 @@ pub struct WorkerOptions {
     pub batch: i64,
     /// How long a claimed job is this worker's; another takes it over only after that.
     pub lease: Duration,
+    /// Set when the worker is stopping: it finishes the job it is running and gives back
+    /// the rest of its batch.
+    pub stopping: Arc<AtomicBool>,
 }
 
 impl WorkerOptions {
     pub fn new(worker: impl Into<String>) -> Self {
-        WorkerOptions { worker: worker.into(), batch: 100, lease: Duration::minutes(10) }
+        WorkerOptions {
+            worker: worker.into(),
+            batch: 100,
+            lease: Duration::minutes(10),
+            stopping: Arc::new(AtomicBool::new(false)),
+        }
     }
 }
 
@@ -110,11 +120,23 @@ impl<S: Store> App<S> {
         let claimed = self.store.claim_due_jobs(&options.worker, now, now + options.lease, options.batch).await?;
         let mut run = JobsRun { claimed: claimed.len(), ..JobsRun::default() };
         let mut finished = Vec::with_capacity(claimed.len());
+        let mut unstarted = Vec::new();
         for job in claimed {
+            if options.stopping.load(Ordering::Relaxed) {
+                unstarted.push(job.id);
+                continue;
+            }
+            let kind = job.kind.as_str();
+            // How late the job starts: the scheduler lagging shows here first.
+            let late = (now - job.run_at).num_milliseconds().max(0) as f64 / 1000.0;
+            metrics::gauge!("pathwise_jobs_lag_seconds", "job" => kind).set(late);
+            let started = std::time::Instant::now();
             let (outcome, detail) = if job.expires_at.is_some_and(|at| at <= now) {
                 (JobOutcome::Expired, Some("not run before it expired".to_string()))
             } else {
-                match self.run_job(&job).await {
+                // Everything the job logs (its model calls, its notifications) carries its id.
+                let span = tracing::info_span!("job", job_id = %job.id, job = kind, worker = %options.worker);
+                match tracing::Instrument::instrument(self.run_job(&job), span).await {
                     Ok(detail) => (JobOutcome::Done, detail),
                     Err(error) => {
                         tracing::warn!(job = %job.id, kind = %job.kind, %error, "job failed");
@@ -133,6 +155,8 @@ impl<S: Store> App<S> {
                     }
                     (None, _) => JobNext::Delete,
                 };
+            metrics::counter!("pathwise_jobs_runs_total", "job" => kind, "outcome" => outcome.as_str()).increment(1);
+            metrics::histogram!("pathwise_job_duration_seconds", "job" => kind).record(started.elapsed().as_secs_f64());
             match outcome {
                 JobOutcome::Done => run.done += 1,
                 JobOutcome::Failed => run.failed += 1,
@@ -142,6 +166,10 @@ impl<S: Store> App<S> {
         }
         if !finished.is_empty() {
             self.store.finish_jobs(&finished).await?;
+        }
+        if !unstarted.is_empty() {
+            let released = self.store.release_jobs(&options.worker, &unstarted).await?;
+            tracing::info!(released, "stopping: gave back the leases of jobs not started");
         }
         Ok(run)
     }
@@ -189,14 +217,29 @@ pub async fn run_scheduler<S: Store>(
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     tokio::pin!(shutdown);
+    let stopping = Arc::clone(&options.stopping);
+    let work = run_until_stopped(app, options, tick);
+    tokio::pin!(work);
+    tokio::select! {
+        () = &mut work => {}
+        () = &mut shutdown => {
+            // Let the job under way finish; the batch's others are given back.
+            stopping.store(true, Ordering::Relaxed);
+            work.await;
+        }
+    }
+}
+
+async fn run_until_stopped<S: Store>(app: App<S>, options: WorkerOptions, tick: std::time::Duration) {
+    let stopped = || options.stopping.load(Ordering::Relaxed);
     if let Err(error) = app.sync_all_review_jobs().await {
         tracing::warn!(%error, "could not re-plan review jobs at start-up");
     }
-    loop {
+    while !stopped() {
         if let Err(error) = app.flush_review_jobs().await {
             tracing::warn!(%error, "could not re-plan review jobs");
         }
-        loop {
+        while !stopped() {
             match app.run_due_jobs(&options).await {
                 Ok(run) if run.claimed as i64 == options.batch => continue,
                 Ok(_) => break,
@@ -206,10 +249,7 @@ pub async fn run_scheduler<S: Store>(
                 }
             }
         }
-        tokio::select! {
-            _ = &mut shutdown => return,
-            _ = tokio::time::sleep(tick) => {}
-        }
+        tokio::time::sleep(tick).await;
     }
 }
 

@@ -128,10 +128,34 @@ pub async fn stream(
         None => q.last_event_id,
     };
     let heartbeat = s.session_heartbeat;
+    let slot = s.open_streams.open(l.id, s.limits.streams_per_learner)?;
     let receiver = s.app.session_stream(l.id, id, after).await?;
-    let events = tokio_stream::wrappers::ReceiverStream::new(receiver).map(|item| Ok(sse_event(item)));
+    // A stopping server ends the stream with a `shutdown` event and a reconnect delay; the
+    // session's events are in its log, so the client resumes from its Last-Event-ID.
+    let stopping = s.shutdown.clone();
+    let events = tokio_stream::wrappers::ReceiverStream::new(receiver)
+        .map(|item| Some(Ok(sse_event(item))))
+        .take_until(stopping.clone().cancelled_owned())
+        .chain(futures::stream::once(async move { stopping.is_cancelled().then(|| Ok(shutdown_event())) }))
+        .filter_map(|event| async move { event })
+        // Counted as open until the client or the server closes it.
+        .map(move |event| {
+            let _ = &slot;
+            event
+        });
     Ok(Sse::new(events)
         .keep_alive(KeepAlive::new().interval(heartbeat).event(Event::default().event("heartbeat").data("{}"))))
+}
+
+/// How long a client waits before reconnecting to a stopping server's stream, in ms.
+const RECONNECT_AFTER_MS: u64 = 2_000;
+
+fn shutdown_event() -> Event {
+    Event::default().event("shutdown").retry(std::time::Duration::from_millis(RECONNECT_AFTER_MS)).data(
+        json!({ "message": "the server is restarting; reconnect with Last-Event-ID to go on where this stream ended",
+                "retry_after_ms": RECONNECT_AFTER_MS })
+        .to_string(),
+    )
 }
 
 fn sse_event(item: StreamItem) -> Event {

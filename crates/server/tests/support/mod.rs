@@ -57,11 +57,21 @@ pub async fn spawn_with(test_store: TestStore) -> TestApp {
 
 /// A server for the application `make` builds over the store (with a clock or a model).
 pub async fn spawn_app_made(test_store: TestStore, make: impl FnOnce(AnyStore) -> App) -> TestApp {
+    spawn_configured(test_store, make, |state| state).await
+}
+
+/// A server for the application `make` builds, with the state `configure` makes of the
+/// default one (limits, a metrics token).
+pub async fn spawn_configured(
+    test_store: TestStore,
+    make: impl FnOnce(AnyStore) -> App,
+    configure: impl FnOnce(AppState) -> AppState,
+) -> TestApp {
     let TestStore { store, database } = test_store;
     let app = make(store);
     let a = app.create_learner("Ada").await.expect("learner A").token;
     let b = app.create_learner("Bob").await.expect("learner B").token;
-    let base = spawn_server(app.clone(), Some(OPERATOR_TOKEN)).await;
+    let base = serve_state(configure(AppState::new(app.clone(), Some(OPERATOR_TOKEN)))).await;
     TestApp { base, client: reqwest::Client::new(), a, b, app, database }
 }
 

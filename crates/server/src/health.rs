@@ -1,0 +1,51 @@
+//! `/healthz` (the process is alive) and `/readyz` (it can serve: the store answers and
+//! its schema is this build's). A load balancer sends traffic on `/readyz`; a supervisor
+//! restarts on `/healthz`. The language model is reported, never a reason to be unready:
+//! without it the tutor answers deterministically.
+
+use crate::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct Readiness {
+    pub ready: bool,
+    /// The database answered (`ok`), or why not.
+    pub store: String,
+    /// `current`, or the schema version found and the one expected.
+    pub migrations: String,
+    /// `not_configured`, `reachable`, or why the model's server did not answer.
+    pub model: String,
+    /// The server is stopping: it finishes what it has and takes nothing new.
+    pub stopping: bool,
+}
+
+pub async fn alive() -> &'static str {
+    "ok"
+}
+
+pub async fn ready(State(state): State<AppState>) -> Response {
+    let (store, migrations) = match state.app.store().schema_status().await {
+        Ok(schema) if schema.is_current() => ("ok".to_string(), "current".to_string()),
+        Ok(schema) => (
+            "ok".to_string(),
+            format!(
+                "the database has schema {}, this build needs {}: run `pathwise migrate`",
+                schema.applied, schema.expected
+            ),
+        ),
+        Err(error) => (format!("the database did not answer: {error}"), "unknown".to_string()),
+    };
+    let model = match state.app.llm().reachable().await {
+        None => "not_configured".to_string(),
+        Some(Ok(())) => "reachable".to_string(),
+        Some(Err(error)) => format!("unreachable: {}", error.learner_message()),
+    };
+    let stopping = state.shutdown.is_cancelled();
+    let ready = store == "ok" && migrations == "current" && !stopping;
+    let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(Readiness { ready, store, migrations, model, stopping })).into_response()
+}
