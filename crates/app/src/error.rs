@@ -182,6 +182,9 @@ impl From<StoreError> for AppError {
                 "already_recorded",
                 format!("{what} was recorded already; it counts once"),
             ),
+            StoreError::Exists(what) => {
+                AppError::new(ErrorKind::Conflict, "already_exists", format!("{what} exists already"))
+            }
             busy if busy.is_busy() => {
                 // Answered 503, which the HTTP layer does not log: the operator hears of it here.
                 tracing::warn!(error = %busy, "the database is busy");

@@ -9,6 +9,7 @@ mod cat_sim;
 mod config;
 mod import_map;
 mod learn;
+mod learners;
 mod mcp;
 mod model_check;
 mod output;
@@ -60,8 +61,15 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Create a learner and print their API token.
+    /// Create a learner and print their API token (the same as `learners create`).
     CreateLearner { name: String },
+    /// The operator's commands on the configured database: list learners with their last
+    /// activity, create, issue, revoke and rotate named tokens, delete a learner with
+    /// everything that is theirs, export a learner as one JSON document and import it.
+    Learners {
+        #[command(subcommand)]
+        command: learners::LearnersCommand,
+    },
     /// Measure throughput and latency; prints one JSON object per line.
     #[cfg(feature = "bench")]
     Bench(bench::BenchFlags),
@@ -200,11 +208,10 @@ async fn run(cli: Cli) -> Result<()> {
         }
         Command::CreateLearner { name } => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
-            let app = App::new(open_store(&settings).await?);
-            let created = app.create_learner(&name).await?;
-            output::line(
-                serde_json::json!({ "id": created.learner.id, "name": created.learner.name, "token": created.token }),
-            )
+            learners::run(&settings, learners::LearnersCommand::Create { name }).await
+        }
+        Command::Learners { command } => {
+            learners::run(&settings_for(&cli.store, cli.config.as_deref())?, command).await
         }
         #[cfg(feature = "bench")]
         Command::Bench(flags) => bench::run(flags).await,

@@ -612,6 +612,58 @@ async fn create_learner_prints_a_working_token() {
     assert!(blank.stderr.contains("name"), "stderr: {}", blank.stderr);
 }
 
+#[test]
+fn learners_commands_administer_learners_and_move_one_to_another_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (first, second) = (data_dir_arg(&tmp.path().join("first")), data_dir_arg(&tmp.path().join("second")));
+    let json = |done: &Finished| -> Value {
+        serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", done.stdout))
+    };
+    let created = json(&run(tmp.path(), &["learners", "create", "Ada", "--data-dir", &first], &[]).success());
+    let ada = created["id"].as_str().unwrap().to_string();
+    assert!(created["token"].as_str().unwrap().starts_with("pw_"));
+
+    let listed = json(&run(tmp.path(), &["learners", "list", "--data-dir", &first], &[]).success());
+    assert_eq!((listed["total"].as_u64(), listed["items"][0]["id"].as_str()), (Some(1), Some(ada.as_str())));
+    let issued = json(
+        &run(tmp.path(), &["learners", "token-create", &ada, "--name", "laptop", "--data-dir", &first], &[]).success(),
+    );
+    let laptop = issued["id"].as_str().unwrap().to_string();
+    let revoked =
+        json(&run(tmp.path(), &["learners", "token-revoke", &ada, &laptop, "--data-dir", &first], &[]).success());
+    assert!(revoked["revoked_at"].is_string(), "{revoked}");
+    let tokens = json(&run(tmp.path(), &["learners", "tokens", &ada, "--data-dir", &first], &[]).success());
+    let default = tokens[0]["id"].as_str().unwrap().to_string();
+    let rotated =
+        json(&run(tmp.path(), &["learners", "token-rotate", &ada, &default, "--data-dir", &first], &[]).success());
+    assert_eq!(rotated["revoked"]["id"], default.as_str());
+    let again = run(tmp.path(), &["learners", "token-rotate", &ada, &default, "--data-dir", &first], &[]).failure();
+    assert!(again.stderr.contains("revoked"), "stderr: {}", again.stderr);
+
+    // Exported to a private file, imported into another database, deleted from the first.
+    let file = tmp.path().join("ada.json");
+    run(tmp.path(), &["learners", "export", &ada, "--output", file.to_str().unwrap(), "--data-dir", &first], &[])
+        .success();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let imported =
+        json(&run(tmp.path(), &["learners", "import", file.to_str().unwrap(), "--data-dir", &second], &[]).success());
+    assert_eq!(imported["id"], ada.as_str());
+    let twice = run(tmp.path(), &["learners", "import", file.to_str().unwrap(), "--data-dir", &second], &[]).failure();
+    assert!(twice.stderr.contains("already"), "stderr: {}", twice.stderr);
+    let deleted = json(&run(tmp.path(), &["learners", "delete", &ada, "--data-dir", &first], &[]).success());
+    assert_eq!(deleted["id"], ada.as_str());
+    let listed = json(&run(tmp.path(), &["learners", "list", "--data-dir", &first], &[]).success());
+    assert_eq!(listed["total"], 0);
+    let listed = json(&run(tmp.path(), &["learners", "list", "--data-dir", &second], &[]).success());
+    assert_eq!(listed["items"][0]["id"], ada.as_str());
+    let missing = run(tmp.path(), &["learners", "delete", &ada, "--data-dir", &first], &[]).failure();
+    assert!(missing.stderr.contains("not found"), "stderr: {}", missing.stderr);
+}
+
 // ---------------------------------------------------------------------------------------
 // bench
 // ---------------------------------------------------------------------------------------

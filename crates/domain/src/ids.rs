@@ -80,3 +80,7 @@ id_type!(
     /// One tutor turn: its policy, what the model proposed and what was shown.
     TurnId
 );
+id_type!(
+    /// One of a learner's API tokens (not the token itself, which is never stored).
+    TokenId
+);

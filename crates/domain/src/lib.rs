@@ -27,7 +27,7 @@ pub mod status;
 pub mod wording;
 
 pub use error::DomainError;
-pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, ThreadId, TurnId};
+pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, ThreadId, TokenId, TurnId};
 pub use status::{
     EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SessionEndReason, SessionStatus,
     SessionType, SrsScheduler,

@@ -213,6 +213,7 @@ vocabulary!(
         MaxItems => "max_items",
         TimeLimit => "time_limit",
         Learner => "learner",
+        Operator => "operator",
     }
 );
 

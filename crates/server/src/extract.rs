@@ -67,6 +67,39 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     }
 }
 
+/// A JSON body of up to `LIMIT` bytes, past the usual [`crate::MAX_BODY_BYTES`]: a
+/// learner's whole document.
+pub struct LargeJsonBody<T, const LIMIT: usize>(pub T);
+
+impl<T: DeserializeOwned, const LIMIT: usize> FromRequest<AppState> for LargeJsonBody<T, LIMIT> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _: &AppState) -> Result<Self, Self::Rejection> {
+        let bytes = axum::body::to_bytes(request.into_body(), LIMIT).await.map_err(|_| {
+            ApiError::from(
+                AppError::new(
+                    ErrorKind::TooLarge,
+                    "body_too_large",
+                    format!("body: larger than the {LIMIT} byte limit"),
+                )
+                .with_details(serde_json::json!({ "field": "body", "max_bytes": LIMIT })),
+            )
+        })?;
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+            ApiError::from(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text"))
+        })?;
+        if text.trim().is_empty() {
+            return Err(AppError::new(
+                ErrorKind::BadRequest,
+                "malformed_json",
+                "body: expected a JSON object, got an empty body",
+            )
+            .into());
+        }
+        parse_object(&text).map(LargeJsonBody)
+    }
+}
+
 /// A JSON body that may be left out: an empty body is `T::default()`.
 pub struct OptionalJsonBody<T>(pub T);
 

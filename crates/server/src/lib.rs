@@ -114,7 +114,13 @@ impl AppState {
 /// are the annotations'). Handlers that share a path are registered together.
 fn operations() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(docs::ApiDoc::openapi())
-        .routes(routes!(learners::create))
+        .routes(routes!(learners::list, learners::create))
+        .routes(routes!(learners::delete))
+        .routes(routes!(learners::tokens, learners::create_token))
+        .routes(routes!(learners::revoke_token))
+        .routes(routes!(learners::rotate_token))
+        .routes(routes!(learners::export))
+        .routes(routes!(learners::import))
         .routes(routes!(learners::me))
         .routes(routes!(learners::llm_usage))
         .routes(routes!(maps::list_maps, maps::create_map))

@@ -15,7 +15,6 @@ mod support;
 use pathwise_app::queries::{ListThreadsQuery, PageQuery};
 use pathwise_domain::LearnerId;
 use pathwise_store::{ResponseFilter, SnapshotStore};
-use pathwise_test_support::TestDatabase;
 use reqwest::{Method, StatusCode};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -32,12 +31,29 @@ const OPEN_OPERATIONS: [(&str, &str); 1] = [(
      code that `pathwise serve` prints, to a page on a loopback name; this test server has no local learner (404)",
 )];
 
+/// The operations only the operator token may call (learner administration, course
+/// imports): a learner's token is refused there, 401.
+const OPERATOR_OPERATIONS: [&str; 9] = [
+    "learners_list",
+    "learners_create",
+    "learners_delete",
+    "learners_list_tokens",
+    "learners_create_token",
+    "learners_revoke_token",
+    "learners_rotate_token",
+    "learners_export",
+    "learners_import",
+];
+
 /// The course every learner may read; not A's data.
 const COURSE: &str = "NET-IPV4";
 
 /// One of everything of learner A's.
 struct World {
     learner: LearnerId,
+    /// The learner's id and one of their tokens' ids, as the operator's routes name them.
+    learner_id: String,
+    token: String,
     map: String,
     root: String,
     child: String,
@@ -59,7 +75,9 @@ impl World {
             "flowid" => &self.flow,
             "sessionid" => &self.session,
             "threadid" => &self.thread,
+            "tokenid" => &self.token,
             // A bare `id` takes its meaning from the path it is in.
+            "id" if path.starts_with("/api/learners/") => &self.learner_id,
             "id" if path.starts_with("/api/mind-maps/") => &self.map,
             "id" if path.starts_with("/api/nodes/") => &self.root,
             "id" if path.starts_with("/api/flows/") => &self.flow,
@@ -108,7 +126,8 @@ async fn make_world(t: &TestApp) -> World {
         session.clone(),
         thread.clone(),
     ];
-    World { learner, map, root, child, flow, session, thread, secrets }
+    let token = t.app.learner_tokens(learner).await.expect("A's tokens")[0].id.to_string();
+    World { learner, learner_id: learner.to_string(), token, map, root, child, flow, session, thread, secrets }
 }
 
 /// Everything of A's, read through the application (not through the doors under test).
@@ -124,6 +143,7 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
             "figures": app.map_analytics(l, map.id).await.unwrap().latest.metrics,
         }));
     }
+    let tokens = app.learner_tokens(l).await.unwrap();
     let flows = app.flow_list(l, None, Some(0), Some(500)).await.unwrap();
     let sessions = app.list_sessions(l, Some(0), Some(500)).await.unwrap();
     let mut session_messages = Vec::new();
@@ -142,6 +162,7 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
         "maps": maps,
         "aggregates": aggregates,
         "responses": app.list_responses(l, ResponseFilter::default(), Some(0), Some(500)).await.unwrap(),
+        "tokens": tokens,
         "flows": flows,
         "sessions": sessions,
         "session_messages": session_messages,
@@ -344,30 +365,14 @@ async fn send(t: &TestApp, call: &Call, token: Option<&str>) -> (StatusCode, Str
 // Tokens
 // ---------------------------------------------------------------------------------------
 
-/// A learner whose token no longer works: made, then its token row deleted from the store
-/// (Pathwise has no revocation of its own yet; a deleted token is what one would leave).
+/// A learner whose token the operator revoked.
 async fn revoked_token(t: &TestApp) -> String {
-    let token = t.app.create_learner("Revoked").await.expect("a learner").token;
-    let hash = pathwise_app::learners::hash_token(&token);
-    match &t.database {
-        TestDatabase::Sqlite(dir) => {
-            use sqlx::Connection;
-            let url = format!("sqlite://{}", dir.path().join("pathwise.db").display());
-            let mut db = sqlx::SqliteConnection::connect(&url).await.expect("open the SQLite store");
-            sqlx::query("DELETE FROM api_tokens WHERE token_hash = ?").bind(&hash).execute(&mut db).await.unwrap();
-        }
-        TestDatabase::Postgres(schema) => {
-            use sqlx::Connection;
-            let mut db = sqlx::PgConnection::connect(schema.url()).await.expect("connect to PostgreSQL");
-            sqlx::query(&format!("DELETE FROM {}.api_tokens WHERE token_hash = $1", schema.name()))
-                .bind(&hash)
-                .execute(&mut db)
-                .await
-                .unwrap();
-        }
-    }
-    assert!(t.app.authenticate(&token).await.is_err(), "the token still works after its row was deleted");
-    token
+    let created = t.app.create_learner("Revoked").await.expect("a learner");
+    let token = t.app.learner_tokens(created.learner.id).await.expect("their tokens")[0].id;
+    t.app.revoke_token(created.learner.id, token).await.expect("revoked");
+    let refused = t.app.authenticate(&created.token).await.expect_err("the token still works after it was revoked");
+    assert_eq!(refused.code, "token_revoked");
+    created.token
 }
 
 // ---------------------------------------------------------------------------------------
@@ -401,6 +406,9 @@ async fn no_route_lets_another_learner_near_a_learners_data(t: &TestApp) {
             if let Some(id) = w.leaked_in(&reply) {
                 panic!("{what}: B's {status} names A's id {id}: {reply}");
             }
+        } else if call.targets_a && OPERATOR_OPERATIONS.contains(&call.operation_id.as_str()) {
+            // The operator's routes take no learner's token, whoever's ids they name.
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}: B got {status} {reply}");
         } else if call.targets_a {
             // Not found, never forbidden: another learner's ids do not say they exist.
             assert_eq!(status, StatusCode::NOT_FOUND, "{what}: B got {status} {reply}");

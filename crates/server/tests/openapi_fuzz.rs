@@ -166,7 +166,18 @@ fn with_examples(mut document: Value, ids: &Seeded) -> Value {
 
 /// The operations only the operator token may call: the learner's run sees their 401s, and a
 /// second run calls them with the operator token.
-const OPERATOR_OPERATIONS: [&str; 2] = ["learners_create", "courses_import"];
+const OPERATOR_OPERATIONS: [&str; 10] = [
+    "learners_list",
+    "learners_create",
+    "learners_delete",
+    "learners_list_tokens",
+    "learners_create_token",
+    "learners_revoke_token",
+    "learners_rotate_token",
+    "learners_export",
+    "learners_import",
+    "courses_import",
+];
 
 /// The environment's value for `name`, else `default`.
 fn setting(name: &str, default: &str) -> String {

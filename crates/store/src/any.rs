@@ -98,16 +98,12 @@ impl Store for AnyStore {
         }
     }
 
-    async fn create_learner(&self, learner: &Learner, token_hash: &str) -> StoreResult<()> {
-        delegate!(self.create_learner(learner, token_hash))
+    async fn create_learner(&self, learner: &Learner, token: &crate::NewToken) -> StoreResult<()> {
+        delegate!(self.create_learner(learner, token))
     }
 
-    async fn add_token(&self, learner: LearnerId, token_hash: &str, now: DateTime<Utc>) -> StoreResult<()> {
-        delegate!(self.add_token(learner, token_hash, now))
-    }
-
-    async fn learner_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<Learner>> {
-        delegate!(self.learner_by_token_hash(token_hash))
+    async fn add_token(&self, token: &crate::NewToken) -> StoreResult<()> {
+        delegate!(self.add_token(token))
     }
 
     async fn local_learner(&self) -> StoreResult<Option<Learner>> {
@@ -609,5 +605,58 @@ impl crate::EvidenceStore for AnyStore {
 
     async fn forget_replies(&self, before: DateTime<Utc>) -> StoreResult<u64> {
         delegate!(self.forget_replies(before))
+    }
+}
+
+impl crate::LearnerAdminStore for AnyStore {
+    async fn token_by_hash(&self, token_hash: &str) -> StoreResult<Option<(Learner, crate::TokenRecord)>> {
+        delegate!(self.token_by_hash(token_hash))
+    }
+
+    async fn record_token_use(
+        &self,
+        token: pathwise_domain::TokenId,
+        at: DateTime<Utc>,
+        unless_since: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        delegate!(self.record_token_use(token, at, unless_since))
+    }
+
+    async fn learner_tokens(&self, learner: LearnerId) -> StoreResult<Vec<crate::TokenRecord>> {
+        delegate!(self.learner_tokens(learner))
+    }
+
+    async fn revoke_token(
+        &self,
+        learner: LearnerId,
+        token: pathwise_domain::TokenId,
+        at: DateTime<Utc>,
+    ) -> StoreResult<Option<crate::TokenRecord>> {
+        delegate!(self.revoke_token(learner, token, at))
+    }
+
+    async fn rotate_token(
+        &self,
+        learner: LearnerId,
+        old: pathwise_domain::TokenId,
+        new: &crate::NewToken,
+    ) -> StoreResult<crate::TokenRecord> {
+        delegate!(self.rotate_token(learner, old, new))
+    }
+
+    async fn learner_activity(&self, offset: i64, limit: i64) -> StoreResult<Page<crate::LearnerActivity>> {
+        delegate!(self.learner_activity(offset, limit))
+    }
+
+    async fn delete_learner(&self, learner: LearnerId) -> StoreResult<bool> {
+        delegate!(self.delete_learner(learner))
+    }
+
+    async fn learner_rows(&self, learner: LearnerId) -> StoreResult<Option<crate::LearnerRows>> {
+        delegate!(self.learner_rows(learner))
+    }
+
+    async fn insert_learner_rows(&self, rows: &crate::LearnerRows) -> StoreResult<()> {
+        delegate!(self.insert_learner_rows(rows))
     }
 }

@@ -37,6 +37,11 @@ pub enum StoreError {
     /// written, and the caller answers with what was stored the first time.
     #[error("already recorded: {0}")]
     Duplicate(&'static str),
+
+    /// A record to create under an id that is taken (a learner imported twice); nothing
+    /// was written.
+    #[error("{0} exists already")]
+    Exists(String),
 }
 
 impl StoreError {

@@ -5,10 +5,12 @@
 //! conformance suite. Stores decide nothing: every rule comes from `pathwise-domain`,
 //! applied inside the store's transaction through the closures the application passes.
 
+mod admin;
 mod analytics;
 mod any;
 mod error;
 mod evidence;
+pub mod learner_rows;
 mod learning_loop;
 mod postgres;
 pub mod private_files;
@@ -24,10 +26,12 @@ mod sqlite_read;
 mod ts;
 mod tutor;
 
+pub use admin::{LearnerActivity, LearnerAdminStore, NewToken, TokenRecord};
 pub use analytics::{AnalyticsStore, NodeActivity};
 pub use any::{AnyStore, PoolStatus, SchemaStatus};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
+pub use learner_rows::LearnerRows;
 pub use learning_loop::{
     FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, NodeFsrs, PreferenceStore, Preferences, ReviewDue,
     Snapshot, SnapshotStore,
@@ -155,6 +159,7 @@ pub trait Store:
     + SessionStore
     + TutorStore
     + EvidenceStore
+    + LearnerAdminStore
     + Clone
     + Send
     + Sync
@@ -163,14 +168,10 @@ pub trait Store:
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
     fn engine(&self) -> &'static str;
 
-    fn create_learner(&self, learner: &Learner, token_hash: &str) -> impl Future<Output = StoreResult<()>> + Send;
-    fn add_token(
-        &self,
-        learner: LearnerId,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
-    fn learner_by_token_hash(&self, token_hash: &str) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
+    /// Create a learner with their first token, in one transaction.
+    fn create_learner(&self, learner: &Learner, token: &NewToken) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Another token for a learner.
+    fn add_token(&self, token: &NewToken) -> impl Future<Output = StoreResult<()>> + Send;
     fn local_learner(&self) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
 
     fn get_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<Option<MindMap>>> + Send;

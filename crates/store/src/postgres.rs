@@ -18,6 +18,21 @@ crate::sql_sessions::sessions_store!(PgStore);
 crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
 crate::evidence::evidence_store!(PgStore);
 crate::analytics::analytics_store!(PgStore);
+// An export reads every table of a learner as of one moment.
+crate::admin::admin_store!(
+    PgStore,
+    sqlx::Postgres,
+    Vec<i16>,
+    crate::sql::qualities_of_array,
+    qualities_array,
+    Some("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
+    "FOR UPDATE"
+);
+
+/// A node's qualities as PostgreSQL keeps them: a `smallint[]`.
+fn qualities_array(qualities: &[u8]) -> Vec<i16> {
+    qualities.iter().map(|&q| i16::from(q)).collect()
+}
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 

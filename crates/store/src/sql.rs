@@ -445,7 +445,7 @@ macro_rules! shared_store {
                 Self::ENGINE
             }
 
-            async fn create_learner(&self, learner: &Learner, token_hash: &str) -> StoreResult<()> {
+            async fn create_learner(&self, learner: &Learner, token: &crate::NewToken) -> StoreResult<()> {
                 let mut tx = self.begin_write().await?;
                 sqlx::query("INSERT INTO learners (id, name, is_local, created_at) VALUES ($1, $2, $3, $4)")
                     .bind(learner.id.0)
@@ -454,37 +454,14 @@ macro_rules! shared_store {
                     .bind(Ts(learner.created_at))
                     .execute(&mut *tx)
                     .await?;
-                sqlx::query("INSERT INTO api_tokens (token_hash, learner_id, created_at) VALUES ($1, $2, $3)")
-                    .bind(token_hash)
-                    .bind(learner.id.0)
-                    .bind(Ts(learner.created_at))
-                    .execute(&mut *tx)
-                    .await?;
+                insert_token(&mut tx, token).await?;
                 tx.commit().await?;
                 Ok(())
             }
 
-            async fn add_token(&self, learner: LearnerId, token_hash: &str, now: DateTime<Utc>) -> StoreResult<()> {
-                sqlx::query("INSERT INTO api_tokens (token_hash, learner_id, created_at) VALUES ($1, $2, $3)")
-                    .bind(token_hash)
-                    .bind(learner.0)
-                    .bind(Ts(now))
-                    .execute(self.writer())
-                    .await?;
-                Ok(())
-            }
-
-            async fn learner_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<Learner>> {
-                sqlx::query(
-                    "SELECT l.id, l.name, l.is_local, l.created_at FROM api_tokens t \
-                     JOIN learners l ON l.id = t.learner_id WHERE t.token_hash = $1",
-                )
-                .bind(token_hash)
-                .fetch_optional(self.reader())
-                .await?
-                .as_ref()
-                .map(learner_from_row)
-                .transpose()
+            async fn add_token(&self, token: &crate::NewToken) -> StoreResult<()> {
+                let mut conn = self.writer().acquire().await?;
+                insert_token(&mut conn, token).await
             }
 
             async fn local_learner(&self) -> StoreResult<Option<Learner>> {

@@ -20,6 +20,12 @@ crate::sql_sessions::sessions_store!(SqliteStore);
 crate::sql_tutor::tutor_store!(SqliteStore, "");
 crate::evidence::evidence_store!(SqliteStore);
 crate::analytics::analytics_store!(SqliteStore);
+crate::admin::admin_store!(SqliteStore, sqlx::Sqlite, String, read_qualities, crate::sqlite_batch::list_of, None, "");
+
+/// A node's qualities as SQLite keeps them (comma-separated text), read.
+fn read_qualities(kept: String) -> StoreResult<Vec<u8>> {
+    crate::sql::qualities_of(&kept)
+}
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 

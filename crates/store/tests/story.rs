@@ -13,14 +13,15 @@ use pathwise_domain::model::{Edge, MapChanges, MindMap, Node, QuizResponse, Resp
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{
     DomainError, EdgeType, FlowId, FlowStatus, JobId, JobKind, JobOutcome, LearnerId, MapStatus, MasteryStatus,
-    MindMapId, NodeId, ResponseId, ResponseType, SessionId, SessionStatus, SessionType, SrsScheduler, ThreadId, TurnId,
+    MindMapId, NodeId, ResponseId, ResponseType, SessionId, SessionStatus, SessionType, SrsScheduler, ThreadId,
+    TokenId, TurnId,
 };
 use pathwise_store::{
     AnalyticsStore, AnyStore, CourseMap, CourseRecord, DrillOfferRecord, EvidenceStore, ExamEventRecord,
-    ExamStatusRecord, FinishedJob, FlowStore, Job, JobNext, JobStore, Learner, LlmCall, NewResponse, NodeFsrs,
-    OperationUsage, PreferenceStore, Preferences, ResponseContext, ResponseDecision, ResponseFilter, SessionEvent,
-    SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore, StepResponse, Store,
-    StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
+    ExamStatusRecord, FinishedJob, FlowStore, Job, JobNext, JobStore, Learner, LearnerAdminStore, LlmCall, NewResponse,
+    NewToken, NodeFsrs, OperationUsage, PreferenceStore, Preferences, ResponseContext, ResponseDecision,
+    ResponseFilter, SessionEvent, SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore,
+    StepResponse, Store, StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -45,6 +46,9 @@ pathwise_test_support::conformance!(
     a_tutor_thread_keeps_its_course_snapshot_messages_drills_and_turns,
     exam_answers_move_a_question_on_only_from_the_status_they_read,
     a_reply_is_kept_once_under_its_key_and_forgotten_once_old,
+    a_tokens_use_is_noted_at_most_once_a_minute_and_a_revoked_token_stays_revoked,
+    a_rotation_stores_the_new_token_and_revokes_the_old_together,
+    learners_are_listed_with_their_latest_activity_of_each_kind,
 );
 
 // ---------------------------------------------------------------------------------------
@@ -67,9 +71,22 @@ fn id() -> Uuid {
     Uuid::now_v7()
 }
 
+/// A token of `learner`'s to store, with a hash of the test's choosing.
+fn token(learner: LearnerId, name: &str, hash: &str, created_at: DateTime<Utc>) -> NewToken {
+    NewToken { id: TokenId(id()), learner_id: learner, name: name.into(), token_hash: hash.into(), created_at }
+}
+
+/// The learner a token hash belongs to, without the token.
+async fn owner(store: &AnyStore, hash: &str) -> Option<Learner> {
+    store.token_by_hash(hash).await.unwrap().map(|(learner, _)| learner)
+}
+
 async fn new_learner(store: &AnyStore, name: &str) -> Learner {
     let learner = Learner { id: LearnerId(id()), name: name.into(), is_local: false, created_at: at(0) };
-    store.create_learner(&learner, &format!("hash-of-{name}")).await.expect("create learner");
+    store
+        .create_learner(&learner, &token(learner.id, "default", &format!("hash-of-{name}"), at(0)))
+        .await
+        .expect("create learner");
     learner
 }
 
@@ -213,22 +230,25 @@ async fn a_learner_is_found_by_each_of_their_tokens_and_by_id(store: &AnyStore) 
     assert!(store.all_learners().await.unwrap().is_empty());
 
     let ada = Learner { id: LearnerId(id()), name: "Ada".into(), is_local: false, created_at: at(0) };
-    store.create_learner(&ada, "hash-ada-1").await.unwrap();
-    store.add_token(ada.id, "hash-ada-2", at(1)).await.unwrap();
-    assert_eq!(store.learner_by_token_hash("hash-ada-1").await.unwrap(), Some(ada.clone()));
-    assert_eq!(store.learner_by_token_hash("hash-ada-2").await.unwrap(), Some(ada.clone()));
-    assert_eq!(store.learner_by_token_hash("hash-of-nobody").await.unwrap(), None);
+    let first = token(ada.id, "default", "hash-ada-1", at(0));
+    store.create_learner(&ada, &first).await.unwrap();
+    let second = token(ada.id, "laptop", "hash-ada-2", at(1));
+    store.add_token(&second).await.unwrap();
+    assert_eq!(store.token_by_hash("hash-ada-1").await.unwrap(), Some((ada.clone(), first.record())));
+    assert_eq!(owner(store, "hash-ada-2").await, Some(ada.clone()));
+    assert_eq!(store.token_by_hash("hash-of-nobody").await.unwrap(), None);
+    assert_eq!(store.learner_tokens(ada.id).await.unwrap(), vec![first.record(), second.record()], "oldest first");
 
     let local = Learner { id: LearnerId(id()), name: "me".into(), is_local: true, created_at: at(2) };
-    store.create_learner(&local, "hash-local").await.unwrap();
+    store.create_learner(&local, &token(local.id, "default", "hash-local", at(2))).await.unwrap();
     assert_eq!(store.local_learner().await.unwrap(), Some(local.clone()));
     assert_eq!(store.learner(ada.id).await.unwrap(), Some(ada.clone()));
     assert_eq!(store.learner(LearnerId(id())).await.unwrap(), None);
     assert_eq!(store.all_learners().await.unwrap(), vec![ada.clone(), local.clone()], "oldest first");
 
     // A token's hash names one learner only; the refused token is not kept.
-    assert!(store.add_token(local.id, "hash-ada-1", at(3)).await.is_err());
-    assert_eq!(store.learner_by_token_hash("hash-ada-1").await.unwrap(), Some(ada));
+    assert!(store.add_token(&token(local.id, "stolen", "hash-ada-1", at(3))).await.is_err());
+    assert_eq!(owner(store, "hash-ada-1").await, Some(ada));
     let counts = counts(store.table_counts().await.unwrap());
     assert_eq!((counts["learners"], counts["api_tokens"]), (2, 3));
 }
@@ -1364,4 +1384,83 @@ async fn a_reply_is_kept_once_under_its_key_and_forgotten_once_old(store: &AnySt
     assert_eq!(store.stored_reply(ada.id, "key").await.unwrap(), None);
     assert_eq!(store.stored_reply(bob.id, "key").await.unwrap(), Some(later));
     assert_eq!(store.forget_replies(at(5)).await.unwrap(), 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Tokens and the operator's list
+// ---------------------------------------------------------------------------------------
+
+async fn a_tokens_use_is_noted_at_most_once_a_minute_and_a_revoked_token_stays_revoked(store: &AnyStore) {
+    let ada = new_learner(store, "Ada").await;
+    let (_, default) = store.token_by_hash("hash-of-Ada").await.unwrap().expect("Ada's token");
+    assert_eq!((default.name.as_str(), default.last_used_at, default.revoked_at), ("default", None, None));
+
+    assert!(store.record_token_use(default.id, at(5), at(4)).await.unwrap(), "never used: noted");
+    assert!(
+        !store
+            .record_token_use(default.id, at(5) + Duration::seconds(30), at(5) - Duration::seconds(30))
+            .await
+            .unwrap(),
+        "used since: not noted again"
+    );
+    assert!(store.record_token_use(default.id, at(7), at(6)).await.unwrap(), "a minute on: noted");
+    let (_, used) = store.token_by_hash("hash-of-Ada").await.unwrap().unwrap();
+    assert_eq!(used.last_used_at, Some(at(7)));
+
+    let stranger = new_learner(store, "Bob").await;
+    assert_eq!(store.revoke_token(stranger.id, default.id, at(8)).await.unwrap(), None, "another learner's token");
+    let revoked = store.revoke_token(ada.id, default.id, at(8)).await.unwrap().expect("Ada's token");
+    assert_eq!(revoked.revoked_at, Some(at(8)));
+    let again = store.revoke_token(ada.id, default.id, at(9)).await.unwrap().unwrap();
+    assert_eq!(again.revoked_at, Some(at(8)), "revoked once, when it was first revoked");
+    assert_eq!(store.token_by_hash("hash-of-Ada").await.unwrap().unwrap().1.revoked_at, Some(at(8)));
+    assert!(!store.record_token_use(default.id, at(20), at(19)).await.unwrap(), "a revoked token's use is not noted");
+    assert_eq!(store.revoke_token(ada.id, TokenId(id()), at(9)).await.unwrap(), None);
+}
+
+async fn a_rotation_stores_the_new_token_and_revokes_the_old_together(store: &AnyStore) {
+    let ada = new_learner(store, "Ada").await;
+    let bob = new_learner(store, "Bob").await;
+    let (_, old) = store.token_by_hash("hash-of-Ada").await.unwrap().unwrap();
+    let new = token(ada.id, "default", "hash-ada-new", at(10));
+    let revoked = store.rotate_token(ada.id, old.id, &new).await.unwrap();
+    assert_eq!((revoked.id, revoked.revoked_at), (old.id, Some(at(10))));
+    assert_eq!(store.learner_tokens(ada.id).await.unwrap(), vec![revoked.clone(), new.record()]);
+
+    // A revoked token, another learner's, or none at all: nothing is written.
+    let before = store.table_counts().await.unwrap();
+    let refused = store.rotate_token(ada.id, old.id, &token(ada.id, "default", "hash-ada-3", at(11))).await;
+    assert!(matches!(refused, Err(StoreError::Rejected(DomainError::Conflict { .. }))), "{refused:?}");
+    let others = store.rotate_token(bob.id, new.id, &token(bob.id, "x", "hash-bob-2", at(11))).await;
+    assert!(matches!(others, Err(StoreError::NotFound("token"))), "{others:?}");
+    // A new token whose hash is taken fails the whole rotation: the old one stays in force.
+    let taken = store.rotate_token(ada.id, new.id, &token(ada.id, "default", "hash-of-Bob", at(12))).await;
+    assert!(taken.is_err());
+    assert_eq!(store.table_counts().await.unwrap(), before);
+    assert_eq!(store.token_by_hash("hash-ada-new").await.unwrap().unwrap().1.revoked_at, None);
+}
+
+async fn learners_are_listed_with_their_latest_activity_of_each_kind(store: &AnyStore) {
+    let ada = new_learner(store, "Ada").await;
+    let idle = Learner { id: LearnerId(id()), name: "Idle".into(), is_local: false, created_at: at(1) };
+    store.create_learner(&idle, &token(idle.id, "default", "hash-idle", at(1))).await.unwrap();
+    let (map, nodes, changes) = chain_map(ada.id, "Sets", &["Sets", "Relations"], at(2));
+    store.insert_map(&map, &changes).await.unwrap();
+    answer(store, ada.id, &response_to(&nodes[0], 4, ResponseType::Teach, at(30))).await;
+    let (_, ada_token) = store.token_by_hash("hash-of-Ada").await.unwrap().unwrap();
+    store.record_token_use(ada_token.id, at(40), at(39)).await.unwrap();
+    store.add_token(&token(ada.id, "laptop", "hash-ada-laptop", at(41))).await.unwrap();
+    store.revoke_token(ada.id, ada_token.id, at(42)).await.unwrap();
+
+    let page = store.learner_activity(0, 10).await.unwrap();
+    assert_eq!(page.total, 2);
+    let listed: Vec<_> = page.items.iter().map(|a| a.learner.clone()).collect();
+    assert_eq!(listed, vec![ada.clone(), idle.clone()], "in the order they were made");
+    let a = &page.items[0];
+    assert_eq!((a.active_tokens, a.last_token_use, a.last_response), (1, Some(at(40)), Some(at(30))));
+    assert_eq!((a.last_session, a.last_tutor_turn, a.last_flow_step), (None, None, None));
+    let i = &page.items[1];
+    assert_eq!((i.active_tokens, i.last_token_use, i.last_response), (1, None, None));
+    let second = store.learner_activity(1, 10).await.unwrap();
+    assert_eq!((second.total, second.items.len(), second.items[0].learner.id), (2, 1, idle.id));
 }

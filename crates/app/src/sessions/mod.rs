@@ -292,6 +292,17 @@ impl<S: Store> App<S> {
     /// `DELETE /session/{id}`: the learner ends the session. Ending an ended session
     /// changes nothing.
     pub async fn terminate_session(&self, learner: LearnerId, id: SessionId) -> AppResult<SessionView> {
+        self.end_session(learner, id, SessionEndReason::Learner).await
+    }
+
+    /// End a session for `reason` (the learner's choice, or the operator's deleting the
+    /// learner): what it scored so far is its result, and a stream on it sees it end.
+    pub(crate) async fn end_session(
+        &self,
+        learner: LearnerId,
+        id: SessionId,
+        reason: SessionEndReason,
+    ) -> AppResult<SessionView> {
         for _ in 0..10 {
             let record = self.load_session(learner, id).await?;
             if record.status.is_final() {
@@ -300,11 +311,11 @@ impl<S: Store> App<S> {
             let mut turn = Turn::new(record, self.now())?;
             runner::settle(self, &mut turn).await?;
             turn.set_status(SessionStatus::Terminated)?;
-            turn.state.end_reason = Some(SessionEndReason::Learner);
+            turn.state.end_reason = Some(reason);
             turn.state.pending = None;
             let results = runner::results(self, &turn).await?;
             turn.state.results = Some(results.clone());
-            turn.event(SessionEventKind::SessionTerminated, json!({ "reason": "learner", "results": results }));
+            turn.event(SessionEventKind::SessionTerminated, json!({ "reason": reason, "results": results }));
             turn.release_lease();
             match turn.commit(&self.store).await {
                 Ok(record) => return self.session_view(&record),

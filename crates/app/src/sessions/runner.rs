@@ -80,7 +80,13 @@ impl<S: Store> Stream<S> {
     }
 
     pub async fn run(mut self) {
-        if let Err(error) = self.drive().await {
+        let Err(error) = self.drive().await else { return };
+        // A session that was there when the stream opened and is gone now went with its
+        // learner, whom the operator deleted (after ending it): the stream ends as it does
+        // at a session's end.
+        let gone = error.kind == crate::ErrorKind::NotFound
+            && matches!(self.app.store().get_session(self.learner, self.id).await, Ok(None));
+        if !gone {
             let _ = self.out.send(StreamItem::Error(error)).await;
         }
     }

@@ -52,6 +52,11 @@ impl TestApp {
         &self.app
     }
 
+    /// The time on the test's clock.
+    pub fn clock_now(&self) -> DateTime<Utc> {
+        pathwise_app::Clock::now(self.clock.as_ref())
+    }
+
     /// Another learner, to prove isolation.
     pub async fn other_learner(&self) -> LearnerId {
         self.app.create_learner("someone else").await.unwrap().learner.id

@@ -1,16 +1,21 @@
-//! Learners: created by the operator, each with a bearer token.
+//! Learners: created and administered by the operator (tokens, deletion, export and
+//! import), each signing in with a bearer token of their own.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{bearer, Auth, JsonBody, QueryParams};
+use crate::extract::{bearer, Auth, JsonBody, LargeJsonBody, PathIds, QueryParams};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::Json;
-use pathwise_app::queries::UsageQuery;
+use pathwise_app::learners::administration::{DeletedLearner, LearnerSummary};
+use pathwise_app::learners::transfer::{ImportedLearner, LearnerDocument};
+use pathwise_app::learners::{IssuedToken, RotatedToken, TokenInfo};
+use pathwise_app::paging::Paged;
+use pathwise_app::queries::{PageQuery, UsageQuery};
 use pathwise_app::usage::LlmUsage;
 use pathwise_app::{AppError, ErrorKind};
-use pathwise_domain::LearnerId;
+use pathwise_domain::{LearnerId, TokenId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -46,7 +51,7 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
             return Err(AppError::new(
                 ErrorKind::Forbidden,
                 "no_operator_token",
-                "creating learners needs an operator token, and none is configured: set PATHWISE_OPERATOR_TOKEN or operator_token in the config file",
+                "administering learners needs an operator token, and none is configured: set PATHWISE_OPERATOR_TOKEN or operator_token in the config file",
             )
             .into());
         };
@@ -131,4 +136,159 @@ pub async fn review_log(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<a
     use axum::response::IntoResponse;
     let csv = s.app.review_log(l.id).await?;
     Ok(([(axum::http::header::CONTENT_TYPE, "text/csv; charset=utf-8")], csv).into_response())
+}
+
+/// The largest learner document an import takes over HTTP; `pathwise learners import`
+/// reads a file of any size.
+pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateToken {
+    /// What the token is for (`laptop`, `assistant`), 1 to 100 characters.
+    name: String,
+}
+
+/// Every learner with when they were last active (operator only), in the order they were made.
+#[utoipa::path(get, operation_id = "learners_list", path = "/api/learners", tag = "learners", params(PageQuery),
+    responses((status = 200, body = Paged<LearnerSummary>),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 422, description = "`offset` or `limit` out of range.", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn list(
+    State(s): State<AppState>,
+    _: Operator,
+    QueryParams(q): QueryParams<PageQuery>,
+) -> ApiResult<Json<Paged<LearnerSummary>>> {
+    Ok(Json(s.app.list_learners(q.offset, q.limit).await?))
+}
+
+/// Delete a learner with everything that is theirs, in one transaction (operator only).
+/// Their open sessions are ended first and their streams close. The local learner is not
+/// deleted (409 `local_learner`).
+#[utoipa::path(delete, operation_id = "learners_delete", path = "/api/learners/{id}", tag = "learners",
+    params(("id" = LearnerId, Path)),
+    responses((status = 200, body = DeletedLearner),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such learner (`not_found`).", body = ErrorBody),
+        (status = 409, description = "The learner is the server's local learner (`local_learner`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn delete(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds(id): PathIds<LearnerId>,
+) -> ApiResult<Json<DeletedLearner>> {
+    Ok(Json(s.app.delete_learner(id).await?))
+}
+
+/// A learner's tokens, revoked ones included, oldest first (operator only); never the
+/// tokens themselves.
+#[utoipa::path(get, operation_id = "learners_list_tokens", path = "/api/learners/{id}/tokens", tag = "learners",
+    params(("id" = LearnerId, Path)),
+    responses((status = 200, body = Vec<TokenInfo>),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such learner (`not_found`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn tokens(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds(id): PathIds<LearnerId>,
+) -> ApiResult<Json<Vec<TokenInfo>>> {
+    Ok(Json(s.app.learner_tokens(id).await?))
+}
+
+/// Issue the learner another token, named (operator only); the response carries the token,
+/// shown only this once.
+#[utoipa::path(post, operation_id = "learners_create_token", path = "/api/learners/{id}/tokens", tag = "learners",
+    params(("id" = LearnerId, Path)), request_body = CreateToken,
+    responses((status = 201, body = IssuedToken),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such learner (`not_found`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn create_token(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds(id): PathIds<LearnerId>,
+    JsonBody(input): JsonBody<CreateToken>,
+) -> ApiResult<(StatusCode, Json<IssuedToken>)> {
+    Ok((StatusCode::CREATED, Json(s.app.create_token(id, &input.name).await?)))
+}
+
+/// Revoke one of the learner's tokens (operator only): a request with it is refused with 401
+/// `token_revoked`, saying when. Revoking it again changes nothing.
+#[utoipa::path(delete, operation_id = "learners_revoke_token", path = "/api/learners/{id}/tokens/{token_id}",
+    tag = "learners", params(("id" = LearnerId, Path), ("token_id" = TokenId, Path)),
+    responses((status = 200, body = TokenInfo),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such learner, or no such token of theirs (`not_found`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn revoke_token(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds((id, token)): PathIds<(LearnerId, TokenId)>,
+) -> ApiResult<Json<TokenInfo>> {
+    Ok(Json(s.app.revoke_token(id, token).await?))
+}
+
+/// Replace a token in force with a new one of the same name, revoking the old one in the
+/// same transaction (operator only); the new token is shown only this once.
+#[utoipa::path(post, operation_id = "learners_rotate_token", path = "/api/learners/{id}/tokens/{token_id}/rotate",
+    tag = "learners", params(("id" = LearnerId, Path), ("token_id" = TokenId, Path)),
+    responses((status = 201, body = RotatedToken),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such learner, or no such token of theirs (`not_found`).", body = ErrorBody),
+        (status = 409, description = "The token is revoked already (`token_revoked`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn rotate_token(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds((id, token)): PathIds<(LearnerId, TokenId)>,
+) -> ApiResult<(StatusCode, Json<RotatedToken>)> {
+    Ok((StatusCode::CREATED, Json(s.app.rotate_token(id, token).await?)))
+}
+
+/// Everything about a learner as one JSON document (operator only): their maps, responses,
+/// flows, jobs, sessions, tutor threads, snapshots, preferences, language-model usage and
+/// tokens (as hashes, never the tokens), for `POST /api/learners/import` on another server.
+#[utoipa::path(get, operation_id = "learners_export", path = "/api/learners/{id}/export", tag = "learners",
+    params(("id" = LearnerId, Path)),
+    responses((status = 200, body = LearnerDocument),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such learner (`not_found`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn export(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds(id): PathIds<LearnerId>,
+) -> ApiResult<Json<LearnerDocument>> {
+    Ok(Json(s.app.export_learner(id).await?))
+}
+
+/// Write a learner's document (from `GET /api/learners/{id}/export`) into this server under
+/// the same ids, in one transaction (operator only). Nothing is written unless all is.
+#[utoipa::path(post, operation_id = "learners_import", path = "/api/learners/import", tag = "learners",
+    request_body = LearnerDocument,
+    responses((status = 201, body = ImportedLearner),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 409, description = "A learner of that id is here already (`learner_exists`), a course their rows \
+            need is not (`course_missing`, with `details.courses`), or a row's key is taken (`conflict`).", body = ErrorBody),
+        (status = 413, description = "The document is larger than 64 MiB (`body_too_large`); `pathwise learners \
+            import` takes any size.", body = ErrorBody),
+        (status = 422, description = "Not a learner document of version 1, or a row that does not fit its table or \
+            is not the learner's; `details.field` names it (`tables.mind_maps[3].title`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn import(
+    State(s): State<AppState>,
+    _: Operator,
+    LargeJsonBody(document): LargeJsonBody<LearnerDocument, MAX_IMPORT_BYTES>,
+) -> ApiResult<(StatusCode, Json<ImportedLearner>)> {
+    Ok((StatusCode::CREATED, Json(s.app.import_learner(&document).await?)))
 }
