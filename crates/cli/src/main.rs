@@ -47,6 +47,17 @@ enum Command {
     },
     /// Create or upgrade the database schema, then exit.
     Migrate,
+    /// Copy the SQLite database to a new file while the server runs (SQLite's online
+    /// backup: the database as of one moment). For PostgreSQL, use pg_dump.
+    Backup {
+        /// The file to write; it must not exist.
+        destination: PathBuf,
+    },
+    /// Put a backup in place of the SQLite database; stop the server first.
+    Restore {
+        /// A file `pathwise backup` wrote.
+        backup: PathBuf,
+    },
     /// Plan a new mind map from a file: a decomposition (JSON: topic, goal?, diagnostic_results?,
     /// decomposition, on_existing?) or an outline (Markdown: headings or a nested list, the
     /// first heading or item being the topic). No language model is needed.
@@ -147,6 +158,18 @@ enum ModelCommand {
 #[derive(Serialize)]
 struct StoreOverrides<'a>(&'a StoreFlags);
 
+/// The SQLite database the settings name; PostgreSQL has tools of its own for `what`.
+fn sqlite_database(settings: &Settings, what: &str) -> Result<PathBuf> {
+    match pathwise_store::Location::of(settings.database_url.as_deref(), &settings.data_dir)? {
+        pathwise_store::Location::Sqlite(path) => Ok(path),
+        pathwise_store::Location::Postgres(_) => anyhow::bail!(
+            "pathwise {what} works on SQLite; this server uses PostgreSQL, whose own tools do it consistently \
+             while it runs: pg_dump --format=custom --file=pathwise.dump \"$DATABASE_URL\" to back up, \
+             pg_restore --clean --if-exists --dbname=\"$DATABASE_URL\" pathwise.dump to restore (see the README)"
+        ),
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
@@ -179,6 +202,24 @@ async fn run(cli: Cli) -> Result<()> {
             serve::run(settings).await
         }
         Command::Mcp { token } => mcp::run(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref()).await,
+        Command::Backup { destination } => {
+            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
+            let database = sqlite_database(&settings, "backup")?;
+            let shown = destination.display().to_string();
+            let copied =
+                tokio::task::spawn_blocking(move || pathwise_store::sqlite_backup::backup(&database, &destination))
+                    .await??;
+            output::line(serde_json::json!({ "backup": shown, "pages": copied.pages, "bytes": copied.bytes }))
+        }
+        Command::Restore { backup } => {
+            let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
+            let database = sqlite_database(&settings, "restore")?;
+            let shown = database.display().to_string();
+            let copied =
+                tokio::task::spawn_blocking(move || pathwise_store::sqlite_backup::restore(&backup, &database))
+                    .await??;
+            output::line(serde_json::json!({ "restored": shown, "pages": copied.pages, "bytes": copied.bytes }))
+        }
         Command::Migrate => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             let store = open_store(&settings).await?;

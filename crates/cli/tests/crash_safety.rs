@@ -1,6 +1,7 @@
 //! A server killed with SIGKILL while learners' answers pour in loses none that it
 //! acknowledged, and the answers whose acknowledgement was lost, retried with their
-//! idempotency keys, are stored once: the real binary, on SQLite and on PostgreSQL.
+//! idempotency keys, are stored once: the real binary, on SQLite and on PostgreSQL. A
+//! backup taken while they pour in holds every answer acknowledged before it began.
 
 mod common;
 
@@ -109,13 +110,8 @@ async fn stored_questions(client: &reqwest::Client, server: &Endpoint, map: &str
     }
 }
 
-async fn killed_under_load_loses_nothing_acknowledged(database_url: Option<&str>) {
-    let dir = tempfile::tempdir().unwrap();
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
-    let mut server = serve(dir.path(), database_url);
-    let at = server.at.clone();
-
-    // A map of 30 concepts, so that the answers spread over many nodes.
+/// A map of 30 concepts, so that the answers spread over many nodes: its id and its nodes'.
+async fn map_of_thirty(client: &reqwest::Client, at: &Endpoint) -> (String, Vec<String>) {
     let mut nodes = vec![json!({ "label": "Topic", "effort_minutes": 10 })];
     let mut edges = Vec::new();
     for i in 1..30 {
@@ -144,6 +140,15 @@ async fn killed_under_load_loses_nothing_acknowledged(database_url: Option<&str>
         .unwrap();
     let node_ids: Vec<String> =
         aggregate["nodes"].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_string()).collect();
+    (map, node_ids)
+}
+
+async fn killed_under_load_loses_nothing_acknowledged(database_url: Option<&str>) {
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    let mut server = serve(dir.path(), database_url);
+    let at = server.at.clone();
+    let (map, node_ids) = map_of_thirty(&client, &at).await;
 
     // Clients answer as fast as the server takes it, until it dies under them.
     let sent = Arc::new(Mutex::new(Sent::default()));
@@ -228,4 +233,114 @@ async fn postgres_killed_under_load_loses_nothing_acknowledged_and_stores_retrie
     killed_under_load_loses_nothing_acknowledged(Some(database.url())).await;
     // Connections the killed server held are gone with it; the restarted one's are ended
     // when the database is dropped.
+}
+
+/// `pathwise` run to its end in `dir` without the caller's `PATHWISE_*` variables.
+fn pathwise(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut command = Command::new(BIN);
+    command.args(args).current_dir(dir).stdin(Stdio::null());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("PATHWISE_") {
+            command.env_remove(name);
+        }
+    }
+    command.output().expect("run pathwise")
+}
+
+/// A backup of the SQLite database taken while answers pour in (SQLite's online backup)
+/// holds every answer acknowledged before it began; restored into another data directory,
+/// a server serves them all. A destination that exists or cannot be written is refused with
+/// nothing written, and PostgreSQL is pointed to its own tools.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_backup_under_load_holds_every_answer_acknowledged_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    let server = serve(dir.path(), None);
+    let at = server.at.clone();
+    let (map, node_ids) = map_of_thirty(&client, &at).await;
+
+    let sent = Arc::new(Mutex::new(Sent::default()));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for c in 0..CLIENTS / 2 {
+        let (client, sent, at, nodes, map, stop) =
+            (client.clone(), sent.clone(), at.clone(), node_ids.clone(), map.clone(), stop.clone());
+        clients.push(tokio::spawn(async move {
+            for n in 0.. {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                let key = format!("backup-{c}-{n}");
+                let body = json!({ "node_id": nodes[(c * 7 + n) % nodes.len()], "mind_map_id": map,
+                    "question_text": key, "quality": 4, "response_type": "teach" });
+                let answer = Answer { key: key.clone(), body };
+                let (status, body) = post(&client, &at, &answer).await.expect("the server answers");
+                assert_eq!(status, 201, "{key}: {body}");
+                sent.lock().unwrap().acknowledged.insert(key);
+            }
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while sent.lock().unwrap().acknowledged.len() < ACKNOWLEDGED_BEFORE_KILL / 2 {
+        assert!(Instant::now() < deadline, "the server acknowledged too few answers");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let before = sent.lock().unwrap().acknowledged.clone();
+    let backup = dir.path().join("pathwise-backup.db");
+    let data = dir.path().join("data");
+    let (data, backup_arg) = (data.to_str().unwrap().to_string(), backup.to_str().unwrap().to_string());
+    let made = tokio::task::block_in_place(|| pathwise(dir.path(), &["--data-dir", &data, "backup", &backup_arg]));
+    assert!(made.status.success(), "backup failed: {}", String::from_utf8_lossy(&made.stderr));
+    let report: Value = serde_json::from_slice(&made.stdout).expect("the backup reports what it copied");
+    assert!(report["pages"].as_i64() > Some(0), "{report}");
+    let during = sent.lock().unwrap().acknowledged.len();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for client in clients {
+        client.await.unwrap();
+    }
+    let total = sent.lock().unwrap().acknowledged.len();
+    assert!(during > before.len(), "answers were being acknowledged while the backup ran");
+
+    // Refused, nothing written: a destination that exists, one that cannot be written, and
+    // a PostgreSQL server.
+    let size = std::fs::metadata(&backup).unwrap().len();
+    let again = pathwise(dir.path(), &["--data-dir", &data, "backup", &backup_arg]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"), "{again:?}");
+    assert_eq!(std::fs::metadata(&backup).unwrap().len(), size, "the backup was overwritten");
+    let nowhere = dir.path().join("no-such-dir/backup.db");
+    let unwritable = pathwise(dir.path(), &["--data-dir", &data, "backup", nowhere.to_str().unwrap()]);
+    assert!(!unwritable.status.success());
+    assert!(String::from_utf8_lossy(&unwritable.stderr).contains("cannot write"), "{unwritable:?}");
+    assert!(!dir.path().join("no-such-dir").exists());
+    let postgres = pathwise(dir.path(), &["--database-url", "postgres://nobody@127.0.0.1:1/none", "backup", "x.db"]);
+    assert!(!postgres.status.success());
+    assert!(String::from_utf8_lossy(&postgres.stderr).contains("pg_dump"), "{postgres:?}");
+    assert!(!dir.path().join("x.db").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "half-written files: {leftovers:?}");
+
+    // Restored into a new data directory and served: every answer acknowledged before the
+    // backup began is there, once.
+    let restored = tempfile::tempdir().unwrap();
+    let restored_data = restored.path().join("data");
+    let put = pathwise(restored.path(), &["--data-dir", restored_data.to_str().unwrap(), "restore", &backup_arg]);
+    assert!(put.status.success(), "restore failed: {}", String::from_utf8_lossy(&put.stderr));
+    drop(server);
+    let server = serve(restored.path(), None);
+    let stored = stored_questions(&client, &server.at, &map).await;
+    let unique: HashSet<&String> = stored.iter().collect();
+    assert_eq!(unique.len(), stored.len(), "an answer stored twice");
+    let lost: Vec<&String> = before.iter().filter(|k| !unique.contains(k)).collect();
+    assert!(lost.is_empty(), "answers acknowledged before the backup are missing from it: {lost:?}");
+    println!(
+        "backup under load: {} answers acknowledged before it began, {} while it ran, {} in the backup, {total} in all",
+        before.len(),
+        during - before.len(),
+        stored.len()
+    );
 }

@@ -18,22 +18,39 @@ pub enum AnyStore {
     Postgres(PgStore),
 }
 
-impl AnyStore {
+/// Where the configured database is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Postgres(String),
+    Sqlite(std::path::PathBuf),
+}
+
+impl Location {
     /// PostgreSQL when `database_url` is a `postgres://` URL; otherwise SQLite, at the
     /// `sqlite://` path given or at `pathwise.db` in `data_dir`.
-    pub async fn open(database_url: Option<&str>, data_dir: &Path, max_connections: u32) -> StoreResult<Self> {
+    pub fn of(database_url: Option<&str>, data_dir: &Path) -> StoreResult<Location> {
         match database_url.map(str::trim).filter(|u| !u.is_empty()) {
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                Ok(AnyStore::Postgres(PgStore::connect(url, max_connections).await?))
+                Ok(Location::Postgres(url.to_string()))
             }
             Some(url) if url.starts_with("sqlite://") => {
-                Ok(AnyStore::Sqlite(SqliteStore::open(Path::new(url.trim_start_matches("sqlite://"))).await?))
+                Ok(Location::Sqlite(Path::new(url.trim_start_matches("sqlite://")).to_path_buf()))
             }
             Some(url) => Err(crate::StoreError::Config(format!(
                 "database URL '{}' is not supported; use postgres://… or sqlite://PATH, or leave it unset for SQLite in the data directory",
                 url.split('@').next_back().unwrap_or(url)
             ))),
-            None => Ok(AnyStore::Sqlite(SqliteStore::open(&data_dir.join("pathwise.db")).await?)),
+            None => Ok(Location::Sqlite(data_dir.join("pathwise.db"))),
+        }
+    }
+}
+
+impl AnyStore {
+    /// Open the configured database (see [`Location::of`]) and bring its schema up to date.
+    pub async fn open(database_url: Option<&str>, data_dir: &Path, max_connections: u32) -> StoreResult<Self> {
+        match Location::of(database_url, data_dir)? {
+            Location::Postgres(url) => Ok(AnyStore::Postgres(PgStore::connect(&url, max_connections).await?)),
+            Location::Sqlite(path) => Ok(AnyStore::Sqlite(SqliteStore::open(&path).await?)),
         }
     }
 }

@@ -20,6 +20,7 @@ mod sql_loop;
 mod sql_sessions;
 mod sql_tutor;
 mod sqlite;
+pub mod sqlite_backup;
 mod sqlite_batch;
 mod sqlite_checkpoint;
 mod sqlite_read;
@@ -28,7 +29,7 @@ mod tutor;
 
 pub use admin::{LearnerActivity, LearnerAdminStore, NewToken, TokenRecord};
 pub use analytics::{AnalyticsStore, NodeActivity};
-pub use any::{AnyStore, PoolStatus, SchemaStatus};
+pub use any::{AnyStore, Location, PoolStatus, SchemaStatus};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
 pub use learner_rows::LearnerRows;
