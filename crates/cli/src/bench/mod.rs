@@ -312,7 +312,15 @@ async fn http_record(app: App, clients: usize, total: usize, keyed: Keys) -> Res
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(pathwise_server::serve(listener, pathwise_server::AppState::new(app, None), async {
+    // As `pathwise serve` runs: metrics recorded and every request through the per-token rate
+    // limiter, here with a rate no client reaches, so that its bookkeeping is what is measured.
+    let limits = pathwise_server::Limits {
+        rate_per_second: Some(1_000_000),
+        rate_burst: 1_000_000,
+        ..pathwise_server::Limits::default()
+    };
+    let state = pathwise_server::AppState::new(app, None).with_limits(limits);
+    let server = tokio::spawn(pathwise_server::serve(listener, state, async {
         stopped.await.ok();
     }));
     let client = reqwest::Client::builder().pool_max_idle_per_host(clients).build()?;
