@@ -36,6 +36,15 @@ pub async fn serve(
         .max_buf_size(MAX_HEADER_BYTES)
         .max_headers(MAX_HEADERS);
     let graceful = GracefulShutdown::new();
+    // The recorder keeps each histogram sample until upkeep folds it into its buckets; a
+    // server nobody scrapes would otherwise hold every request's latency.
+    let upkeep = tokio::spawn(async {
+        let mut every = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            crate::metrics::handle().run_upkeep();
+        }
+    });
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -64,6 +73,7 @@ pub async fn serve(
         });
     }
     drop(listener);
+    upkeep.abort();
     tracing::info!("stopping: no new connections; finishing the requests in flight");
     stopping.cancel();
     if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown()).await.is_err() {
