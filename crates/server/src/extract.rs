@@ -54,16 +54,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let text = body_text(request, state).await?;
-        if text.trim().is_empty() {
-            return Err(AppError::new(
-                ErrorKind::BadRequest,
-                "malformed_json",
-                "body: expected a JSON object, got an empty body",
-            )
-            .into());
-        }
-        parse_object(&text).map(JsonBody)
+        required_object(&body_text(request, state).await?).map(JsonBody)
     }
 }
 
@@ -85,18 +76,7 @@ impl<T: DeserializeOwned, const LIMIT: usize> FromRequest<AppState> for LargeJso
                 .with_details(serde_json::json!({ "field": "body", "max_bytes": LIMIT })),
             )
         })?;
-        let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
-            ApiError::from(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text"))
-        })?;
-        if text.trim().is_empty() {
-            return Err(AppError::new(
-                ErrorKind::BadRequest,
-                "malformed_json",
-                "body: expected a JSON object, got an empty body",
-            )
-            .into());
-        }
-        parse_object(&text).map(LargeJsonBody)
+        required_object(&utf8(&bytes)?).map(LargeJsonBody)
     }
 }
 
@@ -139,9 +119,25 @@ async fn body_bytes(request: Request, state: &AppState) -> Result<Bytes, ApiErro
 }
 
 async fn body_text(request: Request, state: &AppState) -> Result<String, ApiError> {
-    let bytes = body_bytes(request, state).await?;
+    utf8(&body_bytes(request, state).await?)
+}
+
+fn utf8(bytes: &[u8]) -> Result<String, ApiError> {
     String::from_utf8(bytes.to_vec())
         .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text").into())
+}
+
+/// A body that must hold a JSON object: an empty one is refused as such.
+fn required_object<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+    if text.trim().is_empty() {
+        return Err(AppError::new(
+            ErrorKind::BadRequest,
+            "malformed_json",
+            "body: expected a JSON object, got an empty body",
+        )
+        .into());
+    }
+    parse_object(text)
 }
 
 fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
