@@ -129,6 +129,9 @@ async fn every_operation_lists_the_errors_its_shape_allows() {
             }
         }
         assert!(responses.keys().any(|s| s.starts_with('2')), "{what} lists no success");
+        // Every operation is behind the rate limit, which says when to come back.
+        assert!(listed("429"), "{what} does not list 429");
+        assert_eq!(responses["429"]["headers"]["Retry-After"]["schema"]["type"], "integer", "{what} 429");
         for (status, response) in responses {
             assert!(response["description"].as_str().is_some(), "{what} {status} has no description");
             if status.starts_with('4') || status.starts_with('5') {

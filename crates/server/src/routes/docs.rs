@@ -19,7 +19,8 @@ use utoipa::{Modify, OpenApi};
         Every call needs `Authorization: Bearer <token>`; errors are `{\"error\": {\"code\", \"message\", \"details\"}}`, \
         with `details` always an object (`{}` when there is nothing more to say). Each operation lists the statuses \
         it answers with; besides those, any operation may answer 503 `unavailable` when the database is too busy \
-        to take the request (try again shortly), and 500 `internal` is a bug."
+        to take the request (try again shortly) or 503 `request_timeout` when the server worked on it longer than \
+        its request timeout (`request_timeout_secs`), and 500 `internal` is a bug."
 ))]
 pub struct ApiDoc;
 
@@ -48,7 +49,8 @@ impl Modify for BearerAuth {
 /// The errors that follow from an operation's shape rather than from its rules, added to
 /// every operation they apply to, so that no annotation can forget one: 401 where a token is
 /// needed; 400 and 404 where there are path ids; 400 where there is a query string; 400, 413
-/// and 422 where there is a body. The statuses that come from an operation's own rules (409
+/// and 422 where there is a body; 429 everywhere (every operation is rate-limited, see
+/// `crate::limits`). The statuses that come from an operation's own rules (409
 /// for a conflict, 502 and 503 for the model, 403) stay in its annotation. An operation that
 /// already lists one of these keeps its own description.
 struct CommonErrors;
@@ -179,6 +181,27 @@ fn add_common_errors(operation: &mut Operation) {
         );
     } else if has_body {
         add("422", "The body breaks a rule; `details.field` names what is at fault.".into());
+    }
+    add_rate_limited(responses);
+}
+
+/// 429: the caller's token (or address, without one) went over the server's rate limit.
+fn add_rate_limited(responses: &mut std::collections::BTreeMap<String, RefOr<Response>>) {
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::{ObjectBuilder, Type};
+    let response = responses.entry("429".into()).or_insert_with(|| {
+        error_response(
+            "Too many requests from this token, or from this address without one (`rate_limited`; \
+             `details.retry_after_secs`); the server's `rate_limit_per_second` and `rate_limit_burst` set the rate."
+                .into(),
+        )
+    });
+    if let RefOr::T(response) = response {
+        let seconds = HeaderBuilder::new()
+            .schema(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)))
+            .description(Some("Seconds to wait before trying again."))
+            .build();
+        response.headers.insert("Retry-After".into(), seconds);
     }
 }
 

@@ -109,7 +109,10 @@ pub async fn messages(
             description = "The session's events, as server-sent events; the schema is that of one event."),
         (status = 400, description = "A malformed request: `bad_path` (an id that is not a UUID); `bad_query`; \
             `bad_header` (a `Last-Event-ID` that is not a whole number).", body = ErrorBody),
-        (status = 422, description = "A negative `Last-Event-ID` or `last_event_id`.", body = ErrorBody)),
+        (status = 422, description = "A negative `Last-Event-ID` or `last_event_id`.", body = ErrorBody),
+        (status = 429, description = "The learner has `streams_per_learner` session streams open already \
+            (`too_many_streams`: close one and try again), or the token went over its rate (`rate_limited`, \
+            with `Retry-After`).", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn stream(
     State(s): State<AppState>,
