@@ -185,6 +185,11 @@ impl From<StoreError> for AppError {
             StoreError::Exists(what) => {
                 AppError::new(ErrorKind::Conflict, "already_exists", format!("{what} exists already"))
             }
+            text if text.is_unstorable_text() => AppError::new(
+                ErrorKind::Invalid,
+                "unstorable_text",
+                "the text holds a NUL character (U+0000), which this server's database cannot store; remove it",
+            ),
             busy if busy.is_busy() => {
                 // Answered 503, which the HTTP layer does not log: the operator hears of it here.
                 tracing::warn!(error = %busy, "the database is busy");

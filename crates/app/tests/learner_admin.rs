@@ -434,6 +434,19 @@ async fn an_import_is_refused_whole_for_a_learner_here_a_missing_course_or_a_bad
     wrong.tables["mind_maps"][0]["title"] = json!(42);
     let error = other.import_learner(&wrong).await.unwrap_err();
     assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("tables.mind_maps[0].title")));
+    // A word the server reads back as a status or a kind is one it knows, or the row would
+    // be unreadable later (a job's kind, by the scheduler of every learner's jobs).
+    let mut wrong = document.clone();
+    wrong.tables["mind_maps"][0]["status"] = json!("paused");
+    let error = other.import_learner(&wrong).await.unwrap_err();
+    assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("tables.mind_maps[0].status")));
+    assert!(error.message.contains("'paused' is not one of: draft, active"), "{}", error.message);
+    let mut wrong = document.clone();
+    let first = wrong.tables["mind_maps"][0].clone();
+    wrong.tables["mind_maps"].as_array_mut().unwrap().push(first);
+    let error = other.import_learner(&wrong).await.unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Invalid, "a document repeating a row is at fault: {}", error.message);
+    assert!(error.details["field"].as_str().is_some_and(|f| f.starts_with("tables.mind_maps[")), "{error:?}");
     let mut wrong = document.clone();
     wrong.tables["sessions"][0]["learner_id"] = json!(t.learner);
     let error = other.import_learner(&wrong).await.unwrap_err();

@@ -637,6 +637,25 @@ async fn bad_input_is_refused_with_the_field_named(t: &TestApp) {
         )
         .await;
     assert_eq!(error["details"]["field"], "response_type");
+    // Text holding a NUL (which PostgreSQL cannot store): refused the same on either store,
+    // the field named, in an answer and in a new map's title.
+    let mut nul = response_body(&root, &map, 3, "teach");
+    nul["user_answer"] = json!("before\u{0}after");
+    let error = t
+        .refused(Method::POST, "/api/responses", Some(a), Body::Json(nul), (422, "unstorable_text"), &["U+0000"])
+        .await;
+    assert_eq!(error["details"]["field"], "user_answer");
+    let error = t
+        .refused(
+            Method::POST,
+            "/api/mind-maps",
+            Some(a),
+            Body::Json(json!({ "title": "a\u{0}b" })),
+            (422, "unstorable_text"),
+            &["title"],
+        )
+        .await;
+    assert_eq!(error["details"]["field"], "title");
     // An unknown field: well-formed JSON that breaks the operation's shape, named with what is allowed.
     let mut extra = response_body(&root, &map, 3, "teach");
     extra["score"] = json!(1);

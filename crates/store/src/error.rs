@@ -69,6 +69,19 @@ impl StoreError {
             _ => false,
         }
     }
+
+    /// Whether the database refused text it cannot hold: PostgreSQL stores no NUL
+    /// character in text or JSON (SQLSTATE 22021, 22P05), which SQLite does. The caller's
+    /// text is at fault, not the store.
+    pub fn is_unstorable_text(&self) -> bool {
+        match self {
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
+                    && matches!(db.code().as_deref(), Some("22021" | "22P05"))
+            }
+            _ => false,
+        }
+    }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;

@@ -7,6 +7,10 @@
 //! adds a table or a column a learner's rows live in cannot be left out of exports.
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
+use pathwise_domain::{
+    EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SessionStatus, SessionType,
+    SrsScheduler,
+};
 use serde_json::{Map, Value as Json};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -38,6 +42,9 @@ pub enum Kind {
     Qualities,
 }
 
+/// Whether a text is one of a column's words; the error names those allowed.
+pub type WordCheck = fn(&str) -> Result<(), String>;
+
 #[derive(Debug, Clone, Copy)]
 pub struct Column {
     pub name: &'static str,
@@ -46,22 +53,44 @@ pub struct Column {
     /// The learner's table whose ids this column holds: an imported row may point only at
     /// rows of the same document.
     pub refers_to: Option<&'static str>,
+    /// For a text column the store reads back as one of a closed set of words (a status, a
+    /// kind): the check an imported value must pass, whose error names the words allowed.
+    /// A word this server does not know would otherwise be found only when the row is
+    /// read: by the scheduler, say, for every learner's jobs.
+    pub words: Option<WordCheck>,
 }
 
 const fn col(name: &'static str, kind: Kind) -> Column {
-    Column { name, kind, nullable: false, refers_to: None }
+    Column { name, kind, nullable: false, refers_to: None, words: None }
 }
 
 const fn opt(name: &'static str, kind: Kind) -> Column {
-    Column { name, kind, nullable: true, refers_to: None }
+    Column { name, kind, nullable: true, refers_to: None, words: None }
 }
 
 const fn id_in(name: &'static str, table: &'static str) -> Column {
-    Column { name, kind: Kind::Id, nullable: false, refers_to: Some(table) }
+    Column { name, kind: Kind::Id, nullable: false, refers_to: Some(table), words: None }
 }
 
 const fn opt_id_in(name: &'static str, table: &'static str) -> Column {
-    Column { name, kind: Kind::Id, nullable: true, refers_to: Some(table) }
+    Column { name, kind: Kind::Id, nullable: true, refers_to: Some(table), words: None }
+}
+
+/// A text column holding one of a closed set of words, which `check` knows.
+const fn word(name: &'static str, check: WordCheck) -> Column {
+    Column { name, kind: Kind::Text, nullable: false, refers_to: None, words: Some(check) }
+}
+
+/// A word of the domain vocabulary `T`.
+fn one_of<T: std::str::FromStr>(text: &str) -> Result<(), String>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>().map(drop).map_err(|e| e.to_string())
+}
+
+fn session_event_kind(text: &str) -> Result<(), String> {
+    pathwise_domain::session::SessionEventKind::parse(text).map(drop).map_err(|e| e.to_string())
 }
 
 /// One table a learner's rows live in.
@@ -131,7 +160,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             col("learner_id", Id),
             col("title", Text),
             opt_id_in("root_node_id", "mind_map_nodes"),
-            col("status", Text),
+            word("status", one_of::<MapStatus>),
             col("metadata", Json),
             col("created_at", Time),
             col("updated_at", Time),
@@ -151,7 +180,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             opt("effort_minutes", Int),
             opt("sequence", Int),
             col("mastery_score", Float),
-            col("mastery_status", Text),
+            word("mastery_status", one_of::<MasteryStatus>),
             col("ease_factor", Float),
             col("repetitions", Int),
             col("interval_days", Float),
@@ -176,7 +205,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             id_in("mind_map_id", "mind_maps"),
             id_in("parent_node_id", "mind_map_nodes"),
             id_in("child_node_id", "mind_map_nodes"),
-            col("edge_type", Text),
+            word("edge_type", one_of::<EdgeType>),
             col("created_at", Time),
         ],
         filter: OWN_MAPS,
@@ -192,7 +221,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             col("question_text", Text),
             opt("user_answer", Text),
             col("quality", Int),
-            col("response_type", Text),
+            word("response_type", one_of::<ResponseType>),
             // A session, tutor thread or flow of the learner's, or one since deleted.
             opt("session_id", Id),
             col("responded_at", Time),
@@ -223,7 +252,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             col("topic", Text),
             opt("goal", Text),
             opt_id_in("mind_map_id", "mind_maps"),
-            col("status", Text),
+            word("status", one_of::<FlowStatus>),
             col("version", BigInt),
             col("session_count", BigInt),
             col("state", Json),
@@ -238,7 +267,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
         name: "jobs",
         columns: &[
             col("id", Id),
-            col("kind", Text),
+            word("kind", one_of::<JobKind>),
             opt("name", Text),
             opt("learner_id", Id),
             opt_id_in("mind_map_id", "mind_maps"),
@@ -262,12 +291,12 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
         columns: &[
             // The job may have run its course and gone; its runs stay.
             col("job_id", Id),
-            col("kind", Text),
+            word("kind", one_of::<JobKind>),
             opt("learner_id", Id),
             opt("mind_map_id", Id),
             col("scheduled_for", Time),
             col("worker", Text),
-            col("outcome", Text),
+            word("outcome", one_of::<JobOutcome>),
             opt("detail", Text),
             col("finished_at", Time),
         ],
@@ -293,7 +322,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
         columns: &[
             col("learner_id", Id),
             opt("daily_review_cap", Int),
-            col("srs_scheduler", Text),
+            word("srs_scheduler", one_of::<SrsScheduler>),
             col("updated_at", Time),
         ],
         filter: OWN,
@@ -318,8 +347,8 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
         columns: &[
             col("id", Id),
             col("learner_id", Id),
-            col("session_type", Text),
-            col("status", Text),
+            word("session_type", one_of::<SessionType>),
+            word("status", one_of::<SessionStatus>),
             col("version", BigInt),
             col("title", Text),
             col("config", Json),
@@ -338,7 +367,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
         columns: &[
             id_in("session_id", "sessions"),
             col("seq", BigInt),
-            col("kind", Text),
+            word("kind", session_event_kind),
             col("payload", Json),
             col("created_at", Time),
         ],
@@ -563,7 +592,13 @@ impl Value {
             Kind::Time => DateTime::parse_from_rfc3339(text()?)
                 .map(|t| Value::Time(t.with_timezone(&Utc)))
                 .map_err(|_| "expected an RFC 3339 time, such as 2026-03-02T09:00:00.000000Z".to_string()),
-            Kind::Text => text().map(|s| Value::Text(s.to_string())),
+            Kind::Text => {
+                let text = text()?;
+                if let Some(check) = column.words {
+                    check(text)?;
+                }
+                Ok(Value::Text(text.to_string()))
+            }
             Kind::Int => value
                 .as_i64()
                 .filter(|n| i32::try_from(*n).is_ok())
@@ -712,8 +747,30 @@ impl LearnerRows {
             read.push(TableRows { table, rows });
         }
         let rows = LearnerRows { learner, tables: read };
+        rows.check_unique_keys()?;
         rows.check_ownership()?;
         Ok(rows)
+    }
+
+    /// No two rows of a table share a key: a document that repeats a row is at fault
+    /// itself, whatever the server it is imported into holds.
+    fn check_unique_keys(&self) -> Result<(), RowsError> {
+        for t in self.tables.iter().filter(|t| !t.table.key.is_empty()) {
+            let key: Vec<usize> = t.table.key.iter().map(|k| t.table.column_index(k)).collect();
+            let compare = |a: &usize, b: &usize| {
+                key.iter().map(|&i| t.rows[*a][i].order(&t.rows[*b][i])).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
+            };
+            let mut by_key: Vec<usize> = (0..t.rows.len()).collect();
+            by_key.sort_by(compare);
+            if let Some(pair) = by_key.windows(2).find(|pair| compare(&pair[0], &pair[1]).is_eq()) {
+                let (first, again) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
+                return Err(RowsError::new(
+                    format!("tables.{}[{again}]", t.table.name),
+                    format!("repeats row {first} of the same table: two rows with one {}", t.table.key.join(" and ")),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Every row is the learner's: a `learner_id` column holds the learner's id (or

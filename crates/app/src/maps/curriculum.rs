@@ -336,6 +336,18 @@ impl<S: Store> App<S> {
 /// field the input does not take is a 422 `unknown_field` listing those it does; anything
 /// else wrong (syntax, types, missing fields) is a 400 `malformed_json`.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
+    // Only an escape can put a NUL in JSON text (a raw one is a syntax error); the full
+    // search runs only when one might be there.
+    if text.contains("\\u0000") {
+        if let Some(field) = serde_json::from_str::<serde_json::Value>(text).ok().as_ref().and_then(|v| nul_at(v, "")) {
+            return Err(AppError::new(
+                crate::ErrorKind::Invalid,
+                "unstorable_text",
+                format!("{field}: holds a NUL character (U+0000), which text may not contain; remove it"),
+            )
+            .with_details(serde_json::json!({ "field": field })));
+        }
+    }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();
@@ -349,4 +361,23 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
         AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
             .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() }))
     })
+}
+
+/// The path of the first key or string in `value` that holds a NUL, as serde names fields
+/// (`a.b[2]`).
+fn nul_at(value: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    let here = || if path.is_empty() { "body".to_string() } else { path.to_string() };
+    match value {
+        Value::String(text) => text.contains('\0').then(here),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| nul_at(item, &format!("{path}[{i}]"))),
+        Value::Object(fields) => fields.iter().find_map(|(key, item)| {
+            let inner = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            if key.contains('\0') {
+                return Some(inner);
+            }
+            nul_at(item, &inner)
+        }),
+        _ => None,
+    }
 }

@@ -309,7 +309,11 @@ impl<S: Store> App<S> {
                 return self.session_view(&record);
             }
             let mut turn = Turn::new(record, self.now())?;
-            runner::settle(self, &mut turn).await?;
+            // A learner being deleted keeps no result: an answer still to be scored is not
+            // scored (which could wait on the model) for a row about to be erased.
+            if reason != SessionEndReason::Operator {
+                runner::settle(self, &mut turn).await?;
+            }
             turn.set_status(SessionStatus::Terminated)?;
             turn.state.end_reason = Some(reason);
             turn.state.pending = None;
