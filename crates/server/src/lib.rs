@@ -25,7 +25,7 @@ use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::classify::ServerErrorsFailureClass;
 use tower_http::compression::CompressionLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -34,8 +34,21 @@ use utoipa_axum::routes;
 pub use limits::{Limits, MAX_BODY_BYTES};
 pub use listener::serve;
 
+/// What every handler is given: shared, so that handing it to a request costs one
+/// reference count, whatever it holds.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<ServerState>);
+
+impl std::ops::Deref for AppState {
+    type Target = ServerState;
+
+    fn deref(&self) -> &ServerState {
+        &self.0
+    }
+}
+
+#[derive(Clone)]
+pub struct ServerState {
     pub app: App,
     /// SHA-256 of the operator token, when one is configured.
     pub operator_token_hash: Option<Arc<str>>,
@@ -61,7 +74,7 @@ pub use web::LocalLearner;
 
 impl AppState {
     pub fn new(app: App, operator_token: Option<&str>) -> Self {
-        AppState {
+        AppState(Arc::new(ServerState {
             app,
             operator_token_hash: operator_token.map(|t| pathwise_app::learners::hash_token(t).into()),
             mcp_allowed_hosts: mcp::http::loopback_hosts().into(),
@@ -72,38 +85,43 @@ impl AppState {
             open_streams: limits::OpenStreams::default(),
             metrics_token_hash: None,
             shutdown: tokio_util::sync::CancellationToken::new(),
-        }
+        }))
+    }
+
+    /// The state to change, while it is being set up (a copy if it is shared already).
+    fn edit(&mut self) -> &mut ServerState {
+        Arc::make_mut(&mut self.0)
     }
 
     /// The same state with these limits (the default's, without a rate limit, otherwise).
     pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = Arc::new(limits);
+        self.edit().limits = Arc::new(limits);
         self
     }
 
     /// The same state asking for this token on `/metrics` (open otherwise).
     pub fn with_metrics_token(mut self, token: Option<&str>) -> Self {
-        self.metrics_token_hash = token.map(|t| pathwise_app::learners::hash_token(t).into());
+        self.edit().metrics_token_hash = token.map(|t| pathwise_app::learners::hash_token(t).into());
         self
     }
 
     /// The same state naming the server and signing the workspace in as the local learner.
     pub fn with_workspace(mut self, name: &str, local: Option<LocalLearner>) -> Self {
-        self.name = name.into();
-        self.local_session = local.map(Arc::new);
+        self.edit().name = name.into();
+        self.edit().local_session = local.map(Arc::new);
         self
     }
 
     /// The same state with session streams sending heartbeats this often.
     pub fn with_session_heartbeat(mut self, every: std::time::Duration) -> Self {
-        self.session_heartbeat = every;
+        self.edit().session_heartbeat = every;
         self
     }
 
     /// The same state answering MCP requests addressed to these hosts (loopback's otherwise).
     pub fn with_mcp_allowed_hosts(mut self, hosts: Vec<String>) -> Self {
         if !hosts.is_empty() {
-            self.mcp_allowed_hosts = hosts.into();
+            self.edit().mcp_allowed_hosts = hosts.into();
         }
         self
     }
@@ -223,8 +241,32 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(metrics::track_requests))
         .layer(TraceLayer::new_for_http().make_span_with(request_span).on_failure(log_failure))
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(SetRequestIdLayer::x_request_id(RequestIds::default()))
         .with_state(state)
+}
+
+/// Request ids for requests that bring none: a random prefix drawn once per server and a
+/// counter, unique without a random draw per request (an id names a request in the logs;
+/// it is not a secret).
+#[derive(Clone)]
+struct RequestIds {
+    prefix: Arc<str>,
+    next: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Default for RequestIds {
+    fn default() -> Self {
+        let random = uuid::Uuid::new_v4().simple().to_string();
+        RequestIds { prefix: random[..12].into(), next: Default::default() }
+    }
+}
+
+impl MakeRequestId for RequestIds {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = format!("{}-{n:012x}", self.prefix);
+        axum::http::HeaderValue::from_str(&id).ok().map(RequestId::new)
+    }
 }
 
 /// Each request's span: its method, path (never its query, which can carry a sign-in

@@ -8,12 +8,13 @@
 
 use crate::AppState;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use pathwise_app::{AppError, ErrorKind};
-use std::sync::OnceLock;
+use std::collections::HashSet;
+use std::sync::{OnceLock, PoisonError, RwLock};
 use std::time::Instant;
 
 /// Latency buckets, in seconds: from a cached read (a millisecond) to a model's reply
@@ -75,19 +76,51 @@ pub fn handle() -> &'static PrometheusHandle {
 /// Count and time every request, by the route it matched (its template, so that ids do
 /// not make a series each) rather than its path.
 pub async fn track_requests(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |path| path.as_str().to_string());
-    let method = request.method().as_str().to_string();
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", |path| label(path.as_str()));
+    let method = method_label(request.method());
     let started = Instant::now();
     let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
-    metrics::histogram!("pathwise_http_request_duration_seconds", "method" => method.clone(), "route" => route.clone())
+    let status = label(response.status().as_str());
+    metrics::histogram!("pathwise_http_request_duration_seconds", "method" => method, "route" => route)
         .record(started.elapsed().as_secs_f64());
     metrics::counter!("pathwise_http_requests_total", "method" => method, "route" => route, "status" => status)
         .increment(1);
     response
+}
+
+/// The standard methods by name; any other a client makes up is one series, `other`, so
+/// that clients cannot make series without end.
+fn method_label(method: &Method) -> &'static str {
+    const STANDARD: [Method; 9] = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::HEAD,
+        Method::OPTIONS,
+        Method::TRACE,
+        Method::CONNECT,
+    ];
+    STANDARD.iter().find(|m| *m == method).map_or("other", |m| label(m.as_str()))
+}
+
+/// A label value kept for the life of the process, so that labelling a request allocates
+/// nothing. Only bounded sets come here: the router's route templates, the standard
+/// methods and status codes.
+fn label(value: &str) -> &'static str {
+    static LABELS: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+    let labels = LABELS.get_or_init(Default::default);
+    if let Some(known) = labels.read().unwrap_or_else(PoisonError::into_inner).get(value) {
+        return known;
+    }
+    let mut labels = labels.write().unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = labels.get(value) {
+        return known;
+    }
+    let kept: &'static str = Box::leak(value.to_owned().into_boxed_str());
+    labels.insert(kept);
+    kept
 }
 
 /// `GET /metrics`: open, or for the holder of `metrics_token` when one is set.

@@ -218,6 +218,33 @@ async fn readiness_reports_the_store_its_schema_and_the_model() {
     assert_eq!(ready["ready"], true);
 }
 
+/// Every reply names its request: the id a client sent is kept, and a request without one
+/// gets one of its own, another for each request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_reply_carries_its_request_id() {
+    let t = spawn_with(TestStore::sqlite().await).await;
+    let id_of = |reply: &reqwest::Response| {
+        reply.headers().get("x-request-id").and_then(|v| v.to_str().ok()).map(str::to_string)
+    };
+    let kept = t
+        .client
+        .get(format!("{}/api/me", t.base))
+        .bearer_auth(&t.a)
+        .header("x-request-id", "client-chosen-7")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(id_of(&kept).as_deref(), Some("client-chosen-7"));
+    let mut made = BTreeSet::new();
+    for path in ["/api/me", "/api/me", "/healthz", "/no-such-route"] {
+        let reply = t.client.get(format!("{}{path}", t.base)).bearer_auth(&t.a).send().await.unwrap();
+        let id = id_of(&reply).unwrap_or_else(|| panic!("{path} answered without an x-request-id"));
+        assert!(id.len() >= 16 && id.is_ascii(), "{id}");
+        made.insert(id);
+    }
+    assert_eq!(made.len(), 4, "each request its own id: {made:?}");
+}
+
 /// Bodies, heads and header counts over their limits are refused with the status that
 /// says which, and change nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
