@@ -691,6 +691,33 @@ fn bench_quick_prints_one_json_line_per_benchmark() {
     assert!(line["ops"].as_u64() > Some(0), "{line}");
 }
 
+/// The benchmarks that run `pathwise serve` in a process of their own run it as an operator
+/// would, rate limit and stream cap included, and still measure what they are for.
+#[cfg(feature = "bench")]
+#[test]
+fn bench_quick_runs_the_benchmarks_of_a_served_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (only, expected) in [
+        ("slow_clients", &["slow_clients_quiet", "slow_clients_held"][..]),
+        ("session_streams", &["session_streams"][..]),
+    ] {
+        let done = run(tmp.path(), &["bench", "--quick", "--only", only], &[]).success();
+        let lines: Vec<Value> = done.stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let names: Vec<&str> = lines.iter().filter_map(|l| l["bench"].as_str()).collect();
+        assert_eq!(names, expected, "{}", done.stdout);
+        for line in &lines {
+            if line["bench"] == "slow_clients_held" {
+                assert_eq!((line["idle_connections"].as_u64(), line["slow_clients"].as_u64()), (Some(500), Some(50)));
+                assert!(line["slow_heads_closed"].as_u64() >= Some(50), "{line}");
+                assert!(line["ops"].as_u64() > Some(0) && line["p99_ms"].as_f64() > Some(0.0), "{line}");
+            }
+            if line["bench"] == "session_streams" {
+                assert_eq!(line["streams"], 200, "{line}");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_binary_describes_itself() {
     let tmp = tempfile::tempdir().unwrap();

@@ -8,7 +8,9 @@ mod irt;
 mod items;
 mod learning_loop;
 mod mcp;
+mod served;
 mod sessions;
+mod slow_clients;
 mod stats;
 mod tutor;
 
@@ -187,6 +189,9 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
     }
     if wanted("session_streams") && sqlite {
         sessions::open_streams(if flags.quick { 200 } else { 2_000 }).await?;
+    }
+    if wanted("slow_clients") && sqlite {
+        slow_clients::slow_clients(if flags.quick { 1 } else { 10 }).await?;
     }
     Ok(())
 }

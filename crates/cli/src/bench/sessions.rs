@@ -7,10 +7,9 @@
 //! model). The benchmark opens them all, checks that every one receives heartbeats, and
 //! reads the server's resident memory before and while they are open.
 
+use super::served::Server;
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::json;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,73 +31,6 @@ async fn silent_model() -> Result<String> {
     Ok(format!("http://{address}/v1"))
 }
 
-struct Server {
-    child: Child,
-    base: String,
-    token: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    fn start(model: &str) -> Result<Server> {
-        let dir = tempfile::tempdir()?;
-        let mut child = Command::new(std::env::current_exe()?)
-            .args(["serve", "--port", "0", "--data-dir"])
-            .arg(dir.path())
-            .current_dir(dir.path())
-            .env("PATHWISE_LLM_BASE_URL", model)
-            .env("PATHWISE_LLM_MODEL", "silent")
-            .env("PATHWISE_LLM_TIMEOUT_SECS", "3600")
-            .env("PATHWISE_SCHEDULER_ENABLED", "false")
-            .env("PATHWISE_SANDBOX_ENABLED", "false")
-            .env("PATHWISE_SESSION_HEARTBEAT_SECS", HEARTBEAT_SECS.to_string())
-            .env("PATHWISE_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot start `pathwise serve`")?;
-        let mut lines = BufReader::new(child.stdout.take().context("no stdout")?).lines();
-        let (mut base, mut token) = (None, None);
-        while base.is_none() || token.is_none() {
-            let Some(line) = lines.next().transpose()? else { bail!("the server exited before it was ready") };
-            if let Some((_, url)) = line.split_once("is listening on ") {
-                base = url.split_whitespace().next().map(str::to_string);
-            }
-            if let Some(t) = line.strip_prefix("Local learner token: ") {
-                token = Some(t.trim().to_string());
-            }
-        }
-        // Keep reading the banner so that the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        Ok(Server { child, base: base.unwrap_or_default(), token: token.unwrap_or_default(), _dir: dir })
-    }
-
-    /// Resident memory in KiB, from /proc.
-    fn rss_kib(&self) -> Result<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:")).context("no VmRSS in /proc status")?;
-        line.split_whitespace().nth(1).context("VmRSS without a value")?.parse().context("VmRSS is not a number")
-    }
-
-    /// The median of a few readings a moment apart.
-    async fn settled_rss_kib(&self) -> Result<u64> {
-        let mut readings = Vec::new();
-        for _ in 0..5 {
-            readings.push(self.rss_kib()?);
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-        readings.sort_unstable();
-        Ok(readings[readings.len() / 2])
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[derive(Default)]
 struct Counters {
     connected: AtomicUsize,
@@ -111,7 +43,14 @@ struct Counters {
 /// `streams` thought sessions, each with its stream open, on one server.
 pub async fn open_streams(streams: usize) -> Result<()> {
     let model = silent_model().await?;
-    let server = Server::start(&model)?;
+    let server = Server::start(&[
+        ("PATHWISE_LLM_BASE_URL", model.as_str()),
+        ("PATHWISE_LLM_MODEL", "silent"),
+        ("PATHWISE_LLM_TIMEOUT_SECS", "3600"),
+        ("PATHWISE_SESSION_HEARTBEAT_SECS", &HEARTBEAT_SECS.to_string()),
+        // One learner holds every stream here; a server holds them for many.
+        ("PATHWISE_STREAMS_PER_LEARNER", &streams.to_string()),
+    ])?;
     let client = reqwest::Client::builder().pool_max_idle_per_host(0).build()?;
     let mut sessions = Vec::with_capacity(streams);
     for _ in 0..streams {
