@@ -68,6 +68,8 @@ pub struct ServerState {
     pub metrics_token_hash: Option<Arc<str>>,
     /// Cancelled when the server starts to stop: open streams end with a reconnect hint.
     pub shutdown: tokio_util::sync::CancellationToken,
+    /// Whether requests are counted and timed for `/metrics` (always, for `pathwise serve`).
+    pub request_metrics: bool,
 }
 
 pub use web::LocalLearner;
@@ -85,6 +87,7 @@ impl AppState {
             open_streams: limits::OpenStreams::default(),
             metrics_token_hash: None,
             shutdown: tokio_util::sync::CancellationToken::new(),
+            request_metrics: true,
         }))
     }
 
@@ -96,6 +99,13 @@ impl AppState {
     /// The same state with these limits (the default's, without a rate limit, otherwise).
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.edit().limits = Arc::new(limits);
+        self
+    }
+
+    /// The same state with requests neither counted nor timed: the baseline against which the
+    /// benchmarks price the request metrics.
+    pub fn without_request_metrics(mut self) -> Self {
+        self.edit().request_metrics = false;
         self
     }
 
@@ -226,7 +236,7 @@ pub fn router(state: AppState) -> Router {
     if let Some(rate_limit) = limits::rate_limit_layer(&state.limits) {
         limited = limited.layer(rate_limit);
     }
-    Router::new()
+    let mut router = Router::new()
         .merge(limited)
         .route("/healthz", get(health::alive))
         .route("/readyz", get(health::ready))
@@ -237,8 +247,11 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(CompressionLayer::new())
-        .layer(CatchPanicLayer::custom(|_| internal_error()))
-        .layer(axum::middleware::from_fn(metrics::track_requests))
+        .layer(CatchPanicLayer::custom(|_| internal_error()));
+    if state.request_metrics {
+        router = router.layer(axum::middleware::from_fn(metrics::track_requests));
+    }
+    router
         .layer(TraceLayer::new_for_http().make_span_with(request_span).on_failure(log_failure))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(RequestIds::default()))

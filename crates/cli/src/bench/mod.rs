@@ -109,17 +109,28 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         let store = SqliteStore::open(&dir.path().join("teaching.db")).await?;
         learning_loop::teaching_step_tokens(AnyStore::Sqlite(store)).await?;
     }
+    if wanted("request_layers") && sqlite {
+        let app = sqlite_app(dir.path(), "request-layers").await?;
+        request_layers(app, 200_000 / scale).await?;
+    }
     if wanted("http") {
+        // Each run twice, with and without what the operations target prices (request
+        // metrics and the rate limiter), in turn, the order swapped from one key mode to the
+        // next, so that the two are compared on the same machine in the same minute.
+        let mut operations = [true, false];
         for keyed in [Keys::None, Keys::TimeOrdered, Keys::Random] {
-            if sqlite {
-                let app = sqlite_app(dir.path(), &format!("http-{keyed:?}")).await?;
-                http_record(app, 32, 40_000 / scale, keyed).await?;
+            for &with_operations in &operations {
+                if sqlite {
+                    let app = sqlite_app(dir.path(), &format!("http-{keyed:?}-{with_operations}")).await?;
+                    http_record(app, 32, 40_000 / scale, keyed, with_operations).await?;
+                }
+                if let Some(url) = postgres_url {
+                    let (app, schema) = postgres_app(url).await?;
+                    http_record(app.clone(), 32, 20_000 / scale, keyed, with_operations).await?;
+                    schema.drop(app).await?;
+                }
             }
-            if let Some(url) = postgres_url {
-                let (app, schema) = postgres_app(url).await?;
-                http_record(app.clone(), 32, 20_000 / scale, keyed).await?;
-                schema.drop(app).await?;
-            }
+            operations.reverse();
         }
     }
     if wanted("mcp_record_response") {
@@ -308,7 +319,61 @@ async fn history_cost(app: &App, prior: usize, measured: usize) -> Result<()> {
     Ok(())
 }
 
-async fn http_record(app: App, clients: usize, total: usize, keyed: Keys) -> Result<()> {
+/// The state a benchmark's server runs with: as `pathwise serve` runs (request metrics, and
+/// every request through the per-token rate limiter, with a rate no client reaches, so that
+/// its bookkeeping is what is measured), or without those two.
+fn bench_state(app: App, with_operations: bool) -> pathwise_server::AppState {
+    let limits = pathwise_server::Limits {
+        rate_per_second: with_operations.then_some(1_000_000),
+        rate_burst: 1_000_000,
+        ..pathwise_server::Limits::default()
+    };
+    let state = pathwise_server::AppState::new(app, None).with_limits(limits);
+    if with_operations {
+        state
+    } else {
+        state.without_request_metrics()
+    }
+}
+
+/// What the request metrics and the rate limiter cost a request by themselves: requests
+/// through the whole router, in the process, with no network and no store (`GET /api/docs`
+/// answers a page it holds), on one task, with and without them, in alternating rounds.
+async fn request_layers(app: App, n: usize) -> Result<()> {
+    use tower::ServiceExt;
+    let (_, _, _, token) = learner_with_map(&app).await?;
+    let auth = format!("Bearer {token}");
+    let routers = [true, false].map(|with| (with, pathwise_server::router(bench_state(app.clone(), with))));
+    let rounds = 10;
+    let mut latencies = [Vec::with_capacity(n), Vec::with_capacity(n)];
+    let mut elapsed = [std::time::Duration::ZERO; 2];
+    for round in 0..rounds {
+        for turn in 0..2 {
+            // Alternate which goes first, so that neither always follows the other.
+            let i = if round % 2 == 0 { turn } else { 1 - turn };
+            let router = &routers[i].1;
+            let start = Instant::now();
+            for _ in 0..n / rounds {
+                let request = axum::http::Request::get("/api/docs")
+                    .header(axum::http::header::AUTHORIZATION, &auth)
+                    .body(axum::body::Body::empty())?;
+                let t = Instant::now();
+                let response = router.clone().oneshot(request).await?;
+                latencies[i].push(t.elapsed());
+                anyhow::ensure!(response.status() == 200, "unexpected status {}", response.status());
+            }
+            elapsed[i] += start.elapsed();
+        }
+    }
+    for (i, latencies) in latencies.into_iter().enumerate() {
+        let with_operations = routers[i].0;
+        let stats = Stats { ops: latencies.len(), concurrency: 1, elapsed: elapsed[i], latencies };
+        stats.print("request_layers", "none", json!({ "metrics_and_rate_limit": with_operations }));
+    }
+    Ok(())
+}
+
+async fn http_record(app: App, clients: usize, total: usize, keyed: Keys, with_operations: bool) -> Result<()> {
     let mut setups = Vec::new();
     for _ in 0..clients {
         setups.push(learner_with_map(&app).await?);
@@ -317,14 +382,7 @@ async fn http_record(app: App, clients: usize, total: usize, keyed: Keys) -> Res
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    // As `pathwise serve` runs: metrics recorded and every request through the per-token rate
-    // limiter, here with a rate no client reaches, so that its bookkeeping is what is measured.
-    let limits = pathwise_server::Limits {
-        rate_per_second: Some(1_000_000),
-        rate_burst: 1_000_000,
-        ..pathwise_server::Limits::default()
-    };
-    let state = pathwise_server::AppState::new(app, None).with_limits(limits);
+    let state = bench_state(app, with_operations);
     let server = tokio::spawn(pathwise_server::serve(listener, state, async {
         stopped.await.ok();
     }));
@@ -364,7 +422,11 @@ async fn http_record(app: App, clients: usize, total: usize, keyed: Keys) -> Res
     stop.send(()).ok();
     server.await??;
     let stats = Stats { ops: latencies.len(), concurrency: clients, elapsed, latencies };
-    stats.print("http_record_response", engine, json!({ "clients": clients, "idempotency_keys": keyed }));
+    stats.print(
+        "http_record_response",
+        engine,
+        json!({ "clients": clients, "idempotency_keys": keyed, "metrics_and_rate_limit": with_operations }),
+    );
     Ok(())
 }
 
