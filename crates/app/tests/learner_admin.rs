@@ -427,6 +427,16 @@ async fn an_import_is_refused_whole_for_a_learner_here_a_missing_course_or_a_bad
     let mut wrong = document.clone();
     wrong.version = 2;
     assert_eq!(other.import_learner(&wrong).await.unwrap_err().details["field"], "version");
+    // Read from its text, a later version's document is refused for its version, not for a
+    // field this version does not know; the text of this version's reads back the same.
+    let mut later = serde_json::to_value(&document).unwrap();
+    later["version"] = json!(2);
+    later["signatures"] = json!([]);
+    let error = LearnerDocument::from_json(&later.to_string()).unwrap_err();
+    assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("version")));
+    assert!(error.message.contains("version 2 is not read by this server"), "{}", error.message);
+    assert_eq!(LearnerDocument::from_json("[]").unwrap_err().code, "malformed_json");
+    assert_eq!(LearnerDocument::from_json(&serde_json::to_string(&document).unwrap()).unwrap(), document);
     let mut wrong = document.clone();
     wrong.format = "something else".into();
     assert_eq!(other.import_learner(&wrong).await.unwrap_err().details["field"], "format");

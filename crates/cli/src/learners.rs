@@ -84,8 +84,7 @@ pub async fn run(settings: &Settings, command: LearnersCommand) -> Result<()> {
             } else {
                 text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
             }
-            let document: LearnerDocument =
-                pathwise_app::curriculum::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let document = LearnerDocument::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let imported =
                 app.import_learner(&document).await.map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             output::json(&imported)

@@ -58,11 +58,11 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     }
 }
 
-/// A JSON body of up to `LIMIT` bytes, past the usual [`crate::MAX_BODY_BYTES`]: a
-/// learner's whole document.
-pub struct LargeJsonBody<T, const LIMIT: usize>(pub T);
+/// A text body of up to `LIMIT` bytes, past the usual [`crate::MAX_BODY_BYTES`]: a
+/// learner's whole document, which its own reader parses.
+pub struct LargeTextBody<const LIMIT: usize>(pub String);
 
-impl<T: DeserializeOwned, const LIMIT: usize> FromRequest<AppState> for LargeJsonBody<T, LIMIT> {
+impl<const LIMIT: usize> FromRequest<AppState> for LargeTextBody<LIMIT> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _: &AppState) -> Result<Self, Self::Rejection> {
@@ -76,7 +76,7 @@ impl<T: DeserializeOwned, const LIMIT: usize> FromRequest<AppState> for LargeJso
                 .with_details(serde_json::json!({ "field": "body", "max_bytes": LIMIT })),
             )
         })?;
-        required_object(&utf8(&bytes)?).map(LargeJsonBody)
+        utf8(&bytes).map(LargeTextBody)
     }
 }
 

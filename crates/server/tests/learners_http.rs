@@ -119,6 +119,15 @@ async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &Tes
         "unknown_field",
         &["secrets"],
     );
+    // A later version's document is refused for its version, whatever fields it has.
+    let mut later = document.clone();
+    later["version"] = json!(2);
+    later["secrets"] = json!([]);
+    operator(t, Method::POST, "/api/learners/import", Some(later)).await.expect_error(
+        422,
+        "invalid",
+        &["version 2 is not read by this server"],
+    );
     assert_eq!(t.counts().await, before);
 
     // Another server, on a fresh SQLite store: the learner arrives whole, and her token works.

@@ -63,6 +63,53 @@ pub struct ImportedLearner {
     pub rows: u64,
 }
 
+impl LearnerDocument {
+    /// A document read from its JSON text. What it says it is (its format and version) is
+    /// read first, so that a document of another version is refused for that, rather than
+    /// for a field this version does not know.
+    pub fn from_json(text: &str) -> AppResult<LearnerDocument> {
+        if !text.trim_start().starts_with('{') {
+            // serde would otherwise read an array as the document, field by position.
+            return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object"));
+        }
+        /// Only what the document says it is; every other field is left unread.
+        #[derive(Deserialize)]
+        struct Header {
+            format: Option<Value>,
+            version: Option<Value>,
+        }
+        if let Ok(header) = serde_json::from_str::<Header>(text) {
+            if let Some(format) = header.format.as_ref().and_then(Value::as_str) {
+                check_format(format)?;
+            }
+            if let Some(version) = header.version.as_ref().and_then(Value::as_u64) {
+                check_version(version)?;
+            }
+        }
+        crate::curriculum::parse_json(text)
+    }
+}
+
+fn check_format(format: &str) -> AppResult<()> {
+    if format == DOCUMENT_FORMAT {
+        return Ok(());
+    }
+    Err(AppError::invalid("format", format!("'{format}' is not a learner document; expected '{DOCUMENT_FORMAT}'")))
+}
+
+fn check_version(version: u64) -> AppResult<()> {
+    if version == u64::from(DOCUMENT_VERSION) {
+        return Ok(());
+    }
+    Err(AppError::invalid(
+        "version",
+        format!(
+            "version {version} is not read by this server, which reads version {DOCUMENT_VERSION}; export the \
+             learner again from a server of this release"
+        ),
+    ))
+}
+
 impl<S: Store> App<S> {
     /// Everything about the learner, as of one moment.
     pub async fn export_learner(&self, id: LearnerId) -> AppResult<LearnerDocument> {
@@ -88,22 +135,8 @@ impl<S: Store> App<S> {
     /// not of this version, or whose rows are not all of the learner, is refused naming the
     /// field at fault (422). Nothing is written unless everything is.
     pub async fn import_learner(&self, document: &LearnerDocument) -> AppResult<ImportedLearner> {
-        if document.format != DOCUMENT_FORMAT {
-            return Err(AppError::invalid(
-                "format",
-                format!("'{}' is not a learner document; expected '{DOCUMENT_FORMAT}'", document.format),
-            ));
-        }
-        if document.version != DOCUMENT_VERSION {
-            return Err(AppError::invalid(
-                "version",
-                format!(
-                    "version {} is not read by this server, which reads version {DOCUMENT_VERSION}; export the \
-                     learner again from a server of this release",
-                    document.version
-                ),
-            ));
-        }
+        check_format(&document.format)?;
+        check_version(u64::from(document.version))?;
         let exported = &document.learner;
         let learner = Learner {
             id: exported.id,

@@ -339,13 +339,8 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
     // Only an escape can put a NUL in JSON text (a raw one is a syntax error); the full
     // search runs only when one might be there.
     if text.contains("\\u0000") {
-        if let Some(field) = serde_json::from_str::<serde_json::Value>(text).ok().as_ref().and_then(|v| nul_at(v, "")) {
-            return Err(AppError::new(
-                crate::ErrorKind::Invalid,
-                "unstorable_text",
-                format!("{field}: holds a NUL character (U+0000), which text may not contain; remove it"),
-            )
-            .with_details(serde_json::json!({ "field": field })));
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            refuse_nul_text(&value)?;
         }
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -361,6 +356,21 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
         AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
             .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() }))
     })
+}
+
+/// Refuse a JSON value with a NUL character in a key or a string, naming where: PostgreSQL
+/// keeps no NUL in text, so neither store nor door takes one (SQLite would, and a learner
+/// moved to PostgreSQL would then not fit).
+pub fn refuse_nul_text(value: &serde_json::Value) -> AppResult<()> {
+    match nul_at(value, "") {
+        None => Ok(()),
+        Some(field) => Err(AppError::new(
+            crate::ErrorKind::Invalid,
+            "unstorable_text",
+            format!("{field}: holds a NUL character (U+0000), which text may not contain; remove it"),
+        )
+        .with_details(serde_json::json!({ "field": field }))),
+    }
 }
 
 /// The path of the first key or string in `value` that holds a NUL, as serde names fields

@@ -147,6 +147,7 @@ fn describe_unknown(unknown: &UnknownField) -> String {
 /// Parse a call's arguments; the message names the field at fault and what the tool takes.
 pub fn parse<T: DeserializeOwned>(arguments: Option<Map<String, Value>>) -> Result<T, String> {
     let value = Value::Object(arguments.unwrap_or_default());
+    pathwise_app::curriculum::refuse_nul_text(&value).map_err(|e| e.message)?;
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
@@ -199,6 +200,8 @@ mod tests {
         assert_eq!(unknown, "lable: unknown field; allowed: mind_map_id, label");
         let unknown = parse::<Label>(args(json!({ "label": "Sets", "lable": 1 }))).expect_err("refused");
         assert_eq!(unknown, "lable: unknown field; allowed: label");
+        let nul = parse::<Label>(args(json!({ "label": "Se\u{0}ts" }))).expect_err("refused");
+        assert!(nul.starts_with("label: holds a NUL character"), "{nul}");
         let mistyped = parse::<Label>(args(json!({ "label": 3 }))).expect_err("refused");
         assert!(mistyped.contains("label") && mistyped.contains("string"), "{mistyped}");
     }

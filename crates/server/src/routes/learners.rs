@@ -2,7 +2,7 @@
 //! import), each signing in with a bearer token of their own.
 
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{bearer, Auth, JsonBody, LargeJsonBody, PathIds, QueryParams};
+use crate::extract::{bearer, Auth, JsonBody, LargeTextBody, PathIds, QueryParams};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::request::Parts;
@@ -288,7 +288,8 @@ pub async fn export(
 pub async fn import(
     State(s): State<AppState>,
     _: Operator,
-    LargeJsonBody(document): LargeJsonBody<LearnerDocument, MAX_IMPORT_BYTES>,
+    LargeTextBody(text): LargeTextBody<MAX_IMPORT_BYTES>,
 ) -> ApiResult<(StatusCode, Json<ImportedLearner>)> {
+    let document = LearnerDocument::from_json(&text)?;
     Ok((StatusCode::CREATED, Json(s.app.import_learner(&document).await?)))
 }
