@@ -54,7 +54,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        required_object(&body_text(request, state).await?).map(JsonBody)
+        parse_object(&body_text(request, state).await?).map(JsonBody)
     }
 }
 
@@ -127,24 +127,9 @@ fn utf8(bytes: &[u8]) -> Result<String, ApiError> {
         .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text").into())
 }
 
-/// A body that must hold a JSON object: an empty one is refused as such.
-fn required_object<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
-    if text.trim().is_empty() {
-        return Err(AppError::new(
-            ErrorKind::BadRequest,
-            "malformed_json",
-            "body: expected a JSON object, got an empty body",
-        )
-        .into());
-    }
-    parse_object(text)
-}
-
+/// A body that must hold a JSON object.
 fn parse_object<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
-    if !text.trim_start().starts_with('{') {
-        // serde would otherwise accept an array as a struct, field by position.
-        return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object").into());
-    }
+    pathwise_app::curriculum::expect_json_object(text)?;
     Ok(pathwise_app::curriculum::parse_json(text)?)
 }
 

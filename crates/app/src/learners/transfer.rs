@@ -68,10 +68,7 @@ impl LearnerDocument {
     /// read first, so that a document of another version is refused for that, rather than
     /// for a field this version does not know.
     pub fn from_json(text: &str) -> AppResult<LearnerDocument> {
-        if !text.trim_start().starts_with('{') {
-            // serde would otherwise read an array as the document, field by position.
-            return Err(AppError::new(ErrorKind::BadRequest, "malformed_json", "body: expected a JSON object"));
-        }
+        crate::curriculum::expect_json_object(text)?;
         /// Only what the document says it is; every other field is left unread.
         #[derive(Deserialize)]
         struct Header {

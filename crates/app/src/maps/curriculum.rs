@@ -358,6 +358,17 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
     })
 }
 
+/// Refuse JSON text that is not an object (empty, an array, a number) as such: serde would
+/// otherwise read an array as a struct, field by position.
+pub fn expect_json_object(text: &str) -> AppResult<()> {
+    let text = text.trim_start();
+    if text.starts_with('{') {
+        return Ok(());
+    }
+    let got = if text.is_empty() { ", got an empty body" } else { "" };
+    Err(AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("body: expected a JSON object{got}")))
+}
+
 /// Refuse a JSON value with a NUL character in a key or a string, naming where: PostgreSQL
 /// keeps no NUL in text, so neither store nor door takes one (SQLite would, and a learner
 /// moved to PostgreSQL would then not fit).
