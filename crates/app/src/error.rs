@@ -190,6 +190,15 @@ impl From<StoreError> for AppError {
                 "unstorable_text",
                 "the text holds a NUL character (U+0000), which this server's database cannot store; remove it",
             ),
+            read_only if read_only.is_read_only() => {
+                tracing::error!(error = %read_only, "the database cannot be written; restart the server");
+                AppError::new(
+                    ErrorKind::Unavailable,
+                    "database_read_only",
+                    "the database cannot be written: its file was replaced or made read-only while the server \
+                     ran; nothing was saved. The operator must restart the server",
+                )
+            }
             busy if busy.is_busy() => {
                 // Answered 503, which the HTTP layer does not log: the operator hears of it here.
                 tracing::warn!(error = %busy, "the database is busy");

@@ -10,7 +10,7 @@ use crate::course_tutor::MAX_MESSAGES_PAGE;
 use crate::mastery::MAX_HORIZON_DAYS;
 use crate::paging::{DEFAULT_LIMIT, MAX_LIMIT};
 use crate::usage::MAX_SINCE_DAYS;
-use pathwise_domain::{FlowStatus, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
+use pathwise_domain::{FlowStatus, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
@@ -63,13 +63,26 @@ pub struct ListNodesQuery {
     pub mastery_status: Option<MasteryStatus>,
 }
 
-/// Which of the learner's pending jobs to list.
+/// Which pending jobs to list.
 #[derive(Debug, Clone, Default, Deserialize, IntoParams, JsonSchema)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct JobsQuery {
     /// Only this map's jobs.
     pub mind_map_id: Option<MindMapId>,
+    /// With the operator token: this learner's jobs (without it the operator sees the
+    /// server's own, global jobs). A learner's token reads only its own.
+    pub learner_id: Option<LearnerId>,
+}
+
+/// Which job firings to list.
+#[derive(Debug, Clone, Default, Deserialize, IntoParams, JsonSchema)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct JobRunsQuery {
+    /// With the operator token: only this learner's firings (without it, every firing, the
+    /// global jobs' with no `learner_id`). A learner's token reads only its own.
+    pub learner_id: Option<LearnerId>,
 }
 
 /// How much of a node's response history to read.

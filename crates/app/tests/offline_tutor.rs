@@ -15,7 +15,7 @@ use pathwise_app::queries::PageQuery;
 use pathwise_app::ErrorKind;
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::{ClientEvent, DrillResult, ExamResult, MasteryTier, Tier, TutorCard};
-use pathwise_domain::ThreadId;
+use pathwise_domain::{MasteryStatus, ThreadId};
 use pathwise_store::TutorStore;
 use support::TestApp;
 
@@ -104,10 +104,12 @@ async fn pass_exam(t: &TestApp, thread: ThreadId, reply: &TurnReply, tier: Tier)
 /// Two right drills on the focus, then the check the policy opens, passed.
 async fn earn(t: &TestApp, thread: ThreadId, unit: &str, tier: Tier, first: TurnReply) -> TurnReply {
     let mut reply = first;
+    let mut drills = 0;
     for _ in 0..2 {
         let (drill_unit, drill) = drill_of(&reply);
         assert_eq!(drill_unit, unit, "{}", text(&reply));
         let lite = answer_drill(t, thread, unit, &drill, true).await;
+        drills += 1;
         if lite.exam_check.is_some() {
             break;
         }
@@ -115,6 +117,7 @@ async fn earn(t: &TestApp, thread: ThreadId, unit: &str, tier: Tier, first: Turn
             press(t, thread, ClientEvent::DrillContinue { unit_id: unit.into(), last_result: DrillResult::Correct })
                 .await;
     }
+    assert_eq!(drills, 2, "every tier's check needs two new right drills since the last check ({tier:?})");
     let lite = t.app.tutor_snapshot(t.learner, MATH).await.unwrap().snapshot_lite;
     let check = lite.exam_check.expect("the check is open after two right in a row");
     assert_eq!((check.unit_id.as_str(), check.tier), (unit, tier));
@@ -140,16 +143,32 @@ async fn earn(t: &TestApp, thread: ThreadId, unit: &str, tier: Tier, first: Turn
     .await
 }
 
+/// The mastery status of a unit's node on the learner's map of the course.
+async fn unit_status(t: &TestApp, unit: &str) -> MasteryStatus {
+    let map = t.app.tutor_snapshot(t.learner, MATH).await.unwrap().mind_map_id.expect("the course's map");
+    let aggregate = t.app.get_map(t.learner, map).await.unwrap();
+    let node = aggregate.nodes.iter().find(|n| n.metadata.get("unit_id").and_then(|v| v.as_str()) == Some(unit));
+    node.expect("a node per unit").mastery_status
+}
+
 async fn a_learner_who_answers_right_goes_from_the_first_turn_to_gold(t: &TestApp) {
     let thread = math_thread(t).await;
     let first = say(t, thread, "I want to learn place value").await;
     assert!(text(&first).starts_with("You asked about Place value and whole numbers."), "{}", text(&first));
     let first = press(t, thread, ClientEvent::RequestDrill { unit_id: "MATH-PV".into() }).await;
     let after_bronze = earn(t, thread, "MATH-PV", Tier::Bronze, first).await;
+    assert_eq!(unit_status(t, "MATH-PV").await, MasteryStatus::Reviewing, "bronze: learned, in review");
     let after_silver = earn(t, thread, "MATH-PV", Tier::Silver, after_bronze).await;
     earn(t, thread, "MATH-PV", Tier::Gold, after_silver).await;
     let snapshot = t.app.tutor_snapshot(t.learner, MATH).await.unwrap().snapshot;
     assert_eq!(snapshot.tier("MATH-PV"), MasteryTier::Gold);
+    // One picture of progress: gold is a mastered concept on the course's map, and the
+    // portfolio (what Progress shows) counts it.
+    assert_eq!(unit_status(t, "MATH-PV").await, MasteryStatus::Mastered);
+    let portfolio = t.app.portfolio(t.learner).await.unwrap();
+    let map = t.app.tutor_snapshot(t.learner, MATH).await.unwrap().mind_map_id.expect("the course's map");
+    let entry = portfolio.maps.iter().find(|m| m.map_id == map).expect("the course's map in the portfolio");
+    assert_eq!((entry.mastered_nodes, portfolio.mastered_nodes), (1, 1), "{portfolio:?}");
     let lite = t.app.tutor_snapshot(t.learner, MATH).await.unwrap().snapshot_lite;
     assert_eq!((lite.progress.gold, lite.progress.total), (1, 18));
     assert_ne!(lite.focus.unit_id, "MATH-PV", "a unit at gold gives way to the next one: {lite:?}");
@@ -266,10 +285,27 @@ async fn words_that_map_to_nothing_or_to_several_units_become_choices(t: &TestAp
     assert_eq!(log["clientEvent"], "CHOOSE_UNIT");
 }
 
-async fn an_exam_asked_for_before_the_policy_allows_one_is_refused(t: &TestApp) {
+/// A check asked for before it opens, or for another unit than the one being learned (a
+/// button left on an earlier card), is answered in words the learner can act on, with the
+/// next step: a drill on the unit being learned. No exam is offered and no field names
+/// reach the learner. A unit the course does not have is the client's mistake: refused.
+async fn an_exam_asked_for_before_the_policy_allows_one_is_answered_with_the_next_step(t: &TestApp) {
     let thread = math_thread(t).await;
     let first = press(t, thread, ClientEvent::RequestDrill { unit_id: "MATH-PV".into() }).await;
     assert_eq!(first.snapshot_lite.exam_check, None);
+    for (event, said) in [
+        (ClientEvent::RequestExam { unit_id: "MATH-PV".into() }, "That check is not open: the bronze check on "),
+        (ClientEvent::RequestExam { unit_id: "MATH-ADD".into() }, "That check was for "),
+    ] {
+        let reply = press(t, thread, event.clone()).await;
+        let words = text(&reply);
+        assert!(words.starts_with(said), "{event:?}: {words}");
+        for leak in ["clientEvent", "snapshotLite", "unitId", "REQUEST_EXAM"] {
+            assert!(!words.contains(leak), "{event:?}: {words}");
+        }
+        let (unit, _) = drill_of(&reply);
+        assert_eq!(unit, "MATH-PV", "the next step is a drill on the unit being learned");
+    }
     let before = t
         .app
         .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
@@ -277,19 +313,19 @@ async fn an_exam_asked_for_before_the_policy_allows_one_is_refused(t: &TestApp) 
         .unwrap()
         .items
         .len();
-    for (event, field) in [
-        (ClientEvent::RequestExam { unit_id: "MATH-PV".into() }, "clientEvent"),
-        (ClientEvent::RequestExam { unit_id: "MATH-ADD".into() }, "clientEvent.unitId"),
-        (ClientEvent::RequestExam { unit_id: "NOT-A-UNIT".into() }, "clientEvent.unitId"),
-    ] {
-        let error = t
-            .app
-            .tutor_turn(t.learner, thread, TurnRequest { client_event: event.clone(), ..TurnRequest::default() })
-            .await
-            .unwrap_err();
-        assert_eq!(error.kind, ErrorKind::Invalid, "{event:?}");
-        assert_eq!(error.details["field"], field, "{event:?}: {error:?}");
-    }
+    let error = t
+        .app
+        .tutor_turn(
+            t.learner,
+            thread,
+            TurnRequest {
+                client_event: ClientEvent::RequestExam { unit_id: "NOT-A-UNIT".into() },
+                ..TurnRequest::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("clientEvent.unitId")));
     assert_eq!(
         t.app
             .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })
@@ -304,10 +340,24 @@ async fn an_exam_asked_for_before_the_policy_allows_one_is_refused(t: &TestApp) 
     assert!(snapshot.exam_touched.is_empty());
 }
 
+/// "Give me a drill" (and the like) is practice on the unit being learned, never a
+/// question about which of three unrelated units was meant.
+async fn asking_for_a_drill_in_words_gives_a_drill_on_the_unit_being_learned(t: &TestApp) {
+    let thread = math_thread(t).await;
+    let first = say(t, thread, "I want to learn place value").await;
+    assert_eq!(first.snapshot_lite.focus.unit_id, "MATH-PV");
+    for words in ["give me a drill", "another one please", "can I practise?"] {
+        let reply = say(t, thread, words).await;
+        let (unit, _) = drill_of(&reply);
+        assert_eq!(unit, "MATH-PV", "{words}: {}", text(&reply));
+    }
+}
+
 conformance!(
     a_learner_who_answers_right_goes_from_the_first_turn_to_gold,
     a_struggling_learner_gets_a_concept_card_and_comes_back_to_the_unit_asked_for,
     free_text_is_acknowledged_and_mapped_to_the_unit_it_is_about,
     words_that_map_to_nothing_or_to_several_units_become_choices,
-    an_exam_asked_for_before_the_policy_allows_one_is_refused,
+    an_exam_asked_for_before_the_policy_allows_one_is_answered_with_the_next_step,
+    asking_for_a_drill_in_words_gives_a_drill_on_the_unit_being_learned,
 );

@@ -292,6 +292,9 @@ async fn a5_examready_true_and_examavailability_available_tier_aware(t: &TestApp
     // Tier-aware: once bronze is passed, the desired tier is silver, and a bronze question is refused.
     app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap();
     assert_eq!(snapshot(&app, t).await.tier("ALG-01"), MasteryTier::Bronze);
+    // Silver's check waits for two new right drills since the bronze one.
+    assert!(!snapshot(&app, t).await.progress("ALG-01").unwrap().drill.ready_for_check());
+    drills(&app, t, "ALG-01", &[true, true]).await;
     fake.script([model_turn(
         "EXAM_BLOCK",
         "ALG-01",
@@ -384,6 +387,23 @@ async fn b1_correct(t: &TestApp) {
     .await;
     assert!(matches!(card(&next), Some(TutorCard::Drill { .. })));
     assert_eq!(last_log(&app, t, thread).await["validated"], false, "offline turns are the fallback");
+}
+
+/// The index of the right option typed as text is the number it reads as, not that option:
+/// a drill whose options are sums is answered by sums (the one rule for choices).
+async fn a_typed_number_under_a_drills_numeric_options_is_its_value_never_an_index(t: &TestApp) {
+    let app = t.app().clone();
+    let thread = thread(&app, t).await;
+    for _ in 0..4 {
+        let drill = blueprint_drill(&app, t, thread, "ENTRY-00").await;
+        let (item, _) = offered_item(&app, t, thread, &drill).await;
+        assert!(pathwise_domain::choice::options_read_as_numbers(&item.options), "sums: {:?}", item.options);
+        let key = item.key.choice.unwrap();
+        let typed_index = key.to_string();
+        let index_is_the_value = item.options[key].trim() == typed_index;
+        let reply = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &typed_index)).await.unwrap();
+        assert_eq!(reply.is_correct, index_is_the_value, "'{typed_index}' under {:?} (key {key})", item.options);
+    }
 }
 
 async fn b2_incorrect(t: &TestApp) {
@@ -575,6 +595,11 @@ async fn c2_mcq_submit_incorrect_or_support_viewed(t: &TestApp) {
     assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "exam_locked"));
     assert_eq!(refused.details["next_eligible_at"], json!(until));
     assert_eq!(t.counts().await, counts);
+    // A wrong answer holds the unit's bronze checks until two new right drills, on top of
+    // the question's own lockout: another bronze question is not offered at once.
+    assert!(reply.snapshot_lite.exam_check.is_none(), "no check straight after a wrong answer");
+    assert!(!snapshot(&app, t).await.progress("ALG-01").unwrap().drill.ready_for_check());
+    drills(&app, t, "ALG-01", &[true, true]).await;
     // The policy now offers no locked question; the other bronze question is still available.
     fake.script([model_turn(
         "EXAM_BLOCK",
@@ -1223,6 +1248,7 @@ conformance!(
     a5_examready_true_and_examavailability_available_tier_aware,
     b1_correct,
     b2_incorrect,
+    a_typed_number_under_a_drills_numeric_options_is_its_value_never_an_index,
     c1_mcq_submit_correct,
     c2_mcq_submit_incorrect_or_support_viewed,
     a_reloaded_timeline_carries_each_answers_outcome,

@@ -7,6 +7,7 @@
 mod bench;
 mod cat_sim;
 mod config;
+mod course;
 mod import_map;
 mod learn;
 mod learners;
@@ -53,7 +54,8 @@ enum Command {
         /// The file to write; it must not exist.
         destination: PathBuf,
     },
-    /// Put a backup in place of the SQLite database; stop the server first.
+    /// Put a backup in place of the SQLite database; refused, naming the process, while a
+    /// server (or any process) has the database open: stop it first.
     Restore {
         /// A file `pathwise backup` wrote.
         backup: PathBuf,
@@ -71,6 +73,11 @@ enum Command {
         /// Only check the pack; store nothing.
         #[arg(long)]
         check: bool,
+    },
+    /// The operator's commands on courses: export a course's pack (the shipped ones too).
+    Course {
+        #[command(subcommand)]
+        command: course::CourseCommand,
     },
     /// Create a learner and print their API token (the same as `learners create`).
     CreateLearner { name: String },
@@ -247,6 +254,7 @@ async fn run(cli: Cli) -> Result<()> {
             let imported = app.import_course(&text, format).await.map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
             output::json(&imported)
         }
+        Command::Course { command } => course::run(&settings_for(&cli.store, cli.config.as_deref())?, command).await,
         Command::CreateLearner { name } => {
             let settings = config::load(cli.config.as_deref(), &StoreOverrides(&cli.store))?;
             learners::run(&settings, learners::LearnersCommand::Create { name }).await

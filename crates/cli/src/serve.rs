@@ -38,6 +38,29 @@ macro_rules! say {
     }};
 }
 
+/// Where the start-up banner goes. With text logs: plain lines on standard output, for the
+/// person who started the server. With JSON logs: log events like every other line (a log
+/// collector reads one format), holding no secret, since logs are shipped and kept: the
+/// local learner's token stays in its file, and the banner says where that is.
+#[derive(Debug, Clone, Copy)]
+struct Banner {
+    json: bool,
+}
+
+impl Banner {
+    fn new(settings: &Settings) -> Banner {
+        Banner { json: matches!(settings.log_format, config::LogFormat::Json) }
+    }
+
+    fn line(self, text: impl std::fmt::Display) {
+        if self.json {
+            tracing::info!(target: "pathwise::banner", "{text}");
+        } else {
+            say!("{text}");
+        }
+    }
+}
+
 const LOCAL_TOKEN_FILE: &str = "local-token";
 
 /// The local learner and a working token for it, kept in the data directory so that every
@@ -85,44 +108,71 @@ pub async fn run(settings: Settings) -> Result<()> {
         .with_context(|| format!("cannot listen on {}:{}", settings.host, settings.port))?;
     let address = listener.local_addr()?;
     let base = format!("http://{address}");
-    say!("{} is listening on {base} ({} database)", settings.name, pathwise_app::Store::engine(app.store()));
+    let banner = Banner::new(&settings);
+    banner.line(format_args!(
+        "{} is listening on {base} ({} database)",
+        settings.name,
+        pathwise_app::Store::engine(app.store())
+    ));
     let mut workspace_learner = None;
     if loopback {
         let local = local_learner(&app, &settings).await?;
-        say!("Local learner token: {}", local.token);
-        say!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token);
+        let token_file = settings.data_dir.join(LOCAL_TOKEN_FILE);
+        if banner.json {
+            banner.line(format_args!("Local learner token: in {} (never logged)", token_file.display()));
+            let file = token_file.display();
+            banner.line(format_args!("Try it:  curl -H \"Authorization: Bearer $(cat {file})\" {base}/api/mind-maps"));
+        } else {
+            banner.line(format_args!("Local learner token: {}", local.token));
+            banner.line(format_args!("Try it:  curl -H 'Authorization: Bearer {}' {base}/api/mind-maps", local.token));
+        }
         let next_base = base.clone();
         let learner =
             pathwise_server::LocalLearner::new(local.token.clone(), local.learner.name.clone(), move |code| {
-                say!("The workspace sign-in link was used; the next one: {next_base}/?signin={code}");
+                if banner.json {
+                    banner.line("The workspace sign-in link was used; sign in again with the local learner's token");
+                } else {
+                    banner.line(format_args!(
+                        "The workspace sign-in link was used; the next one: {next_base}/?signin={code}"
+                    ));
+                }
             });
-        say!("Workspace: {} (signs the local learner in once; or paste the token)", learner.signin_link(&base));
+        if banner.json {
+            // The sign-in link's code is worth the token once, so it is no more logged than
+            // the token is.
+            banner.line(format_args!("Workspace: {base}/ (paste the token from {})", token_file.display()));
+        } else {
+            banner.line(format_args!(
+                "Workspace: {} (signs the local learner in once; or paste the token)",
+                learner.signin_link(&base)
+            ));
+        }
         workspace_learner = Some(learner);
     } else {
-        say!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners");
+        banner.line(format_args!("Create learners with: curl -X POST -H 'Authorization: Bearer <operator token>' -H 'Content-Type: application/json' -d '{{\"name\":\"Ada\"}}' {base}/api/learners"));
     }
-    say!("Language model: {}", app.llm().describe());
-    say!("{sandbox_note}");
+    banner.line(format_args!("Language model: {}", app.llm().describe()));
+    banner.line(&sandbox_note);
     let titles: Vec<String> =
         courses.iter().map(|c| format!("{} ({} units)", c.course.id, c.course.unit_count)).collect();
-    say!("Courses: {}; exam service: {}", titles.join(", "), app.exam_service().describe());
-    say!("Course retrieval: {}", app.retrieval_mode());
+    banner.line(format_args!("Courses: {}; exam service: {}", titles.join(", "), app.exam_service().describe()));
+    banner.line(format_args!("Course retrieval: {}", app.retrieval_mode()));
     for note in pack_notes {
-        say!("{note}");
+        banner.line(note);
     }
-    say!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH);
-    say!("API reference: {base}/api/docs");
+    banner.line(format_args!("MCP (streamable HTTP): {base}{}", pathwise_server::mcp::http::PATH));
+    banner.line(format_args!("API reference: {base}/api/docs"));
     let state = AppState::new(app.clone(), settings.operator_token.as_deref())
         .with_workspace(&settings.name, workspace_learner)
         .with_mcp_allowed_hosts(settings.mcp_allowed_hosts.clone())
         .with_session_heartbeat(std::time::Duration::from_secs(settings.session_heartbeat_secs.max(1)))
         .with_limits(settings.limits())
         .with_metrics_token(settings.metrics_token.as_deref());
-    say!("Metrics: {base}/metrics; readiness: {base}/readyz");
+    banner.line(format_args!("Metrics: {base}/metrics; readiness: {base}/readyz"));
     let stopping = state.shutdown.clone();
     let scheduler = settings.scheduler_enabled.then(|| {
         let worker = settings.worker_name.clone().unwrap_or_else(default_worker_name);
-        say!("Scheduler: running due jobs as {worker}");
+        banner.line(format_args!("Scheduler: running due jobs as {worker}"));
         let options = WorkerOptions::new(worker);
         let tick = std::time::Duration::from_millis(settings.scheduler_tick_ms.max(10));
         tokio::spawn(run_scheduler(app, options, tick, stopping.cancelled_owned()))

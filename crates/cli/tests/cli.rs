@@ -269,6 +269,38 @@ async fn serve_on_loopback_prints_a_local_token_that_works_and_survives_a_restar
     assert_eq!((status, &me_third["id"]), (200, &me["id"]));
 }
 
+/// With JSON logs the banner is log events like every other line, one JSON object each, and
+/// holds no secret: neither the local learner's token nor a sign-in code, only where the
+/// token file is.
+#[tokio::test]
+async fn serve_with_json_logs_writes_only_json_and_never_the_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let data_arg = data_dir_arg(&data);
+    let env = [("PATHWISE_LOG_FORMAT", "json"), ("PATHWISE_LOG", "info")];
+    let mut child =
+        ChildGuard(pathwise(tmp.path(), &["serve", "--port", "0", "--data-dir", &data_arg], &env).spawn().unwrap());
+    let (stdout, _) = drain(child.0.stdout.take().unwrap());
+    let (stderr, _) = drain(child.0.stderr.take().unwrap());
+    let deadline = Instant::now() + START_TIMEOUT;
+    while !stderr.lock().unwrap().contains("API reference") {
+        assert!(Instant::now() < deadline, "no banner in time: {}", stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.0.kill();
+    let _ = child.0.wait();
+    let token = std::fs::read_to_string(data.join("local-token")).expect("the token file").trim().to_string();
+    let (stdout, stderr) = (stdout.lock().unwrap().clone(), stderr.lock().unwrap().clone());
+    assert_eq!(stdout.trim(), "", "nothing outside the log stream");
+    for line in stderr.lines().filter(|l| !l.trim().is_empty()) {
+        let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert!(event["fields"]["message"].is_string(), "{line}");
+    }
+    assert!(!stderr.contains(&token), "the token is never logged: {stderr}");
+    assert!(!stderr.contains("signin="), "nor a sign-in code: {stderr}");
+    assert!(stderr.contains("Local learner token: in ") && stderr.contains("local-token"), "{stderr}");
+}
+
 #[tokio::test]
 async fn serve_on_all_interfaces_needs_an_operator_token() {
     let tmp = tempfile::tempdir().unwrap();

@@ -344,3 +344,58 @@ async fn a_backup_under_load_holds_every_answer_acknowledged_before_it() {
         stored.len()
     );
 }
+
+/// `pathwise restore` with a server up on the same database is refused, naming the server's
+/// process, and changes nothing: the server goes on serving every answer. A database file
+/// replaced under a running server by other means makes it unready and its writes a 503
+/// that says to restart it, never a 500; restarted, it serves the file that is there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restore_is_refused_while_a_server_has_the_database_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    let server = serve(dir.path(), None);
+    let (map, nodes) = map_of_thirty(&client, &server.at).await;
+    let answer = |key: &str| Answer {
+        key: key.to_string(),
+        body: json!({ "node_id": nodes[1], "mind_map_id": map, "question_text": key, "quality": 4,
+            "response_type": "teach" }),
+    };
+    assert_eq!(post(&client, &server.at, &answer("before-backup")).await.unwrap().0, 201);
+    let data = dir.path().join("data");
+    let backup = dir.path().join("backup.db");
+    let (data_arg, backup_arg) = (data.to_str().unwrap().to_string(), backup.to_str().unwrap().to_string());
+    let made = tokio::task::block_in_place(|| pathwise(dir.path(), &["--data-dir", &data_arg, "backup", &backup_arg]));
+    assert!(made.status.success(), "backup failed: {}", String::from_utf8_lossy(&made.stderr));
+    assert_eq!(post(&client, &server.at, &answer("after-backup")).await.unwrap().0, 201);
+
+    let refused =
+        tokio::task::block_in_place(|| pathwise(dir.path(), &["--data-dir", &data_arg, "restore", &backup_arg]));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "a restore under a running server: {said}");
+    let pid = server.child.0.id();
+    assert!(said.contains(&format!("pid {pid} (pathwise serve")) && said.contains("stop it first"), "{said}");
+    assert_eq!(post(&client, &server.at, &answer("after-refusal")).await.unwrap().0, 201, "the server goes on");
+    let stored = stored_questions(&client, &server.at, &map).await;
+    assert_eq!(stored.len(), 3, "nothing lost: {stored:?}");
+    let ready = client.get(format!("{}/readyz", server.at.base)).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+
+    // Replaced by hand (a copy renamed into place) under the running server.
+    let copy = dir.path().join("data/copy.db");
+    std::fs::copy(&backup, &copy).unwrap();
+    std::fs::rename(&copy, data.join("pathwise.db")).unwrap();
+    let ready = client.get(format!("{}/readyz", server.at.base)).send().await.unwrap();
+    assert_eq!(ready.status(), 503);
+    let readiness: Value = ready.json().await.unwrap();
+    assert!(readiness["store"].as_str().unwrap().contains("was replaced"), "{readiness}");
+    let (status, body) = post(&client, &server.at, &answer("after-replacement")).await.unwrap();
+    assert_eq!((status, body["error"]["code"].as_str()), (503, Some("database_read_only")), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("restart the server"), "{body}");
+
+    // Stopped, the restore goes through; restarted, the server serves the backup.
+    drop(server);
+    let put = tokio::task::block_in_place(|| pathwise(dir.path(), &["--data-dir", &data_arg, "restore", &backup_arg]));
+    assert!(put.status.success(), "restore failed: {}", String::from_utf8_lossy(&put.stderr));
+    let server = serve(dir.path(), None);
+    assert_eq!(stored_questions(&client, &server.at, &map).await, vec!["before-backup".to_string()]);
+}

@@ -115,7 +115,7 @@ async def evaluation_to_its_score(client):
     assessments = (await ok(client, "library_assessments", {}))["assessments"]
     fixed = next(a for a in assessments if a["selection"] == "fixed")
     session = await ok(
-        client, "session_create", {"session_type": "evaluation", "config": {"blueprint_id": fixed["assessment_id"]}}
+        client, "session_create", {"session_type": "evaluation", "config": {"blueprint_id": fixed["blueprint_id"]}}
     )
     answered = 0
     run = await ok(client, "session_run", {"session_id": session["id"]})

@@ -648,7 +648,7 @@ async fn stdio_calls_every_tool() {
         .iter()
         .find(|a| a["selection"] == "fixed")
         .unwrap_or_else(|| panic!("no fixed assessment: {assessments}"));
-    let blueprint = fixed["assessment_id"].as_str().unwrap().to_string();
+    let blueprint = fixed["blueprint_id"].as_str().unwrap().to_string();
 
     // An evaluation driven step by step, without a stream.
     let created =

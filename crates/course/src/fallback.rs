@@ -7,7 +7,7 @@
 use crate::card::{TutorCard, UnitChoice, WorkedExample};
 use crate::course::Course;
 use crate::event::{ClientEvent, DrillResult, ExamResult};
-use crate::notation::asks_for_exam;
+use crate::notation::{asks_for_drill, asks_for_exam};
 use crate::pack::UnitSpec;
 use crate::policy::{Action, Availability, TutorPolicy};
 use crate::snapshot::MappedUnit;
@@ -58,8 +58,9 @@ const QUOTE_CHARS: usize = 60;
 /// 2. a stuck learner gets a concept card, once, before more drills (A4), unless they asked
 ///    for a drill;
 /// 3. "Continue" after a right drill gets the exam when it is open (A5);
-/// 4. a request to practise, words answering the tutor's question, and an exam asked for
-///    too early get a drill when the unit has blueprints;
+/// 4. a request to practise (a button, or words such as "give me a drill"), words answering
+///    the tutor's question, and an exam asked for too early get a drill when the unit has
+///    blueprints;
 /// 5. anything else gets a Socratic question.
 pub fn fallback_action(input: &FallbackInput<'_>) -> Action {
     let policy = input.policy;
@@ -71,7 +72,8 @@ pub fn fallback_action(input: &FallbackInput<'_>) -> Action {
     if !policy.allows(Action::DrillCard) {
         return Action::SocraticQuestion;
     }
-    let asked_for_drill = matches!(input.event, ClientEvent::RequestDrill { .. });
+    let asked_for_drill =
+        matches!(input.event, ClientEvent::RequestDrill { .. }) || input.words.is_some_and(asks_for_drill);
     if policy.allows(Action::ConceptCard)
         && input.previous_action != Some(Action::ConceptCard)
         && !asked_for_drill
@@ -87,7 +89,7 @@ pub fn fallback_action(input: &FallbackInput<'_>) -> Action {
         && input.previous_action == Some(Action::SocraticQuestion)
         && input.words.is_some()
         && !input.named;
-    let wants_practice = input.event.asks_for_practice() || answered_question || wants_exam;
+    let wants_practice = input.event.asks_for_practice() || asked_for_drill || answered_question || wants_exam;
     if wants_practice && drillable(input) {
         Action::DrillCard
     } else {

@@ -27,7 +27,7 @@ pub mod synthetic;
 pub mod tier;
 mod validate;
 
-pub use builtin::{builtin_courses, BUILTIN_COURSES};
+pub use builtin::{builtin_courses, builtin_source, BUILTIN_COURSES};
 pub use card::{TutorCard, UnitChoice, WorkedExample};
 pub use course::Course;
 pub use error::{CourseError, Problem};

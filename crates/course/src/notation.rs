@@ -70,6 +70,17 @@ pub fn asks_for_exam(text: &str) -> bool {
         || (has("quiz") && has("me"))
 }
 
+/// The learner asks for practice ("give me a drill", "another one", "can I practise?",
+/// "more problems").
+pub fn asks_for_drill(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let has = |w: &str| words.contains(&w);
+    let any = |ws: &[&str]| ws.iter().any(|w| has(w));
+    any(&["drill", "drills", "practice", "practise", "practising", "practicing", "exercise", "exercises"])
+        || (any(&["another", "more", "give"]) && any(&["one", "question", "questions", "problem", "problems"]))
+}
+
 fn previous_non_space(chars: &[char], i: usize) -> Option<char> {
     chars[..i].iter().rev().copied().find(|c| !c.is_whitespace())
 }
@@ -129,6 +140,18 @@ mod tests {
         }
         for no in ["how do I check my answer?", "what is a test of divisibility", "explain fractions"] {
             assert!(!asks_for_exam(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn requests_for_practice_are_recognised() {
+        for yes in
+            ["give me a drill", "Drill me!", "can I practise?", "another one please", "more problems", "practice"]
+        {
+            assert!(asks_for_drill(yes), "{yes}");
+        }
+        for no in ["explain fractions", "what is one half", "I don't get it", "5000"] {
+            assert!(!asks_for_drill(no), "{no}");
         }
     }
 }

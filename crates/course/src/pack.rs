@@ -33,6 +33,16 @@ pub struct CoursePack {
     pub skills: Vec<SkillBlueprint>,
 }
 
+impl CoursePack {
+    /// The pack written out in `format`, as an author would import it.
+    pub fn to_text(&self, format: PackFormat) -> Result<String, String> {
+        match format {
+            PackFormat::Toml => toml::to_string_pretty(self).map_err(|e| e.to_string()),
+            PackFormat::Json => serde_json::to_string_pretty(self).map(|text| text + "\n").map_err(|e| e.to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnitSpec {

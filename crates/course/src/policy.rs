@@ -95,9 +95,12 @@ impl TutorPolicy {
         self.scoped_unit_ids.iter().any(|u| u == unit)
     }
 
-    /// A `REQUEST_EXAM` is for the unit being learned, once this policy opens its exam.
+    /// A `REQUEST_EXAM` is for the unit being learned, once this policy opens its exam. A
+    /// refusal says why twice: for the client's field, and in words for the learner, since a
+    /// stale button (a check pressed after it closed) is the learner's ordinary slip.
     pub fn check_exam_request(&self, course: &Course, unit: &str) -> Result<(), EventRefusal> {
         let title = |u: &str| course.unit(u).map_or_else(|| u.to_string(), |u| u.title.clone());
+        let tier = self.desired_exam_tier;
         if unit != self.focus_unit_id {
             return Err(EventRefusal {
                 field: "clientEvent.unitId",
@@ -106,29 +109,50 @@ impl TutorPolicy {
                     self.focus_unit_id,
                     title(&self.focus_unit_id)
                 ),
+                learner_message: format!(
+                    "That check was for {}, and we are on {} now, so it is closed.",
+                    title(unit),
+                    title(&self.focus_unit_id)
+                ),
             });
         }
         if !self.allows(Action::ExamBlock) {
-            let tier = self.desired_exam_tier;
-            let why = match self.exam_availability {
-                Availability::Locked => format!("every {tier} question on it is locked for now"),
-                _ if self.exam_ready => format!("it has no open {tier} question"),
-                _ => "it opens after two right drills in a row (snapshotLite.examCheck says when)".to_string(),
+            let (why, in_words) = match self.exam_availability {
+                Availability::Locked => (
+                    format!("every {tier} question on it is locked for now"),
+                    format!("every {tier} question on {} is locked for now", title(unit)),
+                ),
+                _ if self.exam_ready => (
+                    format!("it has no open {tier} question"),
+                    format!("there is no {tier} question on {} open right now", title(unit)),
+                ),
+                _ => (
+                    "it opens after two right drills in a row since the unit's last check (snapshotLite.examCheck \
+                     says when)"
+                        .to_string(),
+                    format!(
+                        "the {tier} check on {} opens after two right drills in a row since your last check",
+                        title(unit)
+                    ),
+                ),
             };
             return Err(EventRefusal {
                 field: "clientEvent",
                 message: format!("the {tier} check on {} is not open: {why}", title(unit)),
+                learner_message: format!("That check is not open: {in_words}."),
             });
         }
         Ok(())
     }
 }
 
-/// A client event the policy refuses: the request's field at fault, and what is allowed.
+/// A client event the policy refuses: the request's field at fault, and what is allowed,
+/// for the client; the same in words for the learner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventRefusal {
     pub field: &'static str,
     pub message: String,
+    pub learner_message: String,
 }
 
 /// An exam question's state for one learner, as the exam service keeps it.
@@ -379,8 +403,8 @@ pub fn draft_policy(
     let focus = blocker.as_deref().map_or_else(|| primary.clone(), |b| frontier(course, snapshot, b).to_string());
     let stuck = is_stuck(snapshot, &focus);
     let focus_tier = snapshot.tier(&focus);
-    let streak = snapshot.progress(&focus).map_or(0, |p| p.drill.streak_correct);
-    let exam_ready = !is_blocked(course, snapshot, &focus) && streak >= 2;
+    let drills_ready = snapshot.progress(&focus).is_some_and(|p| p.drill.ready_for_check());
+    let exam_ready = !is_blocked(course, snapshot, &focus) && drills_ready;
     let scoped = scoped_unit_ids(course, &focus, &primary, blocker.as_deref(), &mapped, &snapshot.units_in_progress);
     PolicyDraft {
         clarify: clarify_if_unsure && confident.is_none(),

@@ -62,6 +62,24 @@ pub struct DrillCounters {
     pub attempts: u32,
     pub correct: u32,
     pub streak_correct: u32,
+    /// Right drills in a row since the unit's last exam answer, right or wrong; absent until
+    /// its first. A tier's check needs two of them, so that no tier follows another, nor a
+    /// second try a wrong answer, without new evidence in between.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streak_since_check: Option<u32>,
+}
+
+impl DrillCounters {
+    /// The drills' part of exam readiness: two right in a row, since the unit's last exam
+    /// answer once it has one.
+    pub fn ready_for_check(&self) -> bool {
+        self.streak_since_check.unwrap_or(self.streak_correct) >= 2
+    }
+
+    /// The streak that counts towards the next check.
+    pub fn streak_for_check(&self) -> u32 {
+        self.streak_since_check.unwrap_or(self.streak_correct)
+    }
 }
 
 #[derive(
@@ -144,8 +162,10 @@ impl StudentSnapshot {
         if correct {
             progress.drill.correct += 1;
             progress.drill.streak_correct += 1;
+            progress.drill.streak_since_check = progress.drill.streak_since_check.map(|n| n + 1);
         } else {
             progress.drill.streak_correct = 0;
+            progress.drill.streak_since_check = progress.drill.streak_since_check.map(|_| 0);
             if let Some(tag) = mistake_tag {
                 *progress.confusion_tags.entry(tag.to_string()).or_default() += 1;
             }
@@ -154,15 +174,17 @@ impl StudentSnapshot {
 
     /// An exam answer on `unit`. A pass counts for the question's tier and may raise the
     /// unit's mastery tier (never lower it) and takes the question off the revisit queue; a
-    /// wrong answer puts it there.
+    /// wrong answer puts it there. Either way the unit's next check waits for two new right
+    /// drills ([`DrillCounters::ready_for_check`]).
     pub fn record_exam(&mut self, unit: &str, question: &ExamQuestionSpec, correct: bool, now: DateTime<Utc>) {
         self.exam_touched.insert(question.id.clone(), true);
         let progress = self.touch(unit, now);
+        let streak = progress.drill.streak_for_check();
+        progress.drill.streak_since_check = Some(0);
         if correct {
             progress.exam.passed_by_tier.add(question.tier);
-            progress.mastery_tier = progress
-                .mastery_tier
-                .max(tier_from_evidence(progress.drill.streak_correct, &progress.exam.passed_by_tier));
+            progress.mastery_tier =
+                progress.mastery_tier.max(tier_from_evidence(streak, &progress.exam.passed_by_tier));
             if progress.mastery_tier == MasteryTier::Gold {
                 progress.status = UnitStatus::Completed;
                 self.units_in_progress.retain(|u| u != unit);
@@ -297,6 +319,34 @@ mod tests {
         assert_eq!(s.tier("U1"), MasteryTier::Gold, "silver and gold passes with readiness");
         assert_eq!(s.progress("U1").unwrap().status, UnitStatus::Completed);
         assert!(s.units_in_progress.is_empty());
+    }
+
+    #[test]
+    fn each_check_needs_two_new_right_drills_after_the_last_one() {
+        let mut s = StudentSnapshot::new("S1", "C", "U1", at(0));
+        let ready = |s: &StudentSnapshot| s.progress("U1").unwrap().drill.ready_for_check();
+        s.record_drill("U1", true, None, at(1));
+        s.record_drill("U1", true, None, at(1));
+        assert!(ready(&s), "two right drills make the first check ready");
+        s.record_exam("U1", &question("B1", Tier::Bronze), true, at(2));
+        assert_eq!(s.tier("U1"), MasteryTier::Bronze);
+        assert!(!ready(&s), "silver is not offered straight after bronze");
+        s.record_drill("U1", true, None, at(3));
+        assert!(!ready(&s), "one new right drill is not enough");
+        s.record_drill("U1", true, None, at(3));
+        assert!(ready(&s));
+        s.record_exam("U1", &question("S1", Tier::Silver), false, at(4));
+        assert!(!ready(&s), "a wrong answer holds the tier's checks until new evidence");
+        s.record_drill("U1", true, None, at(5));
+        s.record_drill("U1", false, None, at(5));
+        s.record_drill("U1", true, None, at(5));
+        assert!(!ready(&s), "the two must be in a row");
+        s.record_drill("U1", true, None, at(5));
+        assert!(ready(&s));
+        s.record_exam("U1", &question("S2", Tier::Silver), true, at(6));
+        assert_eq!(s.tier("U1"), MasteryTier::Silver);
+        let json = serde_json::to_value(s.progress("U1").unwrap().drill).unwrap();
+        assert_eq!(json["streakSinceCheck"], 0);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! passing exam questions of that tier with drill readiness, never by the model's word.
 
 use crate::pack::Tier;
+use pathwise_domain::MasteryStatus;
 use serde::{Deserialize, Serialize};
 
 #[derive(
@@ -29,6 +30,18 @@ pub enum MasteryTier {
 }
 
 impl MasteryTier {
+    /// Where a tier puts the unit's concept on the learner's map, at least: one picture of
+    /// progress, whichever door shows it. A tier is earned by an exam with drill readiness,
+    /// so bronze and silver show a concept learned and in review; gold, mastered (a course
+    /// has nothing left to earn there, as a map's graduation has nothing left to review).
+    pub fn node_floor(self) -> Option<MasteryStatus> {
+        match self {
+            MasteryTier::None => None,
+            MasteryTier::Bronze | MasteryTier::Silver => Some(MasteryStatus::Reviewing),
+            MasteryTier::Gold => Some(MasteryStatus::Mastered),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             MasteryTier::None => "none",

@@ -221,9 +221,15 @@ fn an_exam_request_is_for_the_focus_unit_once_its_exam_is_open() {
     let refused = closed.check_exam_request(&course, "ALG-00").unwrap_err();
     assert_eq!(refused.field, "clientEvent.unitId");
     assert!(refused.message.contains("'ALG-01' (Linear equations)"), "{}", refused.message);
-    let EventRefusal { field, message } = closed.check_exam_request(&course, "ALG-01").unwrap_err();
+    assert!(refused.learner_message.starts_with("That check was for "), "{}", refused.learner_message);
+    let EventRefusal { field, message, learner_message } = closed.check_exam_request(&course, "ALG-01").unwrap_err();
     assert_eq!(field, "clientEvent");
     assert!(message.contains("two right drills in a row"), "{message}");
+    assert!(
+        learner_message.contains("opens after two right drills in a row since your last check")
+            && !learner_message.contains("snapshotLite"),
+        "in the learner's words: {learner_message}"
+    );
     s.record_drill("ALG-01", true, None, at(1));
     s.record_drill("ALG-01", true, None, at(1));
     let open = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false)

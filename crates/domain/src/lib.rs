@@ -5,6 +5,7 @@
 //! about graphs, learning order, mastery and spaced repetition is made here exactly once;
 //! stores persist the outcome and front doors present it.
 
+pub mod choice;
 pub mod curriculum;
 pub mod diagnostic;
 pub mod edit;
@@ -16,6 +17,7 @@ pub mod lifecycle;
 pub mod mastery;
 pub mod model;
 pub mod model_graph;
+pub mod number;
 pub mod order;
 pub mod outline;
 pub mod question;

@@ -2,6 +2,7 @@
 //! to a choice question is graded: exactly, by comparing it with the computed key. Free-text
 //! answers are graded by the language model against the question's rubric.
 
+use crate::choice::{allowed_answers, read_typed_choice};
 use crate::DomainError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -144,30 +145,19 @@ impl Question {
     }
 }
 
-/// Grade an answer to a choice question: the answer is the choice's index (`"2"`) or its
-/// text (compared without case and surrounding space). `None` for free-text questions.
+/// Grade an answer to a choice question, read by the one rule for choices
+/// ([`crate::choice::read_typed_choice`]: a choice's text or value, or its index when no
+/// choice reads as a number). `None` for free-text questions.
 pub fn grade_choice(question: &Question, answer: &str) -> Option<Result<ChoiceGrade, DomainError>> {
     let QuestionKind::Choice { choices, correct } = &question.kind else {
         return None;
     };
-    let picked = match answer.trim().parse::<usize>() {
-        Ok(index) if index < choices.len() => Ok(index),
-        Ok(index) => Err(DomainError::invalid(
+    let picked = read_typed_choice(choices, answer).ok_or_else(|| {
+        DomainError::invalid(
             "answer",
-            format!("{index} is not a choice; answer with an index from 0 to {} or a choice's text", choices.len() - 1),
-        )),
-        Err(_) => choices.iter().position(|c| normalize(c) == normalize(answer)).ok_or_else(|| {
-            DomainError::invalid(
-                "answer",
-                format!(
-                    "'{}' is none of the choices; answer with an index from 0 to {} or one of: {}",
-                    answer.trim(),
-                    choices.len() - 1,
-                    choices.join(" | ")
-                ),
-            )
-        }),
-    };
+            format!("'{}' is none of the choices; answer with {}", answer.trim(), allowed_answers(choices)),
+        )
+    });
     Some(picked.map(|index| {
         let right = Some(index) == *correct;
         ChoiceGrade {
@@ -235,6 +225,17 @@ mod tests {
     fn an_answer_that_is_no_choice_names_the_allowed_answers() {
         let err = grade_choice(&choice(0), "7").unwrap().unwrap_err().to_string();
         assert!(err.contains("index from 0 to 2"), "{err}");
+        let sums = Question {
+            concept: "Place value".into(),
+            text: "What is 40 x 100?".into(),
+            kind: QuestionKind::Choice {
+                choices: vec!["40".into(), "4".into(), "400".into(), "4000".into()],
+                correct: Some(3),
+            },
+        };
+        let err = grade_choice(&sums, "0").unwrap().unwrap_err().to_string();
+        assert!(err.contains("one of: 40 | 4 | 400 | 4000") && !err.contains("index"), "{err}");
+        assert!(grade_choice(&sums, "4,000").unwrap().unwrap().correct);
         let err = grade_choice(&choice(0), "maybe").unwrap().unwrap_err().to_string();
         assert!(err.contains("let b = &a;"), "{err}");
     }

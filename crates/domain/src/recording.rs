@@ -5,7 +5,7 @@
 
 use crate::mastery::{self, MasteryState, Quality, RecentHistory};
 use crate::model::Node;
-use crate::{DomainError, MapStatus, ResponseType};
+use crate::{DomainError, MapStatus, MasteryStatus, ResponseType};
 use chrono::{DateTime, Utc};
 
 /// What the rules read before a response is recorded.
@@ -33,6 +33,9 @@ pub struct ResponseRules {
     pub quality: Quality,
     pub response_type: ResponseType,
     pub now: DateTime<Utc>,
+    /// What other evidence shows of the concept already (a course unit's tier, which an
+    /// exam earned): the node is never left below it. `None` for a plain response.
+    pub floor: Option<MasteryStatus>,
 }
 
 impl ResponseRules {
@@ -55,8 +58,13 @@ impl ResponseRules {
         );
         let mut node = ctx.node.clone();
         outcome.state.write_to(&mut node);
+        if let Some(floor) = self.floor.filter(|floor| floor.rank() > node.mastery_status.rank()) {
+            node.mastery_status = floor;
+        }
         node.updated_at = self.now;
-        Ok(ResponseDecision { node, became_mastered: outcome.became_mastered, history: outcome.history })
+        let became_mastered =
+            ctx.node.mastery_status != MasteryStatus::Mastered && node.mastery_status == MasteryStatus::Mastered;
+        Ok(ResponseDecision { node, became_mastered, history: outcome.history })
     }
 }
 
@@ -64,7 +72,7 @@ impl ResponseRules {
 mod tests {
     use super::*;
     use crate::model::Metadata;
-    use crate::{MasteryStatus, MindMapId, NodeId};
+    use crate::{MindMapId, NodeId};
     use uuid::Uuid;
 
     fn at(text: &str) -> DateTime<Utc> {
@@ -89,7 +97,23 @@ mod tests {
             quality: Quality::new(quality).unwrap(),
             response_type: ResponseType::Teach,
             now: at("2026-03-01T10:00:00Z"),
+            floor: None,
         }
+    }
+
+    #[test]
+    fn a_tier_puts_the_node_at_least_where_it_says_and_never_lower() {
+        let gold = ResponseRules { floor: Some(MasteryStatus::Mastered), ..rules(5) };
+        let decided = gold.decide(&context(MapStatus::Active)).unwrap();
+        assert_eq!(decided.node.mastery_status, MasteryStatus::Mastered);
+        assert!(decided.became_mastered, "the map may complete");
+        let bronze = ResponseRules { floor: Some(MasteryStatus::Reviewing), ..rules(1) };
+        assert_eq!(bronze.decide(&context(MapStatus::Active)).unwrap().node.mastery_status, MasteryStatus::Reviewing);
+        let mut mastered = context(MapStatus::Active);
+        mastered.node.mastery_status = MasteryStatus::Mastered;
+        let decided = bronze.decide(&mastered).unwrap();
+        assert_eq!(decided.node.mastery_status, MasteryStatus::Mastered, "a floor never lowers");
+        assert!(!decided.became_mastered);
     }
 
     #[test]

@@ -108,6 +108,11 @@ impl Default for ResponseType {
 }
 
 impl MasteryStatus {
+    /// How far along the state machine a status is: unseen 0 ... mastered 4.
+    pub fn rank(&self) -> usize {
+        MasteryStatus::ALL.iter().position(|s| s == self).expect("every status is in ALL")
+    }
+
     /// Statuses that keep a node on the active frontier until it is mastered.
     pub fn is_open(&self) -> bool {
         matches!(self, MasteryStatus::Unseen | MasteryStatus::Diagnosed | MasteryStatus::Learning)

@@ -208,6 +208,24 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_number_under_numeric_options_is_graded_as_a_value_never_as_an_index() {
+        let item = inline(json!({"stem": "What is 40 x 100?", "options": ["40", "4", "400", "4000"], "correct": 3}))
+            .to_item()
+            .unwrap();
+        let typed = |text: &str| item.check(&Answer::Text(text.into())).unwrap().correct;
+        assert!(!typed("0"), "0 is the number zero, not the first option");
+        assert!(!typed("3"), "3 is the number three, not the right option's index");
+        assert!(typed("4000") && typed("4,000") && typed(" 4000.0 "));
+        assert!(item.check(&Answer::Choice(3)).unwrap().correct, "an index sent as an index is an index");
+        let colours = inline(json!({"stem": "Which is warm?", "options": ["blue", "red", "green"], "correct": 1}))
+            .to_item()
+            .unwrap();
+        let typed = |text: &str| colours.check(&Answer::Text(text.into())).unwrap().correct;
+        assert!(typed("1") && typed(" RED "), "no option reads as a number, so 1 is an index");
+        assert!(!typed("0") && !typed("7"));
+    }
+
+    #[test]
     fn the_id_is_stable_and_depends_on_the_content() {
         let a = inline(json!({"stem": "Capital of France?", "correct": "Paris"})).to_item().unwrap();
         let b = inline(json!({"stem": "Capital of France?", "correct": "Paris"})).to_item().unwrap();

@@ -4,6 +4,7 @@
 use crate::answer::{Answer, AnswerKey, Check, Evaluation};
 use crate::band::Band;
 use crate::error::ItemError;
+use pathwise_domain::choice::read_typed_choice;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -160,8 +161,8 @@ impl Item {
     }
 
     /// Scores an answer. A choice is checked against the key's index; text against the
-    /// key under the blueprint's evaluation method (for multiple choice, typing the
-    /// option's text counts as choosing it).
+    /// key under the blueprint's evaluation method (for multiple choice, text that picks an
+    /// option by [`read_typed_choice`] counts as choosing it).
     pub fn check(&self, answer: &Answer) -> Result<Check, ItemError> {
         match (self.item_type, answer) {
             (ItemType::CodeEditor, _) => {
@@ -176,6 +177,13 @@ impl Item {
             (ItemType::FreeText, Answer::Choice(i)) => {
                 Err(ItemError::ChoiceForTextItem { item_id: self.id.clone(), choice: *i })
             }
+            // A typed answer picks an option by the domain's one rule for choices (by value,
+            // or by index only when no option reads as a number); other text is compared
+            // with the key in its own form.
+            (ItemType::MultipleChoice, Answer::Text(text)) => match read_typed_choice(&self.options, text) {
+                Some(i) => Ok(Check::graded(Some(i) == self.key.choice, &self.key.answer)),
+                None => Ok(Check::graded(self.key.accepts(text), &self.key.answer)),
+            },
             (_, Answer::Text(text)) => Ok(Check::graded(self.key.accepts(text), &self.key.answer)),
         }
     }

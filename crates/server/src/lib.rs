@@ -200,6 +200,7 @@ fn operations() -> OpenApiRouter<AppState> {
         .routes(routes!(library::skills))
         .routes(routes!(courses::list, courses::import))
         .routes(routes!(courses::get))
+        .routes(routes!(courses::pack))
         .routes(routes!(tutor::snapshot))
         .routes(routes!(tutor::list_threads, tutor::create_thread))
         .routes(routes!(tutor::get_thread))
@@ -226,6 +227,9 @@ pub fn router(state: AppState) -> Router {
     let api = operations
         .route("/api/openapi.json", docs::openapi_json(&docs::finish(document)))
         .route("/api/docs", get(docs::docs_page))
+        // The session-flow document writes `POST /session/` with its slash; a client that
+        // leaves it out means the same collection.
+        .route("/api/session", get(routes::sessions::list).post(routes::sessions::create))
         .layer(axum::middleware::from_fn_with_state(state.clone(), idempotency::idempotent_posts));
     // What clients call is rate-limited and timed out; the probes, the metrics and the
     // workspace's files are not.

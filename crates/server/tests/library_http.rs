@@ -16,13 +16,13 @@ async fn the_assessments_are_listed_with_what_a_learner_chooses_by_and_each_one_
     let listed = listed.as_array().expect("a list").clone();
     assert_eq!(listed.len(), library.assessments().count(), "every assessment of the library: {listed:?}");
 
-    let quiz = listed.iter().find(|a| a["assessment_id"] == "MATH-ARITH-QUIZ-10").expect("the arithmetic quiz");
+    let quiz = listed.iter().find(|a| a["blueprint_id"] == "MATH-ARITH-QUIZ-10").expect("the arithmetic quiz");
     assert_eq!(quiz["title"], "Arithmetic quiz: addition and subtraction");
     assert_eq!((quiz["item_count"].as_u64(), quiz["time_limit_minutes"].as_u64()), (Some(10), Some(10)));
     assert_eq!(quiz["domains"], json!(["Addition", "Subtraction"]));
     assert_eq!(quiz["item_kinds"], json!(["multiple_choice"]));
     assert_eq!(quiz["sections"].as_array().map(Vec::len), Some(2));
-    let python = listed.iter().find(|a| a["assessment_id"] == "PROG-PYTHON-BASICS").expect("the Python quiz");
+    let python = listed.iter().find(|a| a["blueprint_id"] == "PROG-PYTHON-BASICS").expect("the Python quiz");
     assert_eq!(python["item_kinds"], json!(["code_editor"]));
     let adaptive = listed.iter().find(|a| a["selection"] == "adaptive").expect("an adaptive assessment");
     assert!(adaptive["item_count"].as_u64().unwrap() >= 1, "{adaptive}");
@@ -30,7 +30,7 @@ async fn the_assessments_are_listed_with_what_a_learner_chooses_by_and_each_one_
     // What the list names is what an evaluation takes: each id starts a session whose
     // item count and time limit are the ones listed.
     for assessment in &listed {
-        let id = text(&assessment["assessment_id"]);
+        let id = text(&assessment["blueprint_id"]);
         let session = t
             .post(&t.a, "/api/session/", json!({ "session_type": "evaluation", "config": { "blueprint_id": id } }))
             .await

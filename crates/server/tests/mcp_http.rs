@@ -63,6 +63,38 @@ fn chain_decomposition() -> Value {
     })
 }
 
+/// Every property name in a schema, at any depth.
+fn property_names(schema: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                names.extend(properties.keys().cloned());
+            }
+            map.values().for_each(|v| names.extend(property_names(v)));
+        }
+        Value::Array(items) => items.iter().for_each(|v| names.extend(property_names(v))),
+        _ => {}
+    }
+    names
+}
+
+/// Every `format` value in a schema, at any depth.
+fn formats(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(format)) = map.get("format") {
+                found.push(format.clone());
+            }
+            map.values().for_each(|v| found.extend(formats(v)));
+        }
+        Value::Array(items) => items.iter().for_each(|v| found.extend(formats(v))),
+        _ => {}
+    }
+    found
+}
+
 async fn lists_tools_prompts_and_resources(t: &TestApp) {
     let client = connect(t, &t.a).await;
     let tools = client.list_all_tools().await.expect("tools/list");
@@ -84,7 +116,21 @@ async fn lists_tools_prompts_and_resources(t: &TestApp) {
         assert!(tool.description.as_ref().is_some_and(|d| d.len() > 30), "{} has no useful description", tool.name);
         assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
         assert!(tool.output_schema.is_some(), "{} has no output schema", tool.name);
+        let arguments = Value::Object((*tool.input_schema).clone());
+        for name in property_names(&arguments) {
+            assert!(!name.chars().any(|c| c.is_ascii_uppercase()), "{}: argument {name} is not snake_case", tool.name);
+        }
     }
+    // An assistant loads the whole list into its context: it stays small, and says nothing
+    // a client cannot read (only JSON Schema's own formats).
+    let listed = serde_json::to_string(&tools).unwrap();
+    assert!(listed.len() < 100_000, "tools/list is {} bytes", listed.len());
+    let standard =
+        ["date-time", "date", "time", "duration", "email", "uri", "uuid", "ipv4", "ipv6", "hostname", "regex"];
+    for format in formats(&serde_json::to_value(&tools).unwrap()) {
+        assert!(standard.contains(&format.as_str()), "format {format} is not one of JSON Schema's");
+    }
+    println!("tools/list: {} tools, {} bytes", tools.len(), listed.len());
     let prompts = client.list_all_prompts().await.expect("prompts/list");
     let mut prompt_names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
     prompt_names.sort();
@@ -268,7 +314,7 @@ async fn sessions_and_courses_refuse_bad_calls_and_other_learners_ids(t: &TestAp
         .unwrap()
         .iter()
         .find(|a| a["selection"] == "fixed")
-        .expect("a fixed assessment")["assessment_id"]
+        .expect("a fixed assessment")["blueprint_id"]
         .clone();
     let evaluation =
         |blueprint: Value| json!({ "session_type": "evaluation", "config": { "blueprint_id": blueprint } });

@@ -552,7 +552,11 @@ async fn a_session_resumes_on_another_server_process((t, clock): &(TestApp, Arc<
 }
 
 async fn the_learner_can_end_a_session((t, _): &(TestApp, Arc<ManualClock>)) {
-    let id = create(t, inline_quiz(None)).await;
+    // The collection answers with or without its trailing slash.
+    let session = t.post(&t.a, "/api/session", inline_quiz(None)).await.expect(201);
+    let id = text(&session["id"]);
+    let listed = t.get(&t.a, "/api/session").await.expect(200);
+    assert!(listed.to_string().contains(&id), "{listed}");
     let (call, _, _) = action(&stream(t, &id).await);
     respond(t, &id, &call, json!({ "selected_index": 1 })).await;
     let ended = t.delete(&t.a, &format!("/api/session/{id}")).await.expect(200);
@@ -562,6 +566,42 @@ async fn the_learner_can_end_a_session((t, _): &(TestApp, Arc<ManualClock>)) {
     assert_eq!(events.last().unwrap().name, "session_terminated");
     let again = t.delete(&t.a, &format!("/api/session/{id}")).await.expect(200);
     assert_eq!(again["status"], "terminated");
+}
+
+/// A quiz of ten ended after one right answer scores 1 of 10 (10%), not 1 of 1 (100%), and
+/// lists what was not answered: the item on screen by the id the learner saw, the rest by
+/// their number (an item's own id tells its answer, so it never leaves the server).
+async fn an_evaluation_ended_after_one_answer_is_scored_over_all_its_items((t, _): &(TestApp, Arc<ManualClock>)) {
+    let id =
+        create(t, json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } })).await;
+    let events = stream(t, &id).await;
+    let presented = named(&events, "item_presented").pop().expect("an item").data["data"].clone();
+    let (call, _, arguments) = action(&events);
+    let item = item_behind(t, &id, &presented).await;
+    let options = arguments["options"].as_array().unwrap();
+    let right = (0..options.len()).find(|&i| item.check(&pathwise_items::Answer::Choice(i)).unwrap().correct).unwrap();
+    respond(t, &id, &call, json!({ "selected_index": right })).await;
+    let events = stream(t, &id).await;
+    let on_screen = named(&events, "item_presented").pop().expect("the second item").data["data"].clone();
+    let ended = t.delete(&t.a, &format!("/api/session/{id}")).await.expect(200);
+    let results = &ended["results"];
+    assert_eq!(
+        (results["items_total"].as_i64(), results["items_answered"].as_i64(), results["items_unanswered"].as_i64()),
+        (Some(10), Some(1), Some(9))
+    );
+    assert_eq!((results["score"].as_f64(), results["max_score"].as_i64()), (Some(1.0), Some(10)));
+    assert_eq!(results["percent"], 10.0);
+    let unanswered = results["unanswered"].as_array().expect("the unanswered items listed");
+    assert_eq!(unanswered.len(), 9);
+    assert_eq!(unanswered[0]["item_id"], on_screen["item"]["item_id"], "the item on screen, by its shown id");
+    assert_eq!((unanswered[0]["item_number"].as_i64(), unanswered[0]["reached"].as_bool()), (Some(2), Some(true)));
+    for (n, rest) in unanswered.iter().enumerate().skip(1) {
+        assert!(rest["item_id"].is_null() && rest["reached"] == false, "{rest}");
+        assert_eq!(rest["item_number"].as_u64(), Some(n as u64 + 2));
+        assert!(rest["stem"].as_str().is_some_and(|s| !s.is_empty()) && !rest["expected"].is_null(), "{rest}");
+    }
+    let view = t.get(&t.a, &format!("/api/session/{id}")).await;
+    assert!(!view.text.contains("~s="), "no item's own id: {}", view.text);
 }
 
 async fn a_learning_session_picks_the_concept_and_records_every_answer_as_mastery(
@@ -740,6 +780,7 @@ pathwise_test_support::conformance!(
     last_event_id_replays_what_the_client_missed,
     a_session_resumes_on_another_server_process,
     the_learner_can_end_a_session,
+    an_evaluation_ended_after_one_answer_is_scored_over_all_its_items,
     a_learning_session_picks_the_concept_and_records_every_answer_as_mastery,
     a_programming_quiz_runs_learner_code_in_the_sandbox_with_partial_credit,
     practising_what_was_missed_brings_back_the_missed_skills,

@@ -10,7 +10,7 @@ const capitalised = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
 export function renderCard(card, msg, ctx) {
   switch (card?.type) {
-    case 'CONCEPT': return conceptCard(card, ctx);
+    case 'CONCEPT': return settled(conceptCard(card, ctx), msg);
     case 'DRILL': return drillCard(card, msg, ctx);
     case 'EXAM': return examCard(card, msg, ctx);
     case 'CHOICES': return choicesCard(card, msg, ctx);
@@ -20,13 +20,18 @@ export function renderCard(card, msg, ctx) {
 
 const actions = (...btns) => el('div', { class: 'card-actions' }, ...btns);
 const btn = (label, cls, onclick) => el('button', { type: 'button', class: cls, onclick }, label);
-// A button that sends a turn; once that turn succeeds, the whole action bar is retired.
+// A button that sends a turn; once that turn succeeds, the whole action bar is retired, and
+// so is every such button on earlier cards (tutor.js): a next step is offered by the latest
+// turn only.
 const turnBtn = (label, cls, ctx, ev) => {
-  const b = btn(label, cls, async () => {
-    if (await ctx.turn(ev)) b.parentElement?.querySelectorAll('button').forEach((x) => { x.disabled = true; x.dataset.keepDisabled = '1'; });
+  const b = btn(label, `${cls} turn-step`, async () => {
+    if (await ctx.turn(ev)) b.parentElement?.querySelectorAll('button').forEach(retire);
   });
   return b;
 };
+export const retire = (b) => { b.disabled = true; b.dataset.keepDisabled = '1'; };
+// A card a later turn has answered keeps its buttons as a record, disabled.
+const settled = (node, msg) => { if (msg?.settled) node.querySelectorAll('.turn-step').forEach(retire); return node; };
 
 function conceptCard(card, ctx) {
   const ex = card.workedExample;
@@ -48,8 +53,7 @@ function conceptCard(card, ctx) {
 function choicesCard(card, msg, ctx) {
   const bar = actions(...(card.choices ?? []).map((c) =>
     turnBtn(c.title, 'secondary choice-unit', ctx, { type: 'CHOOSE_UNIT', unitId: c.unitId })));
-  if (msg.settled) bar.querySelectorAll('button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
-  return el('section', { class: 'card choices-card', 'aria-label': 'Choose a topic' }, bar);
+  return settled(el('section', { class: 'card choices-card', 'aria-label': 'Choose a topic' }, bar), msg);
 }
 
 function drillCard(card, msg, ctx) {
@@ -68,12 +72,13 @@ function drillCard(card, msg, ctx) {
     : null;
   const result = el('div', { class: 'drill-result', 'aria-live': 'polite' });
   const check = btn('Check Answer', 'primary', () => doCheck());
-  const stuck = btn("I'm stuck", 'secondary', () => ctx.turn({ type: 'DRILL_STUCK', unitId: card.unitId }));
+  const stuck = turnBtn("I'm stuck", 'secondary', ctx, { type: 'DRILL_STUCK', unitId: card.unitId });
   const bar = actions(stuck, check);
   const form = el('form', { class: 'drill-form', onsubmit: (e) => { e.preventDefault(); doCheck(); } },
     el('label', {}, el('span', { class: 'sr-only' }, 'Answer'), input));
 
-  async function doCheck() {
+  async function doCheck(typed) {
+    if (typed != null) { input.value = typed; localStorage.setItem(key, typed); }
     const answer = input.value.trim();
     if (!answer) { input.focus(); return; }
     const r = await withBusy(() => ctx.grade(card, answer));
@@ -110,6 +115,9 @@ function drillCard(card, msg, ctx) {
     el('p', {}, renderText(card.prompt)),
     card.questionLatex ? el('p', {}, renderMath(card.questionLatex, true)) : null,
     choices, form, result, bar);
+  // While it waits for an answer, what is typed in the message box answers it (tutor.js).
+  node.answerWith = (text) => doCheck(text);
+  node.isOpen = () => !input.disabled;
   if (msg.answered) {
     const { outcome, feedback, open } = msg.answered;
     input.value = outcome.answer;

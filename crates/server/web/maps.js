@@ -5,7 +5,7 @@
 // #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
 // map with no language model (POST /mind-maps/outline).
 import { api, ApiError, NetworkError, forgetKey, keyFor, newKey } from './api.js';
-import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel } from './ui.js';
+import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge } from './ui.js';
 import { layout, curve } from './dag.js';
 import { mountReviews } from './reviews.js';
 import { mountFlow, topicForm, FLOW_STEPS } from './flow.js';
@@ -209,6 +209,8 @@ function mountMap(root, mapId, initialNode) {
       s.map = map; s.next = next.node?.id ?? null;
       s.flow = flows.items.find((f) => f.mind_map_id === mapId) ?? null;
       map.nodes.forEach((n) => s.byId.set(n.id, n));
+      await loadTiers();
+      if (!page.isConnected) return;
       renderHead(sum);
       draw();
       performance.measure('maps:render', { start: started, end: performance.now() });
@@ -225,6 +227,21 @@ function mountMap(root, mapId, initialNode) {
       fill(scroller, el('p', { class: 'pad' }, 'The map could not be loaded. ', el('button', { type: 'button', class: 'secondary', onclick: load }, 'Try again')));
     }
   }
+
+  // A course's map shows each unit's tier beside its status: the tier moved the node
+  // (bronze and silver put it in review, gold makes it mastered), and the tier says how far.
+  async function loadTiers() {
+    const courseId = s.map.metadata?.course_id;
+    s.tiers = new Map();
+    if (!courseId) return;
+    try {
+      const view = await api('GET', `/tutor/courses/${encodeURIComponent(courseId)}/snapshot`);
+      for (const [unit, p] of Object.entries(view.snapshot?.unitProgress ?? {})) {
+        if (p.masteryTier && p.masteryTier !== 'none') s.tiers.set(unit, p.masteryTier);
+      }
+    } catch (e) { if (!(e instanceof ApiError)) reportError(e); }
+  }
+  const tierOf = (n) => (n.metadata?.unit_id && s.tiers?.get(n.metadata.unit_id)) || null;
 
   function renderHead(sum) {
     title.textContent = s.map.title;
@@ -287,7 +304,8 @@ function mountMap(root, mapId, initialNode) {
     const n = s.byId.get(id);
     const isNext = id === s.next, due = isDue(n);
     g.setAttribute('class', `node st-${n.mastery_status}${isNext ? ' next' : ''}${id === s.selected ? ' selected' : ''}${due ? ' due' : ''}`);
-    g.setAttribute('aria-label', `${n.label}: ${statusLabel(n.mastery_status)}, mastery ${pct(n.mastery_score)}${due ? ', review due' : ''}${isNext ? ', next to learn' : ''}`);
+    const tier = tierOf(n);
+    g.setAttribute('aria-label', `${n.label}: ${statusLabel(n.mastery_status)}${tier ? `, ${tier} tier` : ''}, mastery ${pct(n.mastery_score)}${due ? ', review due' : ''}${isNext ? ', next to learn' : ''}`);
     g.setAttribute('aria-pressed', String(id === s.selected));
     const kids = [
       svgEl('title', {}, `${n.label}${n.description ? `: ${n.description}` : ''}`),
@@ -295,7 +313,8 @@ function mountMap(root, mapId, initialNode) {
       svgEl('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 8 }),
       svgEl('rect', { class: 'bar', x: 0, y: NODE_H - 5, width: Math.max(0, Math.min(1, n.mastery_score)) * NODE_W, height: 5, rx: 2 }),
       svgEl('text', { class: 'label', x: 10, y: 20 }, fit(n.label, NODE_W - 18)),
-      svgEl('text', { class: 'state', x: 10, y: 38 }, `${statusLabel(n.mastery_status)} · ${pct(n.mastery_score)}${due ? ' · due' : ''}`),
+      svgEl('text', { class: 'state', x: 10, y: 38 }, `${statusLabel(n.mastery_status)} · ${tier ? `${tier[0].toUpperCase()}${tier.slice(1)}` : pct(n.mastery_score)}${due ? ' · due' : ''}`),
+      tier ? svgEl('circle', { class: `tier-dot tier-${tier}`, cx: NODE_W - 12, cy: 12, r: 6 }, svgEl('title', {}, `${tier} tier`)) : null,
       isNext ? svgEl('g', { class: 'next-tag', transform: `translate(${NODE_W - 46},-12)` },
         svgEl('rect', { width: 44, height: 18, rx: 9 }), svgEl('text', { x: 22, y: 13, 'text-anchor': 'middle' }, 'Next')) : null,
     ].filter(Boolean);
@@ -353,6 +372,7 @@ function mountMap(root, mapId, initialNode) {
     fill(details,
       el('h2', {}, n.label),
       el('p', {}, el('span', { class: `badge status st-${n.mastery_status}` }, statusLabel(n.mastery_status)),
+        tierOf(n) ? [' ', tierBadge(tierOf(n))] : null,
         id === s.next ? el('span', { class: 'badge next-badge' }, 'Next to learn') : null,
         isDue(n) ? el('span', { class: 'badge due-badge' }, 'Review due') : null),
       n.description ? el('p', {}, n.description) : el('p', { class: 'muted' }, 'No description.'),

@@ -9,8 +9,8 @@ import { stackedBar, lineChart, fmtDay } from './charts.js';
 
 // Mastery statuses in learning order, with their chart colours (legends repeat them in text).
 const STATUSES = [
-  { key: 'mastered', label: 'Mastered', color: '#1f7a3d', hint: 'passed three reviews in a row with a high score' },
-  { key: 'reviewing', label: 'Reviewing', color: '#2f5bd3', hint: 'learned, being reviewed at growing intervals' },
+  { key: 'mastered', label: 'Mastered', color: '#1f7a3d', hint: 'passed three reviews in a row with a high score, or earned gold in a course' },
+  { key: 'reviewing', label: 'Reviewing', color: '#2f5bd3', hint: 'learned (a course’s bronze or silver tier), being reviewed at growing intervals' },
   { key: 'learning', label: 'Learning', color: '#d08400', hint: 'being taught and quizzed' },
   { key: 'diagnosed', label: 'Diagnosed', color: '#7a4bd1', hint: 'placed by the diagnostic, not yet taught' },
   { key: 'unseen', label: 'Not started', color: '#a3abba', hint: 'not taught or diagnosed yet' },

@@ -369,7 +369,8 @@ function renderResults(view, res, reason) {
       el('p', { class: 'score-line' },
         el('span', { class: 'sess-score' }, `${num(res.score ?? 0)} / ${num(res.max_score ?? 0)}`),
         el('span', { class: 'score-percent' }, ` (${num(res.percent ?? 0)}%)`)),
-      el('p', {}, `${res.items_correct ?? 0} of ${count(res.items_answered ?? 0, 'answered item')} correct.`),
+      el('p', {}, `${res.items_correct ?? 0} of ${count(res.items_total ?? res.items_answered ?? 0, 'item')} correct`
+        + (res.items_unanswered ? `; ${res.items_unanswered} not answered, counted as wrong.` : '.')),
       res.ability?.theta != null ? el('p', { class: 'muted small' }, `Estimated ability: ${num(res.ability.theta)}${res.ability.se != null ? ` ± ${num(res.ability.se)}` : ''}`) : null,
       why, practice?.note,
       items.length ? el('ol', { class: 'sess-items' }, items.map((it) => el('li', { class: it.correct ? 'ok' : 'bad' },
@@ -379,6 +380,11 @@ function renderResults(view, res, reason) {
           ' Your answer: ', el('strong', {}, it.answer ?? ''),
           it.correct ? null : el('span', {}, ' · Expected: ', el('strong', {}, typeof it.expected === 'string' ? it.expected : JSON.stringify(it.expected ?? ''))),
           it.tests?.total ? el('span', { class: 'muted' }, ` · tests passed ${it.tests.passed}/${it.tests.total}`) : null)))) : null,
+      res.unanswered?.length ? el('section', { class: 'sess-unanswered' }, el('h3', {}, 'Not answered'),
+        el('ol', { class: 'sess-items', start: String(res.unanswered[0].item_number ?? 1) }, res.unanswered.map((it) => el('li', { class: 'bad' },
+          el('p', {}, renderText(it.stem ?? '')),
+          el('p', { class: 'small' }, el('span', { class: 'pill incorrect' }, 'Not answered'),
+            ' Expected: ', el('strong', {}, typeof it.expected === 'string' ? it.expected : JSON.stringify(it.expected ?? ''))))))) : null,
       practice?.error, again);
   }
   if (type === 'survey') {

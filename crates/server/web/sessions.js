@@ -97,13 +97,13 @@ function evaluationForm(signal) {
   let assessments = [];
   const form = el('form', { id: 'panel-evaluation', role: 'tabpanel', 'aria-labelledby': 'tab-evaluation', class: 'card start-form', onsubmit: (e) => {
     e.preventDefault();
-    const chosen = assessments.find((a) => a.assessment_id === form.querySelector('input[name="assessment"]:checked')?.value);
+    const chosen = assessments.find((a) => a.blueprint_id === form.querySelector('input[name="assessment"]:checked')?.value);
     if (!chosen) { error.textContent = 'Choose an assessment first.'; return; }
     const n = wholeNumber(items, 'The number of items', chosen.item_count);
     const m = wholeNumber(minutes, 'The time limit', 1440);
     if (n.problem || m.problem) { error.textContent = n.problem ?? m.problem; return; }
     create({ session_type: 'evaluation', title: chosen.title,
-      config: { blueprint_id: chosen.assessment_id, max_items: n.value, time_limit_minutes: m.value } }, error, start);
+      config: { blueprint_id: chosen.blueprint_id, max_items: n.value, time_limit_minutes: m.value } }, error, start);
   } },
   el('h2', {}, 'Choose an assessment'), list,
   el('div', { class: 'fields' }, el('div', {}, itemsLabel, items), el('div', {}, timeLabel, minutes)),
@@ -113,7 +113,7 @@ function evaluationForm(signal) {
     assessments = all;
     if (!all.length) { fill(list, el('p', { class: 'muted' }, 'The item library has no assessments.')); return; }
     fill(list, all.map((a, i) => el('label', { class: 'option assessment' },
-      el('input', { type: 'radio', name: 'assessment', value: a.assessment_id, checked: i === 0 }),
+      el('input', { type: 'radio', name: 'assessment', value: a.blueprint_id, checked: i === 0 }),
       el('span', {}, el('strong', {}, a.title), el('br'),
         el('span', { class: 'small muted' }, [`${a.selection === 'adaptive' ? 'up to ' : ''}${a.item_count} items`, `${a.time_limit_minutes} min`,
           a.domains.join(', '), a.item_kinds.map((k) => k.replace(/_/g, ' ')).join(', ')].join(' · '))))));

@@ -3,7 +3,7 @@
 import { api, keyFor } from './api.js';
 import { el, fill, withBusy, reportError, hideBanner, countdown, isFuture, tierBadge, fmtTime, showBanner } from './ui.js';
 import { renderText, renderMath } from './math.js';
-import { renderCard } from './cards.js';
+import { renderCard, retire } from './cards.js';
 import { voiceInput } from './voice.js';
 
 const THREAD_KEY = 'pw.thread';
@@ -92,7 +92,7 @@ export function mountTutor(root, config) {
     hideBanner();
     touchThread(r.messages);
     if (r.snapshotLite) s.snapshot = r.snapshotLite; // before the cards render: they offer the exam it opens
-    settleChoices();
+    settleCards();
     appendMessages(r.messages ?? []);
     if (r.snapshotLite) renderSnapshot(r.snapshotLite);
     if (r.debug) debugPre.textContent = JSON.stringify(r.debug, null, 2);
@@ -102,6 +102,15 @@ export function mountTutor(root, config) {
   async function send() {
     const text = textarea.value.trim();
     if (!text || !s.thread) { if (!s.thread) showBanner('Start a session first: press "New session".', 'info'); return; }
+    // While a drill waits for its answer, the message box answers it (a question to the
+    // tutor ends with "?"), so that an answer typed here is never read as a new topic.
+    const drill = openDrill();
+    if (drill && !text.endsWith('?')) {
+      textarea.value = ''; localStorage.removeItem(COMPOSER_KEY);
+      await drill.answerWith(text);
+      composerHint();
+      return;
+    }
     // The same message sent again after a failure keeps its key: if the first one did reach
     // the server, the retry is answered with its reply rather than asked twice.
     const key = keyFor(`message\n${s.thread.id}\n${sent}\n${text}`);
@@ -126,9 +135,22 @@ export function mountTutor(root, config) {
     if (m.card) node.append(renderCard(m.card, m, ctx));
     return node;
   }
-  // A newer turn ends any open choice: its buttons stay as a record, disabled.
-  function settleChoices() {
-    timeline.querySelectorAll('.choices-card button').forEach((b) => { b.disabled = true; b.dataset.keepDisabled = '1'; });
+  // A newer turn ends every earlier card's next steps (Try another, Continue, Take the
+  // check, a choice): their buttons stay as a record, disabled. A drill still waiting for
+  // its answer can still be answered.
+  function settleCards() {
+    timeline.querySelectorAll('.turn-step').forEach(retire);
+  }
+  // The latest card, when it is a drill that waits for its answer.
+  function openDrill() {
+    const cards = timeline.querySelectorAll('.card.drill, .card.exam, .card.concept, .card.choices-card');
+    const last = cards[cards.length - 1];
+    return last?.classList.contains('drill') && last.isOpen?.() ? last : null;
+  }
+  function composerHint() {
+    textarea.placeholder = openDrill()
+      ? 'Your answer to the drill above (end with ? to ask the tutor instead)…'
+      : 'Ask the tutor or answer its question…';
   }
   function appendMessages(msgs) {
     if (msgs.length) timeline.querySelector(':scope > p.muted')?.remove();
@@ -136,7 +158,26 @@ export function mountTutor(root, config) {
       timeline.append(messageNode(m));
       if (m.role === 'assistant') live.textContent = m.text || (m.card ? `New ${m.card.type.toLowerCase()} card` : '');
     }
+    nextSteps();
+    composerHint();
     timeline.scrollTop = timeline.scrollHeight;
+  }
+  // Every reply ends with something to click: a reply with no card of its own (a question,
+  // an acknowledgement) gets the next steps the policy offers, practice on the unit being
+  // learned and the check it has opened.
+  function nextSteps() {
+    timeline.querySelector(':scope > .next-steps')?.remove();
+    const last = timeline.lastElementChild;
+    if (!last?.classList.contains('assistant') || last.querySelector('.card')) return;
+    const focus = s.snapshot?.focus, check = s.snapshot?.examCheck;
+    if (!focus?.unitId) return;
+    const step = (label, cls, ev) => {
+      const b = el('button', { type: 'button', class: `${cls} turn-step`, onclick: async () => { if (await ctx.turn(ev)) retire(b); } }, label);
+      return b;
+    };
+    timeline.append(el('div', { class: 'card-actions next-steps', role: 'group', 'aria-label': 'Next steps' },
+      step(`Practise ${focus.title}`, check ? 'secondary' : 'primary', { type: 'REQUEST_DRILL', unitId: focus.unitId }),
+      check ? step(`Take the ${check.tier} check`, 'primary', { type: 'REQUEST_EXAM', unitId: check.unitId }) : null));
   }
 
   // ---- snapshot panel
@@ -165,6 +206,7 @@ export function mountTutor(root, config) {
       el('div', { class: 'panel-block' }, el('h3', {}, 'Progress'),
         el('ul', { class: 'progress' },
           ['bronze', 'silver', 'gold'].map((t) => el('li', {}, tierBadge(t), ` ${progress?.[t] ?? 0} of ${progress?.total ?? 0} units`)))));
+    if (timeline.lastElementChild?.classList.contains('next-steps') || timeline.lastElementChild?.classList.contains('assistant')) nextSteps();
   }
 
   // ---- threads
@@ -257,9 +299,9 @@ function settleAnswers(list) {
     folded.add(m);
     if (list[i - 1]?.role === 'user' && !list[i - 1].turnId) folded.add(list[i - 1]);
   });
-  // A choice answered by a later turn is over.
+  // A card a later turn answered is over: its next steps stay as a record, disabled.
   list.forEach((m, i) => {
-    if (m.card?.type === 'CHOICES') m.settled = list.slice(i + 1).some((later) => later.turnId);
+    if (m.card) m.settled = list.slice(i + 1).some((later) => later.turnId);
   });
   return list.filter((m) => !folded.has(m));
 }

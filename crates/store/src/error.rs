@@ -42,6 +42,17 @@ pub enum StoreError {
     /// was written.
     #[error("{0} exists already")]
     Exists(String),
+
+    /// The database cannot be written: its file was replaced (a restore, a copy) or made
+    /// read-only under a server that has it open. Nothing was written; a restart serves the
+    /// file that is there now.
+    #[error("the database cannot be written: {0}")]
+    ReadOnly(String),
+
+    /// Another process has the database open, and what was asked needs it alone (a
+    /// restore); nothing was changed.
+    #[error("{0}")]
+    InUse(String),
 }
 
 impl StoreError {
@@ -70,6 +81,20 @@ impl StoreError {
         }
     }
 
+    /// Whether the database refused a write because it cannot be written: SQLite's
+    /// READONLY with its extended codes (the file moved or replaced under the connection,
+    /// or made read-only).
+    pub fn is_read_only(&self) -> bool {
+        match self {
+            StoreError::ReadOnly(_) => true,
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some()
+                    && db.code().and_then(|c| c.parse::<i32>().ok()).is_some_and(|c| c & 0xff == 8)
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the database refused text it cannot hold: PostgreSQL stores no NUL
     /// character in text or JSON (SQLSTATE 22021, 22P05), which SQLite does. The caller's
     /// text is at fault, not the store.
@@ -93,6 +118,7 @@ pub(crate) fn sqlite_error(error: rusqlite::Error) -> StoreError {
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
             StoreError::Busy(format!("SQLite: {error}"))
         }
+        Some(rusqlite::ErrorCode::ReadOnly) => StoreError::ReadOnly(format!("SQLite: {error}")),
         _ => StoreError::Backend(format!("SQLite: {error}")),
     }
 }

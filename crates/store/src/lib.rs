@@ -23,6 +23,7 @@ mod sqlite;
 pub mod sqlite_backup;
 mod sqlite_batch;
 mod sqlite_checkpoint;
+pub mod sqlite_lock;
 mod sqlite_read;
 mod ts;
 mod tutor;

@@ -6,10 +6,12 @@
 use crate::private_files;
 use crate::sql::shared_store;
 use crate::sqlite_batch::ResponseWriter;
+use crate::sqlite_lock::{file_identity, DatabaseLock};
 use crate::sqlite_read::ReadConnections;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, Transaction};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 mod live_reads;
@@ -37,6 +39,10 @@ pub struct SqliteStore {
     /// For the reads of many rows (`sqlite_read.rs`).
     many_rows: ReadConnections,
     path: PathBuf,
+    /// Held while the store is open, so that a restore is refused meanwhile.
+    _lock: Arc<DatabaseLock>,
+    /// The database file as opened (device, inode), to notice it replaced under the store.
+    identity: Option<(u64, u64)>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -54,6 +60,7 @@ impl SqliteStore {
             private_files::create_dir(dir)
                 .map_err(|e| StoreError::Config(format!("cannot create data directory {}: {e}", dir.display())))?;
         }
+        let lock = Arc::new(DatabaseLock::shared(path)?);
         private_files::restrict_database(path)
             .map_err(|e| StoreError::Config(format!("cannot make {} private: {e}", path.display())))?;
         let busy_timeout = Duration::from_secs(10);
@@ -84,7 +91,8 @@ impl SqliteStore {
             .await?;
         let responses = ResponseWriter::start(path, busy_timeout)?;
         let many_rows = ReadConnections::new(path, busy_timeout);
-        Ok(SqliteStore { writer, reader, responses, many_rows, path: path.to_path_buf() })
+        let identity = file_identity(path);
+        Ok(SqliteStore { writer, reader, responses, many_rows, path: path.to_path_buf(), _lock: lock, identity })
     }
 
     pub fn path(&self) -> &Path {
@@ -92,6 +100,15 @@ impl SqliteStore {
     }
 
     pub(crate) async fn schema_status(&self) -> StoreResult<crate::SchemaStatus> {
+        // A file put in place of the database under the store (a restore or a copy while the
+        // server ran) is not what the store's connections have open: they would keep serving
+        // the old one and fail every write.
+        if self.identity.is_some() && file_identity(&self.path) != self.identity {
+            return Err(StoreError::ReadOnly(format!(
+                "{} was replaced while this server had it open; restart the server to serve the file there now",
+                self.path.display()
+            )));
+        }
         let applied: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success")
             .fetch_one(&self.reader)
             .await?;

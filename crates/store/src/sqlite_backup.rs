@@ -7,6 +7,7 @@
 //! and renamed into place once it is whole and checked.
 
 use crate::error::sqlite_error;
+use crate::sqlite_lock::DatabaseLock;
 use crate::{StoreError, StoreResult};
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
@@ -31,13 +32,16 @@ pub fn backup(database: &Path, destination: &Path) -> StoreResult<Copied> {
     copy_to(&source, destination, Replace::No)
 }
 
-/// Put the backup `backup` in place of the database at `database` (the server stopped):
-/// the backup is checked whole first, and the database is replaced only by a whole copy.
+/// Put the backup `backup` in place of the database at `database`: refused while any
+/// process has the database open (a running server, naming it), the backup checked whole
+/// first, and the database replaced only by a whole copy. No server can open the database
+/// until the copy is in place.
 pub fn restore(backup: &Path, database: &Path) -> StoreResult<Copied> {
     if let Some(dir) = database.parent().filter(|d| !d.as_os_str().is_empty()) {
         crate::private_files::create_dir(dir)
             .map_err(|e| StoreError::Config(format!("cannot create data directory {}: {e}", dir.display())))?;
     }
+    let _restoring = DatabaseLock::exclusive(database)?;
     let source = Connection::open_with_flags(backup, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| StoreError::Config(format!("cannot open the backup {}: {e}", backup.display())))?;
     let check: String = source

@@ -159,6 +159,22 @@ impl<S: Store> App<S> {
         Ok(ImportedCourse { course: CourseSummary::from(&record), changed: true })
     }
 
+    /// A stored course's pack as a file its author can edit and import again: a shipped
+    /// course's own source (comments and all) when TOML is asked for, any other course
+    /// written out from its stored pack. It holds the exam bank's keys, so it is the
+    /// operator's to read, never a learner's.
+    pub async fn course_pack_text(&self, id: &str, format: PackFormat) -> AppResult<String> {
+        let record = self.store.get_course(id).await?.ok_or_else(|| AppError::not_found("course", id))?;
+        if record.builtin && format == PackFormat::Toml {
+            if let Some(source) = pathwise_course::builtin_source(id) {
+                return Ok(source.to_string());
+            }
+        }
+        let pack: CoursePack = serde_json::from_value(record.pack)
+            .map_err(|e| AppError::internal(format!("stored course {id} is unreadable: {e}")))?;
+        pack.to_text(format).map_err(|e| AppError::internal(format!("writing course {id} as a pack: {e}")))
+    }
+
     pub async fn list_courses(&self) -> AppResult<Vec<CourseSummary>> {
         Ok(self.store.list_courses().await?.iter().map(CourseSummary::from).collect())
     }

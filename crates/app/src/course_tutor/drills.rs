@@ -14,6 +14,7 @@ use crate::{App, AppError, AppResult};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::snapshot::DrillCounters;
 use pathwise_course::{Course, TutorCard};
+use pathwise_domain::choice::read_typed_choice;
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
 use pathwise_llm::{prompts, schema, Message, Request};
@@ -313,15 +314,13 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
         .regenerate(item_ref)
         .map_err(|e| AppError::internal(format!("offered drill item {item_ref} cannot be regenerated: {e}")))?;
     let drill_id = item_ref;
-    let given = match (item.item_type, answer.parse::<usize>()) {
-        // A choice may be answered by its text or, when no option reads as a number, its index.
-        (ItemType::MultipleChoice, Ok(i))
-            if !item.options.iter().any(|o| o.trim() == answer) && i < item.options.len() =>
-        {
-            Answer::Choice(i)
-        }
-        _ => Answer::Text(answer.to_string()),
-    };
+    // A typed answer picks an option by the one rule for choices (by value, or by index
+    // only when no option reads as a number).
+    let given = match item.item_type {
+        ItemType::MultipleChoice => read_typed_choice(&item.options, answer).map(Answer::Choice),
+        _ => None,
+    }
+    .unwrap_or_else(|| Answer::Text(answer.to_string()));
     let check = item.check(&given).map_err(|e| AppError::invalid("studentAnswer", e.to_string()))?;
     let tag = if check.correct {
         None

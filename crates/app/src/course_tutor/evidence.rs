@@ -9,6 +9,7 @@ use super::snapshots::VersionedSnapshot;
 use crate::mastery::{PreparedResponse, RecordResponse};
 use crate::{App, AppResult};
 use pathwise_course::StudentSnapshot;
+use pathwise_domain::recording::ResponseRules;
 use pathwise_domain::{LearnerId, ResponseType, ThreadId};
 use pathwise_store::{StepResponse, Store, TutorMessageRecord, TutorStep};
 use serde_json::Value;
@@ -50,8 +51,15 @@ impl<S: Store> App<S> {
             Some(evidence) => self.evidence_response(learner, thread, &snap, evidence).await?,
             None => None,
         };
+        // The unit's tier as this evidence leaves it puts its node at least where the tier
+        // says (ARCHITECTURE.md, "One picture of progress").
+        let floor = write.evidence.as_ref().and_then(|evidence| {
+            let mut after = snap.snapshot.clone();
+            change(&mut after);
+            after.tier(evidence.unit).node_floor()
+        });
         let decide = prepared.as_ref().map(|p| {
-            let rules = p.rules;
+            let rules = ResponseRules { floor, ..p.rules };
             move |ctx: &pathwise_store::ResponseContext| rules.decide(ctx)
         });
         let step = TutorStep {

@@ -11,7 +11,7 @@ use super::snapshots::VersionedSnapshot;
 use crate::{App, AppError, AppResult};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
 use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
-use pathwise_course::notation::{asks_for_exam, searchable};
+use pathwise_course::notation::{asks_for_drill, asks_for_exam, searchable};
 use pathwise_course::policy::{
     calibrate_mapping, draft_policy, exam_availability, exam_candidates, named_unit, ranked_candidates,
     ExamAvailability, PolicyDraft, ScoredUnit,
@@ -130,17 +130,31 @@ fn plan_turn(
 ) -> Planned {
     let course = &loaded.course;
     let asks_exam = request.words().is_some_and(asks_for_exam);
+    let asks_drill = !asks_exam && request.words().is_some_and(asks_for_drill);
     let (mapped, mapping_source) = match request.client_event.unit_id() {
         Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
         None if asks_exam => (Vec::new(), "exam_request"),
-        None => (calibrate_mapping(course, &loaded.index.map_units(query, MAPPED_K)), "retrieval"),
+        None => {
+            let mapped = calibrate_mapping(course, &loaded.index.map_units(query, MAPPED_K));
+            // "Give me a drill" names no unit: it is practice on the one being learned, not
+            // words to map ("drill" matches anchors that mention drills).
+            if asks_drill && named_unit(&mapped).is_none() {
+                (Vec::new(), "practice_request")
+            } else {
+                (mapped, "retrieval")
+            }
+        }
     };
     let previous_action = thread.last_action.as_deref().and_then(Action::parse);
     let focus_now = snap.snapshot.focus_unit_id.as_str();
     let answers_tutor = asks_exam
+        || (asks_drill && mapped.is_empty())
         || previous_action == Some(Action::SocraticQuestion)
             && (mapped.is_empty() || mapped.iter().any(|m| m.unit_id == focus_now));
     let own_words = request.client_event == ClientEvent::None && !answers_tutor;
+    // Words answering the tutor's own question are about the unit it asked about: they keep
+    // the goal the learner set, whatever else they happen to mention.
+    let mapped = if answers_tutor && request.client_event == ClientEvent::None { Vec::new() } else { mapped };
     let draft = draft_policy(course, &snap.snapshot, &mapped, own_words);
     let named = own_words && named_unit(&draft.mapped).is_some();
     Planned { draft, mapping_source, named, previous_action }
@@ -237,9 +251,14 @@ impl<S: Store> App<S> {
         let draft = &planned.draft;
         let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, draft, &query, now).await?;
         let policy = draft.finish(&turn_id.to_string(), &exam);
-        if let ClientEvent::RequestExam { unit_id } = &request.client_event {
-            policy.check_exam_request(course, unit_id).map_err(|r| AppError::invalid(r.field, r.message))?;
-        }
+        // A check pressed after it closed (a button left on an earlier card, another tab) is
+        // answered, not refused: the learner hears why, and gets the next step the policy
+        // allows (the deterministic turn takes an exam asked for too early as a wish to
+        // practise).
+        let stale = match &request.client_event {
+            ClientEvent::RequestExam { unit_id } => policy.check_exam_request(course, unit_id).err(),
+            _ => None,
+        };
 
         let revisit = self.revisit(learner, course.id(), &snap, now).await?;
         let context = TurnContext::retrieve(
@@ -267,9 +286,13 @@ impl<S: Store> App<S> {
             exam_candidates: &exam.candidate_ids,
             seed: seed_of(turn_id),
         };
-        let decision = self
+        let mut decision = self
             .decide(learner, &loaded, &policy, &context, &request, &exam.candidate_ids, &statuses, &fallback)
             .await?;
+        if let Some(refusal) = stale {
+            decision.text = format!("{} {}", refusal.learner_message, decision.text);
+            decision.fallback_reason = Some(format!("stale event: {}", refusal.message));
+        }
         // A drill card carries an opaque id of its own, recorded with the turn.
         let mut card = decision.card.clone();
         let offers: Vec<_> =

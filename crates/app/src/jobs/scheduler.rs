@@ -199,6 +199,32 @@ impl<S: Store> App<S> {
         Ok(self.store.job_runs(Some(learner), RUNS_SHOWN).await?)
     }
 
+    /// The operator's view of pending jobs: one learner's, or the server's own recurring
+    /// (global) jobs such as the nightly analytics and the weekly digests.
+    pub async fn operator_jobs(
+        &self,
+        learner: Option<pathwise_domain::LearnerId>,
+        map: Option<pathwise_domain::MindMapId>,
+    ) -> AppResult<Vec<Job>> {
+        match learner {
+            Some(learner) => self.jobs(learner, map).await,
+            None => {
+                let mut global = self.store.recurring_jobs().await?;
+                global.retain(|job| map.is_none() || job.mind_map_id == map);
+                Ok(global)
+            }
+        }
+    }
+
+    /// The operator's view of job firings, newest first: every learner's and the global
+    /// jobs' (no learner), or one learner's.
+    pub async fn operator_job_runs(
+        &self,
+        learner: Option<pathwise_domain::LearnerId>,
+    ) -> AppResult<Vec<pathwise_store::JobRun>> {
+        Ok(self.store.job_runs(learner, RUNS_SHOWN).await?)
+    }
+
     /// Abandon flows idle longer than the domain allows, with their maps and reviews.
     pub async fn abandon_stale_flows(&self) -> AppResult<usize> {
         let now = self.now();

@@ -165,7 +165,7 @@ impl<S: Store> App<S> {
             },
             idempotency_key: input.idempotency_key,
         };
-        Ok(PreparedResponse { new, rules: ResponseRules { quality, response_type, now }, fsrs })
+        Ok(PreparedResponse { new, rules: ResponseRules { quality, response_type, now, floor: None }, fsrs })
     }
 
     /// What follows a stored response: FSRS's schedule for a learner who chose it, and the

@@ -47,11 +47,11 @@ pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<(
     let next = next_item(app.library(), &config, &evaluation, turn.state.seed)?;
     let Some(item) = next else {
         turn.backend_call("get_next_evaluation_item", json!({}), &Value::Null);
-        let report = report(app.library(), turn)?;
+        let report = report(app.library(), turn, Ended::FormDone)?;
         return turn.complete(SessionEndReason::Finished, report);
     };
     if turn.state.max_items.is_some_and(|max| done >= max) {
-        let report = report(app.library(), turn)?;
+        let report = report(app.library(), turn, Ended::FormDone)?;
         return turn.complete(SessionEndReason::MaxItems, report);
     }
     present(turn, &item, done)
@@ -112,8 +112,19 @@ fn present(turn: &mut Turn, item: &bank::BankItem, done: u32) -> AppResult<()> {
     turn.ask(action, Some(shown_id), None)
 }
 
-/// The scored evaluation: every item with the learner's answer, the key and the credit.
-pub(crate) fn report(lib: &Library, turn: &Turn) -> AppResult<Value> {
+/// Whether an evaluation ended because its form (or an adaptive test's stop rule) was done,
+/// or before that: by the learner, the time limit or an operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    FormDone,
+    Early,
+}
+
+/// The scored evaluation: every item with the learner's answer, the key and the credit,
+/// scored over every item the evaluation planned. An evaluation ended early counts the
+/// items it did not get to as unanswered (no credit) and lists them, so that one right
+/// answer out of ten planned is 10%, never 100%.
+pub(crate) fn report(lib: &Library, turn: &Turn, ended: Ended) -> AppResult<Value> {
     let SessionConfig::Evaluation(config) = &turn.config else {
         return Err(AppError::internal("evaluation report on a session of another type"));
     };
@@ -132,20 +143,68 @@ pub(crate) fn report(lib: &Library, turn: &Turn) -> AppResult<Value> {
             "tests": result.tests,
         }));
     }
-    let score: f64 = evaluation.results.iter().map(|r| r.credit).sum();
     let answered = evaluation.results.len();
+    let planned = match ended {
+        Ended::FormDone => answered,
+        Ended::Early => turn.state.max_items.map_or(answered, |max| (max as usize).max(answered)),
+    };
+    let unanswered = unanswered_items(lib, config, turn, &evaluation, planned)?;
+    let score: f64 = evaluation.results.iter().map(|r| r.credit).sum();
     let mut report = json!({
+        "items_total": planned,
         "items_answered": answered,
+        "items_unanswered": planned - answered,
         "items_correct": evaluation.results.iter().filter(|r| r.correct).count(),
         "score": score,
-        "max_score": answered,
-        "percent": if answered == 0 { 0.0 } else { (score / answered as f64 * 1000.0).round() / 10.0 },
+        "max_score": planned,
+        "percent": if planned == 0 { 0.0 } else { (score / planned as f64 * 1000.0).round() / 10.0 },
         "items": items,
+        "unanswered": unanswered,
     });
     if let Some(ability) = ability(lib, config, &evaluation)? {
         report["ability"] = ability;
     }
     Ok(report)
+}
+
+/// The items an evaluation ended before answering: the one on screen (by the id the learner
+/// saw) and, for a fixed form, those not reached (by their number, with no id: an item's own
+/// id tells its answer). An adaptive test's unreached items were never chosen, so they are
+/// only counted.
+fn unanswered_items(
+    lib: &Library,
+    config: &EvaluationConfig,
+    turn: &Turn,
+    evaluation: &EvaluationState,
+    planned: usize,
+) -> AppResult<Vec<Value>> {
+    let answered = evaluation.results.len();
+    let mut listed = Vec::new();
+    let on_screen = turn.state.shown.iter().filter(|(_, own)| !evaluation.results.iter().any(|r| &r.item_id == own));
+    for (shown, own) in on_screen {
+        let item = bank::resolve(lib, config, own)?;
+        listed.push(json!({
+            "item_id": shown,
+            "item_number": answered + listed.len() + 1,
+            "stem": bank::stem(&item),
+            "expected": item.key.answer,
+            "reached": true,
+        }));
+    }
+    if evaluation.candidates.is_empty() {
+        let reached = answered + listed.len();
+        for own in evaluation.form.iter().take(planned).skip(reached) {
+            let item = bank::resolve(lib, config, own)?;
+            listed.push(json!({
+                "item_id": Value::Null,
+                "item_number": answered + listed.len() + 1,
+                "stem": bank::stem(&item),
+                "expected": item.key.answer,
+                "reached": false,
+            }));
+        }
+    }
+    Ok(listed)
 }
 
 /// The next item of an evaluation: the planned form in order, or for an adaptive one the

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Serialize, ToSchema, JsonSchema)]
 pub struct AssessmentSummary {
     /// e.g. `MATH-ARITH-QUIZ-10`.
-    pub assessment_id: String,
+    pub blueprint_id: String,
     pub title: String,
     /// How many items a session presents (for an adaptive assessment, at most this many).
     pub item_count: usize,
@@ -81,7 +81,7 @@ impl<S: Store> App<S> {
                 }
                 kinds.extend(a.pool_items().map(|item| name_of(item.item_type)));
                 AssessmentSummary {
-                    assessment_id: a.id().to_string(),
+                    blueprint_id: a.id().to_string(),
                     title: a.title().to_string(),
                     item_count: a.adaptive().map_or_else(|| a.total_items(), |rules| rules.max_items),
                     time_limit_minutes: a.time_limit_minutes(),

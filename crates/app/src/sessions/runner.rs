@@ -205,7 +205,7 @@ pub(crate) async fn settle<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult
 /// What a session's completion reports, by type.
 pub(crate) async fn results<S: Store>(app: &App<S>, turn: &Turn) -> AppResult<Value> {
     match turn.record.session_type {
-        SessionType::Evaluation => evaluation::report(app.library(), turn),
+        SessionType::Evaluation => evaluation::report(app.library(), turn, evaluation::Ended::Early),
         SessionType::Learning => Ok(learning::report(turn)),
         SessionType::Survey => {
             Ok(json!({ "answers": turn.state.survey.as_ref().map(|s| s.answers.len()).unwrap_or(0) }))

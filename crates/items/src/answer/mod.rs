@@ -15,7 +15,6 @@
 //! - `test_execution`: code, which the caller runs (see [`Check::from_tests`]).
 
 pub(crate) mod parse;
-pub(crate) mod ratio;
 pub(crate) mod value;
 
 use parse::{parse_binary, parse_f64, parse_ipv4, parse_place, parse_prefix, parse_ratio, strip_variable};

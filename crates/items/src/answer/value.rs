@@ -2,7 +2,7 @@
 //! text shown as an option and stored as the key, so two options are distinct exactly when
 //! their values are.
 
-use super::ratio::Ratio;
+use pathwise_domain::number::Ratio;
 use std::fmt::{self, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

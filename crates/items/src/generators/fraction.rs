@@ -4,10 +4,10 @@
 //! `2/4`, `1/2` and `0.5` are the same answer under `equivalent_forms`.
 
 use super::{factor, Answered, Domain, FactorInfo, Question, SpecError};
-use crate::answer::ratio::{gcd, Ratio};
 use crate::answer::value::Value;
 use crate::answer::AnswerForm;
 use crate::dice::Dice;
+use pathwise_domain::number::{gcd, Ratio};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::fmt::Write;
@@ -225,9 +225,9 @@ impl FractionQuestion {
     fn answer(&self) -> Ratio {
         let (a, b) = self.operands();
         let result = match self.op {
-            FractionOperation::Add => a.add(b),
-            FractionOperation::Subtract => a.sub(b),
-            FractionOperation::Multiply => a.mul(b),
+            FractionOperation::Add => a.checked_add(b),
+            FractionOperation::Subtract => a.checked_sub(b),
+            FractionOperation::Multiply => a.checked_mul(b),
         };
         result.unwrap_or(Ratio::int(0))
     }
@@ -289,15 +289,15 @@ impl Answered for FractionQuestion {
             "add_across" if sub => push(positive(n1 - n2, d1 - d2)),
             "add_across" => push(positive(n1 + n2, d1 + d2)),
             "wrong_operation" => match self.op {
-                FractionOperation::Add => push(a.sub(b).and_then(|r| positive(r.num().abs(), r.den()))),
-                _ => push(a.add(b).map(Value::Number)),
+                FractionOperation::Add => push(a.checked_sub(b).and_then(|r| positive(r.num().abs(), r.den()))),
+                _ => push(a.checked_add(b).map(Value::Number)),
             },
             "kept_denominator" => match self.op {
                 FractionOperation::Add => push(positive(n1 + n2, d1)),
                 FractionOperation::Subtract => push(positive(n1 - n2, d1)),
                 FractionOperation::Multiply => push(positive(n1 * n2, d1)),
             },
-            "divided_instead" => push(a.div(b).map(Value::Number)),
+            "divided_instead" => push(a.checked_div(b).map(Value::Number)),
             "inverted" => push(key.recip().map(Value::Number)),
             "off_by_1" => {
                 let sign = dice.sign();

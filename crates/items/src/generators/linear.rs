@@ -2,10 +2,10 @@
 //! solution so that it is an integer (or, when the blueprint opts in, a fraction).
 
 use super::{factor, nearby_integer, opt_in_factor, push_both_ways, Answered, Domain, FactorInfo, Question, SpecError};
-use crate::answer::ratio::Ratio;
 use crate::answer::value::Value;
 use crate::answer::AnswerForm;
 use crate::dice::Dice;
+use pathwise_domain::number::Ratio;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::fmt::Write;
@@ -166,7 +166,7 @@ impl Domain for Linear {
             }
         };
         // e = (a - d) x + b: an integer, since x's denominator divides a - d by construction.
-        let e = Ratio::int(a - d).mul(x).and_then(|ax| ax.add(Ratio::int(b))).map_or(0, |r| r.num());
+        let e = Ratio::int(a - d).checked_mul(x).and_then(|ax| ax.checked_add(Ratio::int(b))).map_or(0, |r| r.num());
         LinearQuestion { variable: self.variable.clone(), a, b, d, e, x }
     }
 }
@@ -272,7 +272,7 @@ impl Answered for LinearQuestion {
             "forgot_divide" => push(Some(Value::int(big_c))),
             "multiplied_instead" => push(Some(Value::int(big_c * big_a))),
             "reciprocal" => push(self.ratio(big_a, big_c)),
-            "negated" => push(self.x.neg().map(Value::Number)),
+            "negated" => push(self.x.checked_neg().map(Value::Number)),
             "off_by_1" if self.x.is_integer() => push_both_ways(dice, self.x.num(), 1, false, out),
             "off_by_1" => {
                 let (n, q) = (self.x.num(), self.x.den());
@@ -317,8 +317,8 @@ mod tests {
             for _ in 0..300 {
                 let q = g.make(index, &mut dice);
                 assert_eq!(q.factor(), index, "{}", equation(&q));
-                let lhs = Ratio::int(q.a).mul(q.x).unwrap().add(Ratio::int(q.b)).unwrap();
-                let rhs = Ratio::int(q.d).mul(q.x).unwrap().add(Ratio::int(q.e)).unwrap();
+                let lhs = Ratio::int(q.a).checked_mul(q.x).unwrap().checked_add(Ratio::int(q.b)).unwrap();
+                let rhs = Ratio::int(q.d).checked_mul(q.x).unwrap().checked_add(Ratio::int(q.e)).unwrap();
                 assert_eq!(lhs, rhs, "{} with x = {}", equation(&q), q.x);
                 assert_eq!(q.x.is_integer(), index != RATIONAL);
             }

@@ -9,6 +9,7 @@ mod learner_tools;
 pub mod prompts;
 mod registry;
 pub mod resources;
+mod shape;
 pub mod tools;
 mod tutor_tools;
 

@@ -61,7 +61,7 @@ const PROMPTS: &[PromptSpec] = &[
         description: "Run an evaluation session item by item with session_create, session_run and \
                       session_respond, and show the score at the end.",
         arguments: &[(
-            "assessment_id",
+            "blueprint_id",
             "The assessment, from library_assessments (leave out to let the learner choose).",
             false,
         )],

@@ -4,7 +4,7 @@
 //! tool error whose text says what was wrong and what is allowed; protocol errors are kept
 //! for what no call could fix.
 
-use super::args;
+use super::{args, shape};
 use pathwise_app::idempotency::fingerprint;
 use pathwise_app::{App, AppError};
 use pathwise_domain::LearnerId;
@@ -81,11 +81,17 @@ where
             KeyHandling::Registry
         }
     };
+    let renamed = shape::input_schema(Arc::make_mut(&mut input_schema));
+    let mut output_schema = schema_for_output::<O>();
+    shape::output_schema(Arc::make_mut(&mut output_schema));
     let mut tool = Tool::new(name, description, input_schema);
-    tool.output_schema = Some(schema_for_output::<O>());
+    tool.output_schema = Some(output_schema);
     tool.annotations = Some(ToolAnnotations::new().read_only(effect == Effect::Reads).open_world(false));
     let run = Arc::new(run);
-    let handler: Handler = Arc::new(move |app, learner, arguments| {
+    let handler: Handler = Arc::new(move |app, learner, mut arguments| {
+        if let Some(arguments) = arguments.as_mut() {
+            shape::map_arguments_back(arguments, &renamed);
+        }
         let input: I = args::parse(arguments)?;
         let run = run.clone();
         Ok(Box::pin(async move {

@@ -30,7 +30,7 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         tool(
             "tutor_thread_list",
-            "The learner's tutor threads, most recently active first, optionally of one course (courseId).",
+            "The learner's tutor threads, most recently active first, optionally of one course (course_id).",
             Reads,
             |app, l, q: ListThreadsQuery| async move { app.list_threads(l, &q).await },
         ),
@@ -42,7 +42,7 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         tool(
             "tutor_turn",
-            "One tutor turn: the learner's words (message) and/or a button's clientEvent (REQUEST_DRILL, \
+            "One tutor turn: the learner's words (message_text) and/or a button's client_event (REQUEST_DRILL, \
              CHOOSE_UNIT, REQUEST_EXAM, DRILL_CONTINUE, ...). The policy decides what may happen; the reply is a \
              Socratic question, a concept card, a drill (answer it with tutor_drill_grade) or an exam block \
              (answer it with tutor_exam_submit), with SnapshotLite: the learner's place in the course.",
@@ -51,7 +51,7 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         tool(
             "tutor_drill_grade",
-            "Grade the learner's answer to a drill the tutor offered in this thread (its drillId, as the card \
+            "Grade the learner's answer to a drill the tutor offered in this thread (its drill_id, as the card \
              showed it). A blueprint drill is graded exactly and only once; the streak counts toward the unit's \
              tier.",
             Writes,
@@ -59,7 +59,7 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         tool(
             "tutor_exam_submit",
-            "Answer an exam question the tutor offered in this thread (questionId, selectedIndex from 0). The \
+            "Answer an exam question the tutor offered in this thread (question_id, selected_index from 0). The \
              exam service grades it; a wrong answer or opened support locks the question until its next \
              eligible time, and a locked question is refused with that time.",
             Writes,
@@ -67,7 +67,7 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         tool(
             "tutor_support_viewed",
-            "Open an exam question's memo or video (supportType): it is returned, and the question locks.",
+            "Open an exam question's memo or video (support_type): it is returned, and the question locks.",
             Writes,
             |app, l, a: With<ThreadArg, SupportViewedRequest>| async move {
                 app.exam_support_viewed(l, a.id, a.input).await

@@ -2,12 +2,14 @@
 
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Auth, PathIds, QueryParams};
+use crate::routes::learners::Caller;
 use crate::AppState;
 use axum::extract::State;
 use axum::Json;
 use pathwise_analytics::{MapMetrics, Portfolio};
 use pathwise_app::analytics::{Digest, MapAnalytics};
-use pathwise_app::queries::{AnalyticsQuery, JobsQuery};
+use pathwise_app::queries::{AnalyticsQuery, JobRunsQuery, JobsQuery};
+use pathwise_app::{AppError, ErrorKind};
 use pathwise_domain::MindMapId;
 use pathwise_store::{Job, JobRun};
 
@@ -56,20 +58,54 @@ pub async fn digest(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<
     Ok(Json(s.app.digest(l.id).await?))
 }
 
-/// The caller's pending jobs (reviews), soonest first.
+/// The caller's pending jobs (reviews), soonest first. With the operator token: the server's
+/// global jobs (nightly analytics, digests, stale flows), or a learner's with `learner_id`.
 #[utoipa::path(get, operation_id = "jobs_list", path = "/api/jobs", tag = "jobs", params(JobsQuery),
-    responses((status = 200, body = Vec<Job>)), security(("bearer" = [])))]
+    responses((status = 200, body = Vec<Job>),
+        (status = 403, description = "A learner's token asked for another learner's jobs (`forbidden`).", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn jobs(
     State(s): State<AppState>,
-    Auth(l): Auth,
+    caller: Caller,
     QueryParams(q): QueryParams<JobsQuery>,
 ) -> ApiResult<Json<Vec<Job>>> {
-    Ok(Json(s.app.jobs(l.id, q.mind_map_id).await?))
+    Ok(Json(match caller {
+        Caller::Operator => s.app.operator_jobs(q.learner_id, q.mind_map_id).await?,
+        Caller::Learner(l) => {
+            own_only(&l, q.learner_id)?;
+            s.app.jobs(l.id, q.mind_map_id).await?
+        }
+    }))
 }
 
-/// The caller's latest job firings, newest first.
-#[utoipa::path(get, operation_id = "jobs_runs", path = "/api/jobs/runs", tag = "jobs",
-    responses((status = 200, body = Vec<JobRun>)), security(("bearer" = [])))]
-pub async fn runs(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Vec<JobRun>>> {
-    Ok(Json(s.app.job_runs(l.id).await?))
+/// The caller's latest job firings, newest first. With the operator token: every firing
+/// (a global job's has no `learner_id`), or a learner's with `learner_id`.
+#[utoipa::path(get, operation_id = "jobs_runs", path = "/api/jobs/runs", tag = "jobs", params(JobRunsQuery),
+    responses((status = 200, body = Vec<JobRun>),
+        (status = 403, description = "A learner's token asked for another learner's runs (`forbidden`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn runs(
+    State(s): State<AppState>,
+    caller: Caller,
+    QueryParams(q): QueryParams<JobRunsQuery>,
+) -> ApiResult<Json<Vec<JobRun>>> {
+    Ok(Json(match caller {
+        Caller::Operator => s.app.operator_job_runs(q.learner_id).await?,
+        Caller::Learner(l) => {
+            own_only(&l, q.learner_id)?;
+            s.app.job_runs(l.id).await?
+        }
+    }))
+}
+
+/// A learner's token names only its own learner.
+fn own_only(learner: &pathwise_app::Learner, asked: Option<pathwise_domain::LearnerId>) -> Result<(), AppError> {
+    match asked {
+        Some(other) if other != learner.id => Err(AppError::new(
+            ErrorKind::Forbidden,
+            "forbidden",
+            "learner_id: only the operator token reads another learner's jobs; leave it out to read your own",
+        )),
+        _ => Ok(()),
+    }
 }

@@ -42,6 +42,46 @@ pub async fn get(
     Ok(Json(s.app.course_outline(&id).await?))
 }
 
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PackQuery {
+    /// `toml` (the default) or `json`.
+    format: Option<String>,
+}
+
+/// A course's pack (operator only: it holds the exam bank's keys), to edit and import again:
+/// a shipped course's own TOML source, any other course written out from what is stored.
+#[utoipa::path(get, operation_id = "courses_pack", path = "/api/courses/{course_id}/pack", tag = "courses",
+    params(("course_id" = String, Path), PackQuery),
+    responses((status = 200, description = "The pack, as TOML or JSON text.",
+            content((String = "application/toml"), (Object = "application/json"))),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such course (`not_found`).", body = ErrorBody),
+        (status = 422, description = "`format` is neither `toml` nor `json`.", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn pack(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds(id): PathIds<String>,
+    QueryParams(q): QueryParams<PackQuery>,
+) -> ApiResult<impl axum::response::IntoResponse> {
+    let format = match q.format.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        None | Some("toml") => PackFormat::Toml,
+        Some("json") => PackFormat::Json,
+        Some(other) => {
+            return Err(AppError::invalid("format", format!("'{other}' is not a format; allowed: toml, json")).into())
+        }
+    };
+    let text = s.app.course_pack_text(&id, format).await?;
+    let content_type = match format {
+        PackFormat::Toml => "application/toml; charset=utf-8",
+        PackFormat::Json => "application/json",
+    };
+    Ok(([(axum::http::header::CONTENT_TYPE, content_type)], text))
+}
+
 /// Import a course pack (operator only): the body is the pack in TOML or JSON. It is
 /// checked whole (references resolve, prerequisites acyclic, tiers valid); every problem is
 /// reported with its field and line, and nothing is stored unless there are none. 201 when

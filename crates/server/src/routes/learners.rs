@@ -70,6 +70,29 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
     }
 }
 
+/// Who calls a route that both a learner and the operator may read: the operator token,
+/// else a learner's.
+pub enum Caller {
+    Operator,
+    Learner(pathwise_app::Learner),
+}
+
+impl axum::extract::FromRequestParts<AppState> for Caller {
+    type Rejection = crate::error::ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let operator = state
+            .operator_token_hash
+            .as_deref()
+            .is_some_and(|expected| bearer(parts).map(pathwise_app::learners::hash_token).as_deref() == Some(expected));
+        if operator {
+            return Ok(Caller::Operator);
+        }
+        let Auth(learner) = Auth::from_request_parts(parts, state).await?;
+        Ok(Caller::Learner(learner))
+    }
+}
+
 /// Create a learner (operator only); the response carries their token.
 #[utoipa::path(post, operation_id = "learners_create", path = "/api/learners", tag = "learners", request_body = CreateLearner,
     responses((status = 201, body = CreatedLearner),

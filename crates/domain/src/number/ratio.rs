@@ -5,12 +5,12 @@ use std::cmp::Ordering;
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Ratio {
+pub struct Ratio {
     num: i64,
     den: i64,
 }
 
-pub(crate) fn gcd(a: i64, b: i64) -> i64 {
+pub fn gcd(a: i64, b: i64) -> i64 {
     let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     while b != 0 {
         (a, b) = (b, a % b);
@@ -58,20 +58,20 @@ impl Ratio {
         self.num as f64 / self.den as f64
     }
 
-    pub fn add(self, o: Ratio) -> Option<Ratio> {
+    pub fn checked_add(self, o: Ratio) -> Option<Ratio> {
         let (a, b, c, d) = (self.num as i128, self.den as i128, o.num as i128, o.den as i128);
         Ratio::wide(a * d + c * b, b * d)
     }
 
-    pub fn sub(self, o: Ratio) -> Option<Ratio> {
-        self.add(Ratio { num: o.num.checked_neg()?, den: o.den })
+    pub fn checked_sub(self, o: Ratio) -> Option<Ratio> {
+        self.checked_add(Ratio { num: o.num.checked_neg()?, den: o.den })
     }
 
-    pub fn mul(self, o: Ratio) -> Option<Ratio> {
+    pub fn checked_mul(self, o: Ratio) -> Option<Ratio> {
         Ratio::wide(self.num as i128 * o.num as i128, self.den as i128 * o.den as i128)
     }
 
-    pub fn div(self, o: Ratio) -> Option<Ratio> {
+    pub fn checked_div(self, o: Ratio) -> Option<Ratio> {
         Ratio::wide(self.num as i128 * o.den as i128, self.den as i128 * o.num as i128)
     }
 
@@ -79,7 +79,7 @@ impl Ratio {
         Ratio::new(self.den, self.num)
     }
 
-    pub fn neg(self) -> Option<Ratio> {
+    pub fn checked_neg(self) -> Option<Ratio> {
         Some(Ratio { num: self.num.checked_neg()?, den: self.den })
     }
 }
@@ -126,13 +126,13 @@ mod tests {
 
     #[test]
     fn arithmetic_is_exact() {
-        assert_eq!(r(1, 2).add(r(1, 3)).unwrap(), r(5, 6));
-        assert_eq!(r(1, 2).sub(r(1, 3)).unwrap(), r(1, 6));
-        assert_eq!(r(2, 3).mul(r(3, 4)).unwrap(), r(1, 2));
-        assert_eq!(r(2, 3).div(r(4, 3)).unwrap(), r(1, 2));
+        assert_eq!(r(1, 2).checked_add(r(1, 3)).unwrap(), r(5, 6));
+        assert_eq!(r(1, 2).checked_sub(r(1, 3)).unwrap(), r(1, 6));
+        assert_eq!(r(2, 3).checked_mul(r(3, 4)).unwrap(), r(1, 2));
+        assert_eq!(r(2, 3).checked_div(r(4, 3)).unwrap(), r(1, 2));
         assert_eq!(r(-2, 3).recip().unwrap(), r(-3, 2));
         assert!(r(0, 1).recip().is_none());
         assert!(r(1, 3) < r(1, 2));
-        assert!(Ratio::int(i64::MAX).add(Ratio::int(1)).is_none());
+        assert!(Ratio::int(i64::MAX).checked_add(Ratio::int(1)).is_none());
     }
 }
