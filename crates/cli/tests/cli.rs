@@ -536,6 +536,44 @@ async fn import_course_checks_a_pack_names_each_problems_line_and_stores_only_a_
     server.stop();
 }
 
+/// A binary install has the shipped courses inside it: `course export` writes one out (on a
+/// database no server has started on yet), as its TOML source or as JSON, and what it writes
+/// passes `import-course --check`; an imported course comes out as stored.
+#[test]
+fn course_export_writes_a_pack_that_import_course_accepts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data_arg = data_dir_arg(&tmp.path().join("data"));
+    let toml_file = tmp.path().join("my-course.toml");
+    let written = run(
+        tmp.path(),
+        &["course", "export", "MATH-FOUNDATIONS", "-o", toml_file.to_str().unwrap(), "--data-dir", &data_arg],
+        &[],
+    )
+    .success();
+    assert!(written.stdout.contains("\"written\""), "{}", written.stdout);
+    let text = std::fs::read_to_string(&toml_file).unwrap();
+    assert_eq!(text, pathwise_course::builtin_source("MATH-FOUNDATIONS").unwrap(), "the shipped source, comments kept");
+    let checked =
+        run(tmp.path(), &["import-course", toml_file.to_str().unwrap(), "--check", "--data-dir", &data_arg], &[])
+            .success();
+    assert!(checked.stdout.contains("\"id\":\"MATH-FOUNDATIONS\""), "{}", checked.stdout);
+
+    let json_file = tmp.path().join("net.json");
+    run(tmp.path(), &["course", "export", "NET-IPV4", "-o", json_file.to_str().unwrap(), "--data-dir", &data_arg], &[])
+        .success();
+    let pack: Value = serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    assert_eq!(pack["course_id"], "NET-IPV4");
+    run(tmp.path(), &["import-course", json_file.to_str().unwrap(), "--check", "--data-dir", &data_arg], &[]).success();
+
+    let to_stdout = run(tmp.path(), &["course", "export", "NET-IPV4", "--data-dir", &data_arg], &[]).success();
+    assert!(to_stdout.stdout.starts_with('#') || to_stdout.stdout.contains("course_id"), "{}", to_stdout.stdout);
+    let missing = run(tmp.path(), &["course", "export", "NO-SUCH", "--data-dir", &data_arg], &[]).failure();
+    assert!(missing.stderr.contains("course") && missing.stderr.contains("not found"), "{}", missing.stderr);
+    let odd =
+        run(tmp.path(), &["course", "export", "NET-IPV4", "--format", "yaml", "--data-dir", &data_arg], &[]).failure();
+    assert!(odd.stderr.contains("allowed: toml, json"), "{}", odd.stderr);
+}
+
 #[tokio::test]
 async fn import_map_refuses_a_cycle_and_imports_nothing() {
     let tmp = tempfile::tempdir().unwrap();

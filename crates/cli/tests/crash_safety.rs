@@ -389,7 +389,7 @@ async fn a_restore_is_refused_while_a_server_has_the_database_open() {
     let readiness: Value = ready.json().await.unwrap();
     assert!(readiness["store"].as_str().unwrap().contains("was replaced"), "{readiness}");
     let (status, body) = post(&client, &server.at, &answer("after-replacement")).await.unwrap();
-    assert_eq!((status, body["error"]["code"].as_str()), (503, Some("database_read_only")), "{body}");
+    assert_eq!((status, body["error"]["code"].as_str()), (503, Some("database_replaced")), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("restart the server"), "{body}");
 
     // Stopped, the restore goes through; restarted, the server serves the backup.

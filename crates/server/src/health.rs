@@ -49,3 +49,26 @@ pub async fn ready(State(state): State<AppState>) -> Response {
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(Readiness { ready, store, migrations, model, stopping })).into_response()
 }
+
+/// Refuse every API and MCP request, 503 `database_replaced`, once the SQLite file the server
+/// opened is no longer the one at its path: its connections would go on reading the old
+/// database, and what they wrote would be lost with it. One `stat` a request.
+pub async fn refuse_when_replaced(
+    State(state): State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match state.app.store().replaced() {
+        None => next.run(request).await,
+        Some(why) => {
+            tracing::error!(%why, "refusing requests: the database was replaced under the server");
+            crate::error::error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "database_replaced",
+                "the server's database was replaced while it ran (a restore or a copy); nothing was read or \
+                 saved. The operator must restart the server",
+                serde_json::json!({}),
+            )
+        }
+    }
+}

@@ -236,7 +236,8 @@ pub fn router(state: AppState) -> Router {
     let mut limited = Router::new()
         .merge(api)
         .merge(mcp::http::router(state.clone()))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::request_timeout));
+        .layer(axum::middleware::from_fn_with_state(state.clone(), limits::request_timeout))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), health::refuse_when_replaced));
     if let Some(rate_limit) = limits::rate_limit_layer(&state.limits) {
         limited = limited.layer(rate_limit);
     }

@@ -11,6 +11,8 @@ use support::*;
 on_both_stores!(
     the_operator_lists_learners_and_manages_their_tokens,
     a_learner_moves_to_another_server_and_is_deleted_from_the_first,
+    the_operator_reads_every_job_run_with_its_learner_or_none,
+    the_operator_exports_a_shipped_courses_pack_that_imports_again,
 );
 
 async fn operator(t: &TestApp, method: Method, path: &str, body: Option<Value>) -> Reply {
@@ -158,4 +160,57 @@ async fn a_learner_moves_to_another_server_and_is_deleted_from_the_first(t: &Tes
     assert_eq!(t.get(&t.b, "/api/mind-maps").await.expect(200), b_maps);
     let listed = operator(t, Method::GET, "/api/learners", None).await.expect(200);
     assert_eq!(listed["total"], 1);
+}
+
+/// The operator token reads every job firing: the server's own (global) jobs, which no
+/// learner owns, and each learner's; a learner's token reads only its own.
+async fn the_operator_reads_every_job_run_with_its_learner_or_none(t: &TestApp) {
+    use pathwise_domain::JobKind;
+    use pathwise_store::{Job, JobStore};
+    let me = t.get(&t.a, "/api/me").await.expect(200);
+    let a = text(&me["id"]);
+    let due = chrono::Utc::now() - chrono::Duration::minutes(1);
+    let mut mine = Job::one_shot(JobKind::Noop, due, due);
+    mine.learner_id = Some(serde_json::from_value(json!(a)).unwrap());
+    t.app.store().insert_jobs(&[Job::one_shot(JobKind::Noop, due, due), mine]).await.unwrap();
+    let run = t.app.run_due_jobs(&pathwise_app::scheduler::WorkerOptions::new("operator-test")).await.unwrap();
+    assert_eq!(run.done, 2, "{run:?}");
+
+    let all = operator(t, Method::GET, "/api/jobs/runs", None).await.expect(200);
+    let runs = all.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{all}");
+    assert!(runs.iter().any(|r| r["learner_id"].is_null()), "a global job's run: {all}");
+    assert!(runs.iter().any(|r| r["learner_id"] == a), "a learner's run: {all}");
+    let hers = operator(t, Method::GET, &format!("/api/jobs/runs?learner_id={a}"), None).await.expect(200);
+    assert_eq!(hers.as_array().unwrap().len(), 1, "{hers}");
+    operator(t, Method::GET, "/api/jobs", None).await.expect(200);
+
+    let own = t.get(&t.a, "/api/jobs/runs").await.expect(200);
+    assert_eq!(own.as_array().unwrap().len(), 1, "a learner sees only her own: {own}");
+    let b = text(&t.get(&t.b, "/api/me").await.expect(200)["id"]);
+    t.get(&t.a, &format!("/api/jobs/runs?learner_id={b}")).await.expect_error(403, "forbidden", &["operator"]);
+    assert!(t.get(&t.b, "/api/jobs/runs").await.expect(200).as_array().unwrap().is_empty());
+}
+
+/// A shipped course's pack comes out as its own TOML source, which imports again as the same
+/// course; JSON on request. It holds the exam's keys, so a learner's token is refused.
+async fn the_operator_exports_a_shipped_courses_pack_that_imports_again(t: &TestApp) {
+    t.app.install_builtin_courses().await.unwrap();
+    let reply = operator(t, Method::GET, "/api/courses/MATH-FOUNDATIONS/pack", None).await;
+    assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
+    assert!(reply.text.contains("course_id = \"MATH-FOUNDATIONS\""), "{}", &reply.text[..200.min(reply.text.len())]);
+    let again = t
+        .call(Method::POST, "/api/courses?format=toml", Some(OPERATOR_TOKEN), Body::Raw(reply.text.clone()))
+        .await
+        .expect(200);
+    assert_eq!((again["id"].as_str(), again["changed"].as_bool()), (Some("MATH-FOUNDATIONS"), Some(false)));
+    let json_pack = operator(t, Method::GET, "/api/courses/MATH-FOUNDATIONS/pack?format=json", None).await.expect(200);
+    assert_eq!(json_pack["course_id"], "MATH-FOUNDATIONS");
+    operator(t, Method::GET, "/api/courses/MATH-FOUNDATIONS/pack?format=yaml", None).await.expect_error(
+        422,
+        "invalid",
+        &["format", "toml, json"],
+    );
+    operator(t, Method::GET, "/api/courses/NO-SUCH/pack", None).await.expect_error(404, "not_found", &["course"]);
+    t.get(&t.a, "/api/courses/MATH-FOUNDATIONS/pack").await.expect_error(401, "unauthorized", &["operator token"]);
 }

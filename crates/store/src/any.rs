@@ -46,6 +46,15 @@ impl Location {
 }
 
 impl AnyStore {
+    /// Why the store must not be used any more: its SQLite file was replaced under it.
+    /// PostgreSQL's database cannot be swapped under a connection, so never.
+    pub fn replaced(&self) -> Option<String> {
+        match self {
+            AnyStore::Sqlite(store) => store.replaced(),
+            AnyStore::Postgres(_) => None,
+        }
+    }
+
     /// Open the configured database (see [`Location::of`]) and bring its schema up to date.
     pub async fn open(database_url: Option<&str>, data_dir: &Path, max_connections: u32) -> StoreResult<Self> {
         match Location::of(database_url, data_dir)? {

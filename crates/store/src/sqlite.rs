@@ -103,17 +103,27 @@ impl SqliteStore {
         // A file put in place of the database under the store (a restore or a copy while the
         // server ran) is not what the store's connections have open: they would keep serving
         // the old one and fail every write.
-        if self.identity.is_some() && file_identity(&self.path) != self.identity {
-            return Err(StoreError::ReadOnly(format!(
-                "{} was replaced while this server had it open; restart the server to serve the file there now",
-                self.path.display()
-            )));
+        if let Some(why) = self.replaced() {
+            return Err(StoreError::ReadOnly(why));
         }
         let applied: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success")
             .fetch_one(&self.reader)
             .await?;
         let expected = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
         Ok(crate::SchemaStatus { applied, expected })
+    }
+
+    /// Why the store must not be used any more, if the file at its path is not the database
+    /// it opened (a restore or a copy put another in its place while it ran): its
+    /// connections would go on reading the old one, and its writes would be lost with it.
+    /// One `stat`, cheap enough for every request.
+    pub fn replaced(&self) -> Option<String> {
+        (self.identity.is_some() && file_identity(&self.path) != self.identity).then(|| {
+            format!(
+                "{} was replaced while this server had it open; restart the server to serve the file there now",
+                self.path.display()
+            )
+        })
     }
 
     pub(crate) fn pool_status(&self) -> crate::PoolStatus {
