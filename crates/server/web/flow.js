@@ -42,8 +42,10 @@ export function topicForm() {
       location.hash = `#/maps/topic/${flow.id}`;
     } catch (ex) {
       // What was typed stays in the fields (and in the saved draft).
-      // 503: no language model; the server's message says what to set and what works without one.
-      if (ex instanceof ApiError && (ex.status === 422 || ex.status === 503)) err.textContent = `Not started: ${ex.message}`;
+      // 503: no language model. The server's message names settings, which are the operator's
+      // business; the learner hears what works without one.
+      if (ex instanceof ApiError && ex.status === 503) err.textContent = 'Not started: writing a topic’s map needs a language model, and this server has none. Paste the topic’s outline under “Paste an outline” instead.';
+      else if (ex instanceof ApiError && ex.status === 422) err.textContent = `Not started: ${ex.message}`;
       else if (ex instanceof NetworkError) err.textContent = 'Not started: the server cannot be reached. Your topic is kept; try again when it is back.';
       else reportError(ex);
     } finally { submit.disabled = false; }
@@ -123,10 +125,8 @@ export function mountFlow(root, flowId, studyNode = null, config = {}) {
     if (e instanceof ApiError && e.status === 503) {
       fill(problem, el('div', { class: 'card notice' },
         el('h2', {}, 'This step needs a language model'),
-        el('p', {}, 'This Pathwise server has no model configured, so it cannot write questions, plans or explanations. Whoever runs it sets ',
-          el('code', {}, 'llm_base_url'), ' (', el('code', {}, 'PATHWISE_LLM_BASE_URL'), ', with ', el('code', {}, 'llm_model'),
-          ') to an OpenAI-compatible endpoint and restarts it. Your topic is saved and continues from this step.'),
-        el('p', { class: 'muted small' }, `Server: ${e.message}`)));
+        el('p', {}, 'This server has no language model connected, so it cannot write this topic’s questions, plans or explanations. Whoever runs the server can connect one; your topic is saved and continues from this step then.'),
+        el('p', {}, 'Meanwhile, a topic you paste as an outline (', el('a', { href: '#/maps' }, 'Topics and maps'), ') is studied by recall, with no model.')));
     } else if (e instanceof ApiError && e.status === 502) {
       fill(problem, el('div', { class: 'card notice' }, el('p', {}, `The language model failed: ${e.message}. Nothing changed; try the step again.`)));
     } else if (e instanceof ApiError && e.status === 409) {

@@ -5,9 +5,9 @@
 // #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
 // map with no language model (POST /mind-maps/outline).
 import { api, ApiError, NetworkError, forgetKey, keyFor, newKey } from './api.js';
-import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge } from './ui.js';
+import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge, skillsFor } from './ui.js';
 import { layout, curve } from './dag.js';
-import { mountReviews } from './reviews.js';
+import { mountReviews, recallCard } from './reviews.js';
 import { mountFlow, topicForm, FLOW_STEPS } from './flow.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -28,12 +28,12 @@ export function mountMaps(root, config, rest) {
     return;
   }
   current = null;
-  mountIndex(root);
+  mountIndex(root, config);
 }
 
 // ---- #/maps: topics, maps, reviews, start a topic
 
-function mountIndex(root) {
+function mountIndex(root, config = {}) {
   const topics = el('div', { class: 'topics' }, el('p', { class: 'muted' }, 'Loading…'));
   const maps = el('ul', { class: 'map-list' }, el('li', { class: 'muted' }, 'Loading…'));
   const reviews = el('section', { class: 'card reviews-card', 'aria-label': 'Reviews due today' });
@@ -44,7 +44,11 @@ function mountIndex(root) {
       el('section', { class: 'card', 'aria-labelledby': 'topics-h' }, el('h2', { id: 'topics-h' }, 'Topics in progress'), topics),
       el('section', { class: 'card', 'aria-labelledby': 'maps-h' }, el('h2', { id: 'maps-h' }, 'Your maps'), maps)),
     el('aside', { class: 'maps-side' }, reviews,
-      el('section', { class: 'card', 'aria-labelledby': 'start-h' }, el('h2', { id: 'start-h' }, 'Start a topic'), topicForm()),
+      // Without a model nothing can write a topic's map: the outline is the way in.
+      config.model
+        ? el('section', { class: 'card', 'aria-labelledby': 'start-h' }, el('h2', { id: 'start-h' }, 'Start a topic'), topicForm())
+        : el('section', { class: 'card start-offline', 'aria-labelledby': 'start-h' }, el('h2', { id: 'start-h' }, 'Start a topic'),
+          el('p', {}, 'Writing a topic\'s map for you needs a language model, and this server has none. Paste the topic\'s outline below instead: its concepts become a map you study by recall, with reviews scheduled as you go.')),
       el('section', { class: 'card', 'aria-labelledby': 'outline-h' }, el('h2', { id: 'outline-h' }, 'Paste an outline'), outlineForm())));
   root.replaceChildren(page);
 
@@ -454,11 +458,38 @@ function mountMap(root, mapId, initialNode) {
       if (error) fill(error, `A question is waiting in “${flow.topic}”: answer it first, then study this. `, el('a', { href: `#/maps/topic/${flow.id}` }, 'Go to the question'));
       return;
     }
-    // No learning loop to teach it: a learning session on this concept, to start from the
-    // Sessions view once its skills are chosen.
-    sessionStorage.setItem('pw.learnPreset', JSON.stringify({ map_id: mapId, node_id: n.id }));
-    sessionStorage.setItem('pw.sessionTab', 'learning');
-    location.hash = '#/sessions';
+    // No learning loop to teach it (a pasted outline, a map made by hand): a learning
+    // session when skills of the library practise the concept, else studied by recall, here,
+    // with no model and nothing to attach.
+    const skills = await api('GET', '/library/skills').catch(() => []);
+    if (skillsFor(n.label, skills).length) {
+      sessionStorage.setItem('pw.learnPreset', JSON.stringify({ map_id: mapId, node_id: n.id }));
+      sessionStorage.setItem('pw.sessionTab', 'learning');
+      location.hash = '#/sessions';
+      return;
+    }
+    studyByRecall(n);
+  }
+
+  function studyByRecall(n) {
+    const box = details.querySelector('.study');
+    if (!box) return;
+    const card = recallCard(n, {
+      responseType: ['unseen', 'diagnosed', 'learning'].includes(n.mastery_status) ? 'teach' : 'review',
+      onRecorded: (r, g) => {
+        reviewed(r.node);
+        const next = r.node.next_review_at ? ` It comes back for review ${fmtTime(r.node.next_review_at)}.` : '';
+        live.textContent = `${n.label}: recorded as ${g.label}.${next}`;
+        const after = s.byId.get(n.id);
+        fill(details.querySelector('.study') ?? box, el('p', { class: 'small recall-done', role: 'status' },
+          `Recorded as ${g.label}: ${after.label} is now ${statusLabel(after.mastery_status).toLowerCase()}.${next}`),
+        s.next && s.next !== n.id
+          ? el('button', { type: 'button', class: 'primary study-next', onclick: () => { reveal(s.next); select(s.next); } }, 'Next concept')
+          : null);
+      },
+    });
+    fill(box, el('ul', { class: 'reviews recall-study', 'aria-label': `Study ${n.label}` }, card));
+    card.querySelector('textarea')?.focus();
   }
 
   // The course's tutor, in the learner's latest thread on the course (or a new one), asked

@@ -4,7 +4,7 @@
 // (session_run.js). #/sessions/<id> resumes a session after a reload; the list on the side
 // (open sessions first) leads back to any of them.
 import { api } from './api.js';
-import { el, fill, fmtTime, count } from './ui.js';
+import { el, fill, fmtTime, count, skillsFor } from './ui.js';
 import { create, showSession, STATUS_LABEL, TYPE_LABEL, isFinal } from './session_run.js';
 
 const SURVEY_DRAFT_KEY = 'pw.surveyDefinition';
@@ -259,9 +259,7 @@ function learningForm(signal) {
     chosen.set(node.label, set);
     const chips = el('ul', { class: 'chips', 'aria-label': `Skills for ${node.label}` });
     const selectId = `skill-${node.id}`;
-    const words = node.label.toLowerCase().split(/\W+/).filter((w) => w.length > 3).map((w) => w.replace(/(ing|ion|s)$/, ''));
-    const matches = (s) => words.some((w) => `${s.title} ${s.domain}`.toLowerCase().includes(w));
-    const suggested = skills.filter(matches);
+    const suggested = skillsFor(node.label, skills);
     const byDomain = new Map();
     for (const s of skills) { if (!byDomain.has(s.domain)) byDomain.set(s.domain, []); byDomain.get(s.domain).push(s); }
     const option = (s) => el('option', { value: s.skill_id }, `${s.title} (${s.item_kinds.map((k) => k.replace(/_/g, ' ')).join(', ')})`);

@@ -114,3 +114,9 @@ export const mapStatusLabel = (s) => MAP_STATUS_WORDS[s] ?? s;
 // "1 concept", "0 concepts", "2 answers"; `many` for irregular plurals.
 export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 export const fmtTime = (iso) => (iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : '');
+
+// The skills whose wording matches a concept's label ("Strings" -> the string skills).
+export function skillsFor(label, skills) {
+  const words = label.toLowerCase().split(/\W+/).filter((w) => w.length > 3).map((w) => w.replace(/(ing|ion|s)$/, ''));
+  return skills.filter((s) => words.some((w) => `${s.title} ${s.domain}`.toLowerCase().includes(w)));
+}

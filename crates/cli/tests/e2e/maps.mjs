@@ -2,9 +2,9 @@
 // learned "days ago" (MAP_ID; REVIEW_LABEL is one of its due reviews): the map is drawn with
 // every node and the next concept highlighted; a concept's history opens by click and by
 // keyboard; a due review is answered in place (it leaves the list, its node changes
-// status); the "Start a topic" form, refused by this server, which has no model (the page
-// says what to set and what works without one); a pasted outline drawn as a map, and the
-// same outline again offered the map it already made.
+// status); "Start a topic" on this server, which has no model, offers the outline instead;
+// a pasted outline drawn as a map, one of its concepts studied by recall to a scheduled
+// review, and the same outline again offered the map it already made.
 // Screenshots at desktop and phone width. Measures, in the page (performance.now()): the
 // render from navigation to nodes drawn, the time from a click to the history shown, and the
 // time to record a review. The last line printed is a JSON report for web_e2e.rs.
@@ -357,17 +357,15 @@ async function mapView(page, pageErrors) {
   await page.locator('.maps-side .reviews li.review').nth(1).waitFor();
   check((await page.locator('.maps-side .reviews li.review').count()) === 2, 'two reviews left on the list page');
   await page.screenshot({ path: `${artifacts}/maps-list-desktop.png`, fullPage: false });
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await page.getByText(/Write the topic you want to learn/).waitFor();
-  await page.getByLabel('Topic', { exact: true }).fill('Graph algorithms');
-  await page.getByLabel(/^Goal/).fill('Find shortest paths in a road network');
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
-  // No model here: refused before anything is stored, the form saying what to set and what works without one.
-  await page.locator('#topic-err').getByText(/PATHWISE_LLM_BASE_URL/).waitFor();
-  check((await page.locator('#topic-err').innerText()).includes('outline'), 'the refusal names the outline');
-  check((await page.getByLabel('Topic', { exact: true }).inputValue()) === 'Graph algorithms', 'the topic is kept');
+  // No model here: "Start a topic" offers the outline instead of a form that could only be
+  // refused, in the learner's words (no setting, route or tool name).
+  const offline = page.locator('.start-offline');
+  await offline.getByText(/Paste the topic.s outline below instead/).waitFor();
+  check((await page.getByLabel('Topic', { exact: true }).count()) === 0, 'no topic form without a model');
+  const words = await page.locator('main, body').first().innerText();
+  check(!/PATHWISE_|llm_base_url|\/api\/|_generate/.test(words), 'no settings, routes or tool names on the page');
   await page.screenshot({ path: `${artifacts}/maps-topic-desktop.png`, fullPage: false });
-  step('a topic refused without a model, the ways without one named');
+  step('without a model, a topic starts from an outline');
 
   const outline = '# Graph algorithms\n- Graphs\n  - Shortest paths (45 min)\n- Traversal\n';
   await page.getByLabel('Outline', { exact: true }).fill(outline);
@@ -376,6 +374,26 @@ async function mapView(page, pageErrors) {
   await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node').length === 4);
   const outlineMap = page.url();
   step('a pasted outline drawn as a map');
+
+  // Studied offline by recall: the concept, an answer in the learner's own words, what the
+  // concept covers, a self-grade; the node moves and a review is scheduled.
+  const outlineDetails = page.locator('.node-details');
+  await page.locator('svg.dag g.node', { hasText: 'Traversal' }).click();
+  await outlineDetails.getByRole('heading', { name: 'Traversal', exact: true }).waitFor();
+  await outlineDetails.getByRole('button', { name: 'Study this next' }).click();
+  const recall = outlineDetails.locator('.recall-study li.review');
+  await recall.getByLabel(/Recall Traversal/).fill('Visiting every vertex of a graph, breadth or depth first.');
+  await recall.getByText('Check: what the concept covers').click();
+  await page.screenshot({ path: `${artifacts}/maps-recall-desktop.png`, fullPage: false });
+  await recall.getByRole('button', { name: 'Good', exact: true }).click();
+  const done = outlineDetails.locator('.recall-done');
+  await done.getByText(/Recorded as Good: Traversal is now learning\. It comes back for review/).waitFor();
+  const traversal = page.locator('svg.dag g.node', { hasText: 'Traversal' });
+  check(/Learning/.test(await traversal.getAttribute('aria-label')), 'the node moved on the map');
+  await outlineDetails.getByText(/Next review/).waitFor();
+  check(!/not scheduled/.test(await outlineDetails.locator('dl.facts').innerText()), 'a review is scheduled');
+  await page.screenshot({ path: `${artifacts}/maps-recall-recorded-desktop.png`, fullPage: false });
+  step('an outline concept studied by recall, offline, to a scheduled review');
   await page.goto(`${base}/#/maps`);
   await page.getByLabel('Outline', { exact: true }).fill(outline);
   await page.getByRole('button', { name: 'Make the map' }).click();

@@ -1,7 +1,8 @@
 // The whole offline path in Chromium, no model configured: the learner signs in, starts a
 // session on the shipped math course, says what they want to learn (the tutor acknowledges
 // it), answers the tutor's question, answers two drills right, takes the bronze check the
-// policy opens, passes it and sees the tier. Drill keys come from the test's own endpoint
+// policy opens, passes it and sees the tier; the answered cards' buttons are retired, and a
+// drill asked for in words is answered from the message box. Drill keys come from the test's own endpoint
 // (DRILL_KEYS), exam keys from EXAM_KEYS. Screenshots of each step at desktop width and the
 // end at phone width. The last line printed is a JSON report for web_e2e.rs.
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
@@ -16,6 +17,7 @@ const browser = await launchChromium();
 const report = { ok: false, steps: [] };
 let page;
 const step = (name) => report.steps.push(name);
+const ensure = (cond, what) => { if (!cond) throw new Error(`expected: ${what}`); };
 const shot = (name) => page.screenshot({ path: `${artifacts}/offline-${name}.png`, fullPage: true });
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -81,6 +83,32 @@ try {
   report.tier = (await exam.locator('.badge').last().innerText()).trim().toLowerCase();
   await shot('3-bronze');
   step('bronze earned');
+
+  // Answered cards keep their buttons as a record, disabled: an old "Take the bronze check"
+  // or "Continue" cannot be pressed after the learner moved on.
+  const firstDrill = page.locator('section.card.drill').first();
+  for (const name of ['Continue', 'Try another']) {
+    const old = firstDrill.getByRole('button', { name, exact: true });
+    if (await old.count()) ensure(await old.isDisabled(), `an answered drill's ${name} is disabled`);
+  }
+  step('answered cards retired');
+
+  // Words asking for practice get a drill on the unit being learned; its answer typed in the
+  // message box answers the drill (never read as a new topic).
+  const drillsBefore = await page.locator('section.card.drill').count();
+  await say('give me a drill');
+  await page.locator('section.card.drill').nth(drillsBefore).waitFor();
+  const asked = page.locator('section.card.drill').last();
+  const placeholder = await page.getByLabel('Message to the tutor').getAttribute('placeholder');
+  ensure(/answer to the drill above/.test(placeholder), `the message box says where to answer: ${placeholder}`);
+  const typedId = await asked.getAttribute('data-drill-id');
+  const typedKey = await (await fetch(`${drillKeys}/drill-key/${typedId}`)).json();
+  await page.getByLabel('Message to the tutor').fill(typedKey.answer);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await asked.getByText('Correct', { exact: true }).waitFor();
+  ensure(!(await page.locator('#main').innerText()).includes('couldn\'t match'), 'the answer was not read as a topic');
+  await shot('3b-typed-answer');
+  step('a drill answered from the message box');
 
   const phone = await onPhone(browser, page, timeout);
   await phone.goto(new URL('/', signin).href);
