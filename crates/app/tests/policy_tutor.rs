@@ -1188,6 +1188,55 @@ async fn a_prompt_budget_cuts_retrieved_context_and_never_the_policy(t: &TestApp
     assert_eq!(policy(&cut), policy(&whole), "the policy is never cut");
 }
 
+/// With no `llm_prompt_tokens`, a turn's prompt is sized from the model's measured speed so
+/// that the model reads it in time: the first turn is sent whole and timed; a model that
+/// took most of the deadline to read it gets less context on the next turn, never less
+/// policy. An explicit setting still wins.
+async fn the_prompt_is_sized_to_what_the_model_reads_before_the_deadline(t: &TestApp) {
+    let fake = FakeLlm::start().await;
+    let llm = Llm::new(Arc::new(OpenAiClient::new(OpenAiConfig::new(fake.base_url(), "tutor")).unwrap()), 1);
+    let deadline = std::time::Duration::from_secs(3);
+    let settings = pathwise_app::course_tutor::TutorSettings { model_deadline: deadline, ..Default::default() };
+    let app = t.app().clone().with_llm(llm).with_tutor_settings(settings.clone());
+    let thread = thread(&app, t).await;
+    prerequisites_met(&app, t).await;
+    let before = app.tutor_prompt_budget();
+    assert_eq!(before.tokens, None, "nothing measured yet: {}", before.why);
+
+    // A slow reader: the whole prompt took 2.5 of the turn's 3 seconds before the first
+    // token, more than the share of a turn a model may spend reading.
+    let reading = std::time::Duration::from_millis(2_500);
+    fake.script([Script::Slow(reading, Box::new(model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))))]);
+    say(&app, t, thread, "how do I solve linear equations").await;
+    let first = fake.requests().pop().unwrap();
+    let size = |r: &Value| r["messages"].to_string().len() / 4;
+    let budget = app.tutor_prompt_budget();
+    let tokens = budget.tokens.expect("measured after one timed turn");
+    assert!(tokens < size(&first), "{tokens} tokens fit, the whole prompt had {}: {}", size(&first), budget.why);
+    assert!(budget.why.contains("measured over 1 call"), "{}", budget.why);
+
+    fake.script([model_turn("SOCRATIC_QUESTION", "ALG-01", json!({}))]);
+    say(&app, t, thread, "how do I solve linear equations").await;
+    let second = fake.requests().pop().unwrap();
+    assert!(size(&second) < size(&first), "cut to fit: {} < {}", size(&second), size(&first));
+    let policy = |r: &Value| -> Value {
+        let text = r["messages"][1]["content"].as_str().unwrap();
+        let mut policy: Value = serde_json::from_str(text.strip_prefix("POLICY: ").unwrap()).unwrap();
+        policy.as_object_mut().unwrap().remove("turnId");
+        policy
+    };
+    // The learner's place moved between the turns (scoped units); what the policy allows
+    // did not, and the cut prompt carries all of it.
+    for key in ["allowedActions", "focusUnitId", "examAvailability", "constraints"] {
+        assert_eq!(policy(&second)[key], policy(&first)[key], "the policy is never cut: {key}");
+    }
+
+    let explicit = app
+        .clone()
+        .with_tutor_settings(pathwise_app::course_tutor::TutorSettings { prompt_tokens: Some(900), ..settings });
+    assert_eq!(explicit.tutor_prompt_budget().tokens, Some(900), "llm_prompt_tokens wins");
+}
+
 async fn a_grammar_decoding_server_gets_one_alternative_per_allowed_action(t: &TestApp) {
     let fake = FakeLlm::start().await;
     fake.supports(pathwise_fake_llm::Supports::JsonObjectOnly);
@@ -1262,6 +1311,7 @@ conformance!(
     embeddings_join_bm25_when_an_embedding_model_is_configured,
     the_debug_setting_adds_the_policy_and_candidate_scores,
     a_prompt_budget_cuts_retrieved_context_and_never_the_policy,
+    the_prompt_is_sized_to_what_the_model_reads_before_the_deadline,
     a_grammar_decoding_server_gets_one_alternative_per_allowed_action,
     a_drill_is_graded_only_in_its_thread_for_its_learner_and_once,
     a_graded_drill_moves_the_snapshot_and_the_map_together_or_not_at_all,

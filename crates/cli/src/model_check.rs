@@ -196,7 +196,15 @@ pub async fn run(settings: &Settings, flags: CheckFlags) -> Result<()> {
         step("answer_grading", started.elapsed(), graded.map(|_| ()).map_err(|e| reason(&e)));
     }
 
-    print(&llm.describe(), &tallies, flags.json)
+    print(&llm.describe(), &tallies, flags.json)?;
+    // What the checks measured sizes a tutor turn's prompt, as a server's turns do.
+    let budget = app.tutor_prompt_budget();
+    let tokens = budget.tokens.map_or_else(|| "everything".to_string(), |t| format!("{t} tokens"));
+    if flags.json {
+        crate::output::line(json!({ "model": llm.describe(), "prompt_budget": budget.tokens, "why": budget.why }))
+    } else {
+        crate::output::line(format_args!("tutor prompt budget: {tokens} ({})", budget.why))
+    }
 }
 
 /// A turn's fallback reason as a code: `model failed: timeout` gives `timeout`, a policy

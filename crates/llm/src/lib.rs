@@ -12,6 +12,7 @@ mod openai;
 pub mod prompts;
 mod reply;
 pub mod schema;
+pub mod speed;
 mod transcription;
 mod types;
 
@@ -19,6 +20,7 @@ pub use embeddings::Embedder;
 pub use error::LlmError;
 pub use openai::{OpenAiClient, OpenAiConfig, StructuredOutput, DEFAULT_MAX_TOKENS};
 pub use reply::parse_json_reply;
+pub use speed::{PromptBudget, Speed, Timing};
 pub use transcription::Transcriber;
 pub use types::{Message, OutputSchema, Reply, Request, Role, Tool, ToolCall, Usage};
 
@@ -59,6 +61,8 @@ pub struct Llm {
     /// Whether the model calls tools when offered them, once seen: `TOOLS_UNKNOWN`,
     /// `TOOLS_CALLED` or `TOOLS_IGNORED`.
     tools: Arc<std::sync::atomic::AtomicU8>,
+    /// How fast the model has read and written so far.
+    speed: Arc<Mutex<Speed>>,
 }
 
 const TOOLS_UNKNOWN: u8 = 0;
@@ -78,12 +82,25 @@ impl Llm {
             model: Some(model),
             sessions: Arc::new(Semaphore::new(max_concurrent_sessions.max(1))),
             tools: Arc::default(),
+            speed: Arc::default(),
         }
     }
 
     /// No model: every deterministic path works, generation answers `NotConfigured`.
     pub fn offline() -> Self {
-        Llm { model: None, sessions: Arc::new(Semaphore::new(1)), tools: Arc::default() }
+        Llm { model: None, sessions: Arc::new(Semaphore::new(1)), tools: Arc::default(), speed: Arc::default() }
+    }
+
+    /// How fast the model has read prompts and written replies so far.
+    pub fn speed(&self) -> Speed {
+        *self.speed.lock().expect("speed lock")
+    }
+
+    /// The prompt a call may send to be answered within `deadline`, from the speeds
+    /// measured so far; `None` offline or before any call was timed.
+    pub fn prompt_budget(&self, deadline: std::time::Duration) -> Option<PromptBudget> {
+        self.model.as_ref()?;
+        self.speed().prompt_budget(deadline)
     }
 
     pub fn is_configured(&self) -> bool {
@@ -139,7 +156,13 @@ impl Llm {
             .clone()
             .ok_or_else(|| LlmError::NotConfigured { operation: operation.to_string(), setting: MODEL_SETTING })?;
         let permit = self.sessions.clone().acquire_owned().await.expect("the session semaphore is never closed");
-        Ok(Session { model, operation: operation.to_string(), _permit: permit, turns: Mutex::new(Vec::new()) })
+        Ok(Session {
+            model,
+            operation: operation.to_string(),
+            _permit: permit,
+            turns: Mutex::new(Vec::new()),
+            speed: self.speed.clone(),
+        })
     }
 }
 
@@ -149,6 +172,7 @@ pub struct Session {
     operation: String,
     _permit: OwnedSemaphorePermit,
     turns: Mutex<Vec<Usage>>,
+    speed: Arc<Mutex<Speed>>,
 }
 
 impl Session {
@@ -162,6 +186,10 @@ impl Session {
         match result {
             Ok(reply) => {
                 self.turns.lock().expect("turns lock").push(reply.usage);
+                if let Some(timing) = reply.timing {
+                    let usage = reply.usage;
+                    self.speed.lock().expect("speed lock").record(usage.prompt_tokens, usage.completion_tokens, timing);
+                }
                 let operation = self.operation.clone();
                 metrics::counter!("pathwise_llm_tokens_total", "operation" => operation.clone(), "kind" => "prompt")
                     .increment(reply.usage.prompt_tokens);
@@ -187,6 +215,9 @@ impl Session {
             Err(_) => {
                 self.measure(deadline, "timed_out");
                 self.count_unanswered();
+                // About four characters a token: what a prompt costs when no server counted it.
+                let chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
+                self.speed.lock().expect("speed lock").record_unanswered(chars as u64 / 4, deadline);
                 Err(self.failed(LlmError::Timeout(deadline)))
             }
         }

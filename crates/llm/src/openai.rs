@@ -14,6 +14,7 @@
 //! the model did receive costs tokens and time and rarely helps.
 
 use crate::reply::truncate;
+use crate::speed::Timing;
 use crate::{LanguageModel, LlmError, Message, Reply, Request, Role, ToolCall, Usage};
 use serde_json::{json, Value};
 use std::future::Future;
@@ -171,6 +172,7 @@ impl OpenAiClient {
     }
 
     async fn send(&self, request: &Request, body: &Value) -> Result<Reply, LlmError> {
+        let started = std::time::Instant::now();
         let url = self.url();
         let mut call = self.http.post(&url).json(body);
         if let Some(key) = &self.config.api_key {
@@ -194,10 +196,18 @@ impl OpenAiClient {
         let content_limit = max_tokens.saturating_mul(CHARS_PER_TOKEN_LIMIT);
         let mut stream = SseReader::default();
         let mut raw = Vec::new();
+        let mut first_token = None;
         while let Some(chunk) = response.chunk().await.map_err(failed)? {
-            if !status.is_success() || !streamed {
+            let done = if !status.is_success() || !streamed {
                 raw.extend_from_slice(&chunk);
-            } else if stream.feed(&chunk)? {
+                false
+            } else {
+                stream.feed(&chunk)?
+            };
+            if first_token.is_none() && stream.reply.has_output() {
+                first_token = Some(started.elapsed());
+            }
+            if done {
                 break;
             }
             if raw.len() + stream.received > MAX_STREAM_BYTES {
@@ -213,7 +223,8 @@ impl OpenAiClient {
             return Err(LlmError::Status { status: status.as_u16(), body: truncate(&text, 500) });
         }
         if streamed {
-            stream.finish()
+            let timing = first_token.map(|first_token| Timing { first_token, total: started.elapsed() });
+            stream.finish().map(|reply| Reply { timing, ..reply })
         } else {
             // A server that ignores `stream` answers in one piece.
             parse_reply(&text)
@@ -326,11 +337,17 @@ impl SseReader {
             tool_calls,
             usage: partial.usage,
             finish_reason: partial.finish_reason,
+            timing: None,
         })
     }
 }
 
 impl Partial {
+    /// Whether the reply has begun: text or a tool call.
+    fn has_output(&self) -> bool {
+        self.content_chars > 0 || !self.tool_calls.is_empty()
+    }
+
     fn event(&mut self, data: &str) -> Result<(), LlmError> {
         let event: Value = serde_json::from_str(data).map_err(|e| {
             LlmError::Malformed(format!("an event of the stream is not JSON ({e}): {}", truncate(data, 200)))
@@ -470,6 +487,7 @@ fn parse_reply(text: &str) -> Result<Reply, LlmError> {
         tool_calls,
         usage: Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") },
         finish_reason: choice["finish_reason"].as_str().map(str::to_string),
+        timing: None,
     })
 }
 

@@ -117,4 +117,6 @@ pub struct Reply {
     pub usage: Usage,
     /// Why the model stopped (`stop`, `length`, `tool_calls`), when the server says.
     pub finish_reason: Option<String>,
+    /// When its tokens came, for a streamed reply.
+    pub timing: Option<crate::speed::Timing>,
 }

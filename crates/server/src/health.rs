@@ -19,6 +19,9 @@ pub struct Readiness {
     pub migrations: String,
     /// `not_configured`, `reachable`, or why the model's server did not answer.
     pub model: String,
+    /// How many prompt tokens a tutor turn sends, and why: `llm_prompt_tokens`, or what the
+    /// model reads in time at the speed measured from its replies.
+    pub model_prompt_budget: String,
     /// The server is stopping: it finishes what it has and takes nothing new.
     pub stopping: bool,
 }
@@ -44,10 +47,15 @@ pub async fn ready(State(state): State<AppState>) -> Response {
         Some(Ok(())) => "reachable".to_string(),
         Some(Err(error)) => format!("unreachable: {}", error.learner_message()),
     };
+    let budget = state.app.tutor_prompt_budget();
+    let model_prompt_budget = match budget.tokens {
+        Some(tokens) => format!("{tokens} tokens: {}", budget.why),
+        None => format!("everything: {}", budget.why),
+    };
     let stopping = state.shutdown.is_cancelled();
     let ready = store == "ok" && migrations == "current" && !stopping;
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    (status, Json(Readiness { ready, store, migrations, model, stopping })).into_response()
+    (status, Json(Readiness { ready, store, migrations, model, model_prompt_budget, stopping })).into_response()
 }
 
 /// Refuse every API and MCP request, 503 `database_replaced`, once the SQLite file the server

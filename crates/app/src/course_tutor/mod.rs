@@ -42,7 +42,8 @@ pub struct TutorSettings {
     /// The most tokens a turn's prompt may have (`llm_prompt_tokens`), for a small local
     /// model whose time goes on reading the prompt: the retrieved context is cut down to
     /// fit, content chunks first, then passed questions' memos, then anchors beyond the
-    /// first. `None`: no bound.
+    /// first. `None`: sized from the model's measured speed to fit `model_deadline`
+    /// ([`App::tutor_prompt_budget`]).
     pub prompt_tokens: Option<usize>,
     /// How long a turn waits for the model, its wait for a free slot included, before the
     /// tutor answers without it (`llm_turn_deadline_secs`). The workspace tells the learner.
@@ -57,6 +58,35 @@ impl Default for TutorSettings {
             lockout: chrono::Duration::hours(24),
             prompt_tokens: None,
             model_deadline: std::time::Duration::from_secs(30),
+        }
+    }
+}
+
+/// How many prompt tokens a tutor turn sends, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct TutorPromptBudget {
+    /// `None`: everything the turn retrieves is sent.
+    pub tokens: Option<usize>,
+    pub why: String,
+}
+
+impl<S: crate::Store> crate::App<S> {
+    /// The prompt a tutor turn may send: `llm_prompt_tokens` when it is set; else what the
+    /// model, at the speed measured from its replies so far, reads in time to answer within
+    /// the turn's deadline; else (nothing measured yet) everything.
+    pub fn tutor_prompt_budget(&self) -> TutorPromptBudget {
+        if let Some(tokens) = self.tutor.prompt_tokens {
+            return TutorPromptBudget { tokens: Some(tokens), why: "llm_prompt_tokens, as configured".into() };
+        }
+        if !self.llm.is_configured() {
+            return TutorPromptBudget { tokens: None, why: "no language model is configured".into() };
+        }
+        match self.llm.prompt_budget(self.tutor.model_deadline) {
+            Some(budget) => TutorPromptBudget { tokens: Some(budget.tokens), why: budget.why },
+            None => TutorPromptBudget {
+                tokens: None,
+                why: "the model's speed is not measured yet: the next turn sends its whole context and is timed".into(),
+            },
         }
     }
 }

@@ -422,7 +422,8 @@ impl<S: Store> App<S> {
             // The question is the policy's to choose; the model has nothing to add.
             return Ok(fall_back("exam requested: the policy chooses the question".into(), None, Usage::default()));
         }
-        let prompt = build_prompt_within(&self.tutor.tutor_name, policy, context, request, self.tutor.prompt_tokens);
+        let budget = self.tutor_prompt_budget().tokens;
+        let prompt = build_prompt_within(&self.tutor.tutor_name, policy, context, request, budget);
         // The learner waits no longer than the deadline, for a free slot and the reply
         // together; past it the tutor answers without the model.
         let deadline = self.tutor.model_deadline;

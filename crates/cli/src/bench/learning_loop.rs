@@ -86,7 +86,13 @@ impl LanguageModel for CannedModel {
             }
             let usage = Usage { prompt_tokens: tokens(&sent), completion_tokens: tokens(&content) };
             self.steps.lock().unwrap().push((kind, usage.prompt_tokens, usage.completion_tokens));
-            Ok(Reply { content: Some(content), tool_calls: Vec::new(), usage, finish_reason: Some("stop".into()) })
+            Ok(Reply {
+                content: Some(content),
+                tool_calls: Vec::new(),
+                usage,
+                finish_reason: Some("stop".into()),
+                timing: None,
+            })
         })
     }
 

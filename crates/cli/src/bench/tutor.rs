@@ -59,6 +59,7 @@ impl LanguageModel for InstantTutor {
                 tool_calls: Vec::new(),
                 usage: Usage { prompt_tokens: 0, completion_tokens: 60 },
                 finish_reason: Some("stop".into()),
+                timing: None,
             })
         })
     }
