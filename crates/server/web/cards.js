@@ -115,9 +115,17 @@ function drillCard(card, msg, ctx) {
     el('p', {}, renderText(card.prompt)),
     card.questionLatex ? el('p', {}, renderMath(card.questionLatex, true)) : null,
     choices, form, result, bar);
-  // While it waits for an answer, what is typed in the message box answers it (tutor.js).
+  // While it waits for an answer, what is typed in the message box and reads as an answer
+  // answers it (tutor.js): one of its options, a number, or a few words; a question (ending
+  // with "?") or a sentence is a message to the tutor.
   node.answerWith = (text) => doCheck(text);
   node.isOpen = () => !input.disabled;
+  node.takes = (text) => {
+    const t = text.trim();
+    if (!t || t.endsWith('?')) return false;
+    const same = (o) => o.trim().toLowerCase() === t.toLowerCase();
+    return (card.options ?? []).some(same) || /\d/.test(t) || t.split(/\s+/).length <= 3;
+  };
   if (msg.answered) {
     const { outcome, feedback, open } = msg.answered;
     input.value = outcome.answer;

@@ -245,7 +245,9 @@ function mountMap(root, mapId, initialNode) {
       }
     } catch (e) { if (!(e instanceof ApiError)) reportError(e); }
   }
-  const tierOf = (n) => (n.metadata?.unit_id && s.tiers?.get(n.metadata.unit_id)) || null;
+  function tierOf(n) {
+    return (n.metadata?.unit_id && s.tiers?.get(n.metadata.unit_id)) || null;
+  }
 
   function renderHead(sum) {
     title.textContent = s.map.title;

@@ -102,10 +102,10 @@ export function mountTutor(root, config) {
   async function send() {
     const text = textarea.value.trim();
     if (!text || !s.thread) { if (!s.thread) showBanner('Start a session first: press "New session".', 'info'); return; }
-    // While a drill waits for its answer, the message box answers it (a question to the
-    // tutor ends with "?"), so that an answer typed here is never read as a new topic.
+    // While a drill waits for its answer, an answer typed in the message box answers it
+    // (cards.js says what reads as one), so that it is never read as a new topic.
     const drill = openDrill();
-    if (drill && !text.endsWith('?')) {
+    if (drill?.takes(text)) {
       textarea.value = ''; localStorage.removeItem(COMPOSER_KEY);
       await drill.answerWith(text);
       composerHint();
@@ -149,7 +149,7 @@ export function mountTutor(root, config) {
   }
   function composerHint() {
     textarea.placeholder = openDrill()
-      ? 'Your answer to the drill above (end with ? to ask the tutor instead)…'
+      ? 'Your answer to the drill above, or a question to the tutor…'
       : 'Ask the tutor or answer its question…';
   }
   function appendMessages(msgs) {

@@ -378,18 +378,19 @@ async function mapView(page, pageErrors) {
   // Studied offline by recall: the concept, an answer in the learner's own words, what the
   // concept covers, a self-grade; the node moves and a review is scheduled.
   const outlineDetails = page.locator('.node-details');
-  await page.locator('svg.dag g.node', { hasText: 'Traversal' }).click();
-  await outlineDetails.getByRole('heading', { name: 'Traversal', exact: true }).waitFor();
+  // The topic itself comes first: every concept of the outline builds on it.
+  await page.locator('svg.dag g.node', { hasText: 'Graph algorithms' }).click();
+  await outlineDetails.getByRole('heading', { name: 'Graph algorithms', exact: true }).waitFor();
   await outlineDetails.getByRole('button', { name: 'Study this next' }).click();
   const recall = outlineDetails.locator('.recall-study li.review');
-  await recall.getByLabel(/Recall Traversal/).fill('Visiting every vertex of a graph, breadth or depth first.');
+  await recall.getByLabel(/Recall Graph algorithms/).fill('Procedures on vertices and edges: searching, shortest paths.');
   await recall.getByText('Check: what the concept covers').click();
   await page.screenshot({ path: `${artifacts}/maps-recall-desktop.png`, fullPage: false });
   await recall.getByRole('button', { name: 'Good', exact: true }).click();
   const done = outlineDetails.locator('.recall-done');
-  await done.getByText(/Recorded as Good: Traversal is now learning\. It comes back for review/).waitFor();
-  const traversal = page.locator('svg.dag g.node', { hasText: 'Traversal' });
-  check(/Learning/.test(await traversal.getAttribute('aria-label')), 'the node moved on the map');
+  await done.getByText(/Recorded as Good: Graph algorithms is now learning\. It comes back for review/).waitFor();
+  const studied = page.locator('svg.dag g.node', { hasText: 'Graph algorithms' });
+  check(/Learning/.test(await studied.getAttribute('aria-label')), 'the node moved on the map');
   await outlineDetails.getByText(/Next review/).waitFor();
   check(!/not scheduled/.test(await outlineDetails.locator('dl.facts').innerText()), 'a review is scheduled');
   await page.screenshot({ path: `${artifacts}/maps-recall-recorded-desktop.png`, fullPage: false });

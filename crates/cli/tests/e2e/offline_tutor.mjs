@@ -100,7 +100,7 @@ try {
   await page.locator('section.card.drill').nth(drillsBefore).waitFor();
   const asked = page.locator('section.card.drill').last();
   const placeholder = await page.getByLabel('Message to the tutor').getAttribute('placeholder');
-  ensure(/answer to the drill above/.test(placeholder), `the message box says where to answer: ${placeholder}`);
+  ensure(/answer to the drill above/i.test(placeholder), `the message box says where to answer: ${placeholder}`);
   const typedId = await asked.getAttribute('data-drill-id');
   const typedKey = await (await fetch(`${drillKeys}/drill-key/${typedId}`)).json();
   await page.getByLabel('Message to the tutor').fill(typedKey.answer);

@@ -113,7 +113,7 @@ try {
   // ---- (1b) practise what you missed: the two items answered wrong come back as fresh
   // items of the same skills, in a session of their own
   await results.getByText(`You missed 2 items: practise them again in a new session.`).waitFor();
-  await results.getByText(`${expectedCorrect} of ${answered} answered items correct.`).waitFor();
+  await results.getByText(`${expectedCorrect} of ${answered} items correct.`).waitFor();
   await results.getByRole('button', { name: 'Practise what you missed' }).click();
   await page.waitForURL((u) => !u.hash.endsWith(evalId));
   const practiceId = sessionId(page);
@@ -131,7 +131,7 @@ try {
     await widget.waitFor({ state: 'detached' });
   }
   const practised = page.locator('section.sess-results');
-  await practised.getByText('2 of 2 answered items correct.').waitFor();
+  await practised.getByText('2 of 2 items correct.').waitFor();
   await practised.getByText('Nothing missed, so nothing to practise again.').waitFor();
   if (await practised.getByRole('button', { name: 'Practise what you missed' }).count()) throw new Error('nothing to practise, yet offered');
   await page.screenshot({ path: `${artifacts}/sessions-practice-desktop.png`, fullPage: true });
