@@ -197,7 +197,8 @@ async fn readiness_reports_the_store_its_schema_and_the_model() {
     let ready: Value = ready.json().await.unwrap();
     assert_eq!(
         ready,
-        json!({ "ready": true, "store": "ok", "migrations": "current", "model": "not_configured", "stopping": false })
+        json!({ "ready": true, "store": "ok", "migrations": "current", "model": "not_configured", "stopping": false,
+            "model_prompt_budget": "everything: no language model is configured" })
     );
 
     let fake = FakeLlm::start().await;
@@ -205,6 +206,10 @@ async fn readiness_reports_the_store_its_schema_and_the_model() {
     let t = spawn_app_made(TestStore::sqlite().await, move |s| App::new(s).with_llm(llm)).await;
     let ready: Value = t.client.get(format!("{}/readyz", t.base)).send().await.unwrap().json().await.unwrap();
     assert_eq!(ready["model"], "reachable", "{ready}");
+    assert!(
+        ready["model_prompt_budget"].as_str().unwrap().starts_with("everything: the model's speed is not measured yet"),
+        "{ready}"
+    );
 
     // A model server that is not there: reported, still ready (the tutor answers without it).
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();

@@ -67,13 +67,7 @@ pub async fn pack(
     PathIds(id): PathIds<String>,
     QueryParams(q): QueryParams<PackQuery>,
 ) -> ApiResult<impl axum::response::IntoResponse> {
-    let format = match q.format.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        None | Some("toml") => PackFormat::Toml,
-        Some("json") => PackFormat::Json,
-        Some(other) => {
-            return Err(AppError::invalid("format", format!("'{other}' is not a format; allowed: toml, json")).into())
-        }
-    };
+    let format = q.format.as_deref().map(named_format).transpose()?.unwrap_or(PackFormat::Toml);
     let text = s.app.course_pack_text(&id, format).await?;
     let content_type = match format {
         PackFormat::Toml => "application/toml; charset=utf-8",
@@ -109,12 +103,8 @@ pub async fn import(
     QueryParams(q): QueryParams<ImportQuery>,
     TextBody(text): TextBody,
 ) -> ApiResult<(StatusCode, Json<ImportedCourse>)> {
-    let format = match q.format.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        Some("toml") => PackFormat::Toml,
-        Some("json") => PackFormat::Json,
-        Some(other) => {
-            return Err(AppError::invalid("format", format!("'{other}' is not a format; allowed: toml, json")).into())
-        }
+    let format = match q.format.as_deref() {
+        Some(name) => named_format(name)?,
         None => {
             let json = headers
                 .get(axum::http::header::CONTENT_TYPE)
@@ -130,4 +120,13 @@ pub async fn import(
     let imported = s.app.import_course(&text, format).await?;
     let status = if imported.changed { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(imported)))
+}
+
+/// A pack format named in a query (`toml` or `json`, any case).
+fn named_format(name: &str) -> Result<PackFormat, AppError> {
+    match name.to_ascii_lowercase().as_str() {
+        "toml" => Ok(PackFormat::Toml),
+        "json" => Ok(PackFormat::Json),
+        other => Err(AppError::invalid("format", format!("'{other}' is not a format; allowed: toml, json"))),
+    }
 }
