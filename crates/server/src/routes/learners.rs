@@ -55,9 +55,7 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
             )
             .into());
         };
-        let given = bearer(parts).map(pathwise_app::learners::hash_token);
-        // Comparing hashes keeps the comparison's timing independent of the secret.
-        if given.as_deref() == Some(&**expected) {
+        if holds_operator_token(parts, expected) {
             Ok(Operator)
         } else {
             Err(AppError::new(
@@ -68,6 +66,12 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
             .into())
         }
     }
+}
+
+/// Whether the request's bearer token is the operator's (hash `expected`). Comparing hashes
+/// keeps the comparison's timing independent of the secret.
+fn holds_operator_token(parts: &Parts, expected: &str) -> bool {
+    bearer(parts).map(pathwise_app::learners::hash_token).as_deref() == Some(expected)
 }
 
 /// Who calls a route that both a learner and the operator may read: the operator token,
@@ -81,11 +85,7 @@ impl axum::extract::FromRequestParts<AppState> for Caller {
     type Rejection = crate::error::ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let operator = state
-            .operator_token_hash
-            .as_deref()
-            .is_some_and(|expected| bearer(parts).map(pathwise_app::learners::hash_token).as_deref() == Some(expected));
-        if operator {
+        if state.operator_token_hash.as_deref().is_some_and(|expected| holds_operator_token(parts, expected)) {
             return Ok(Caller::Operator);
         }
         let Auth(learner) = Auth::from_request_parts(parts, state).await?;
