@@ -1189,9 +1189,9 @@ async fn a_prompt_budget_cuts_retrieved_context_and_never_the_policy(t: &TestApp
 }
 
 /// With no `llm_prompt_tokens`, a turn's prompt is sized from the model's measured speed so
-/// that the model reads it in time: the first turn is sent whole and timed; a model that
-/// took most of the deadline to read it gets less context on the next turn, never less
-/// policy. An explicit setting still wins.
+/// that the model reads it in time: the first turn is sent what a slow model reads in time
+/// and is timed; a model that took most of the deadline to read it gets less context on the
+/// next turn, never less policy. An explicit setting still wins.
 async fn the_prompt_is_sized_to_what_the_model_reads_before_the_deadline(t: &TestApp) {
     let fake = FakeLlm::start().await;
     let llm = Llm::new(Arc::new(OpenAiClient::new(OpenAiConfig::new(fake.base_url(), "tutor")).unwrap()), 1);
@@ -1201,7 +1201,12 @@ async fn the_prompt_is_sized_to_what_the_model_reads_before_the_deadline(t: &Tes
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
     let before = app.tutor_prompt_budget();
-    assert_eq!(before.tokens, None, "nothing measured yet: {}", before.why);
+    assert_eq!(
+        before.tokens,
+        Some(pathwise_app::course_tutor::UNMEASURED_PROMPT_TOKENS),
+        "nothing measured yet: the first turn is sent what a slow model reads in time: {}",
+        before.why
+    );
 
     // A slow reader: the whole prompt took 2.5 of the turn's 3 seconds before the first
     // token, more than the share of a turn a model may spend reading.

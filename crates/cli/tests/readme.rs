@@ -7,8 +7,10 @@
 //!   data directory; `crates` there links to the checkout's, for the files the README reads;
 //! - `pathwise` on `PATH` is the binary under test, and `cargo run --release -- ARGS` runs it;
 //! - `curl` is a function that adds `--fail-with-body --show-error` (an HTTP error fails the
-//!   block) and sends what the README addresses to `http://127.0.0.1:8080` to the test's
-//!   server;
+//!   block);
+//! - the README names the server's address once, `URL=http://127.0.0.1:8080`, and every
+//!   example reads it from `$URL`; the runner sets that line to the test's server (and a
+//!   test checks that no runnable block writes the address anywhere else);
 //! - `PATHWISE_OPERATOR_TOKEN` is the operator token the server was started with.
 //!
 //! A block that fails fails the test, naming its line in README.md and showing its output.
@@ -29,6 +31,8 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_pathwise");
 /// Where the README's examples address the server.
 const README_URL: &str = "http://127.0.0.1:8080";
+/// The one line that says so; every example reads `$URL`.
+const ADDRESS_LINE: &str = "URL=http://127.0.0.1:8080";
 /// Generous: a debug build migrates a fresh database and installs the shipped courses.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const RUN_TIMEOUT: Duration = Duration::from_secs(600);
@@ -151,11 +155,9 @@ fn script(blocks: &[&Block]) -> String {
     let mut script = String::from(
         r#"set -euo pipefail
 exec 2>&1
-# An HTTP error fails the block; the README's address is the test server's.
+# An HTTP error fails the block.
 curl() {
-  local args=() arg
-  for arg in "$@"; do args+=("${arg//http:\/\/127.0.0.1:8080/$README_TEST_SERVER_URL}"); done
-  command curl --fail-with-body --show-error "${args[@]}"
+  command curl --fail-with-body --show-error "$@"
 }
 # `cargo run --release -- ARGS` as the README writes it: the binary under test.
 cargo() {
@@ -171,7 +173,9 @@ cargo() {
     );
     for block in blocks {
         script.push_str(&format!("printf '\\n{MARKER}%d\\n' {}\n", block.line));
-        script.push_str(&block.code);
+        // The README's address is the test server's.
+        let code = block.code.replace(ADDRESS_LINE, "URL=$README_TEST_SERVER_URL");
+        script.push_str(&code);
         script.push('\n');
     }
     script.push_str(&format!("printf '\\n{DONE}\\n'\n"));
@@ -192,6 +196,34 @@ fn every_sh_block_is_marked_runnable_or_norun() {
         "mark each of these blocks ```sh runnable (the README test runs it, in order, in one shell) or \
          ```sh norun (and say why beside it): {}",
         unmarked.join(", ")
+    );
+}
+
+#[test]
+fn the_readme_names_the_servers_address_once_and_every_example_reads_it() {
+    let readme = std::fs::read_to_string(readme_path()).expect("README.md");
+    let blocks = fenced_blocks(&readme);
+    let mut definitions = Vec::new();
+    let mut elsewhere = Vec::new();
+    for block in blocks.iter().filter(|b| b.is_runnable()) {
+        for (offset, line) in block.code.lines().enumerate() {
+            let at = format!("README.md:{}", block.line + 1 + offset);
+            if line.trim_start().starts_with(ADDRESS_LINE) {
+                definitions.push(at);
+            } else if line.contains("127.0.0.1:8080") || line.contains("localhost:8080") {
+                elsewhere.push(format!("{at}: {}", line.trim()));
+            }
+        }
+    }
+    assert_eq!(
+        definitions.len(),
+        1,
+        "the README defines `{ADDRESS_LINE}` once in its runnable blocks: {definitions:?}"
+    );
+    assert!(
+        elsewhere.is_empty(),
+        "these examples write the server's address instead of reading $URL:\n{}",
+        elsewhere.join("\n")
     );
 }
 

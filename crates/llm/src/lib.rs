@@ -166,6 +166,19 @@ impl Llm {
     }
 }
 
+/// Characters a token has, about, in English text: what a text costs when no server
+/// counted it.
+const CHARS_PER_TOKEN: u64 = 4;
+
+fn estimated_tokens(chars: usize) -> u64 {
+    (chars as u64).div_ceil(CHARS_PER_TOKEN)
+}
+
+/// A request's messages in tokens, estimated from their length.
+fn estimated_prompt_tokens(request: &Request) -> u64 {
+    estimated_tokens(request.messages.iter().map(|m| m.content.chars().count()).sum())
+}
+
 /// One conversation: holds a session slot until dropped and records each turn's tokens.
 pub struct Session {
     model: Arc<dyn LanguageModel>,
@@ -187,8 +200,17 @@ impl Session {
             Ok(reply) => {
                 self.turns.lock().expect("turns lock").push(reply.usage);
                 if let Some(timing) = reply.timing {
-                    let usage = reply.usage;
-                    self.speed.lock().expect("speed lock").record(usage.prompt_tokens, usage.completion_tokens, timing);
+                    // A server that counts no tokens (llama-cpp-python's streams carry no
+                    // usage) is still measured, by what was sent and written.
+                    let prompt = match reply.usage.prompt_tokens {
+                        0 => estimated_prompt_tokens(request),
+                        counted => counted,
+                    };
+                    let written = match reply.usage.completion_tokens {
+                        0 => estimated_tokens(reply.written_chars()),
+                        counted => counted,
+                    };
+                    self.speed.lock().expect("speed lock").record(prompt, written, timing);
                 }
                 let operation = self.operation.clone();
                 metrics::counter!("pathwise_llm_tokens_total", "operation" => operation.clone(), "kind" => "prompt")
@@ -215,9 +237,7 @@ impl Session {
             Err(_) => {
                 self.measure(deadline, "timed_out");
                 self.count_unanswered();
-                // About four characters a token: what a prompt costs when no server counted it.
-                let chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
-                self.speed.lock().expect("speed lock").record_unanswered(chars as u64 / 4, deadline);
+                self.speed.lock().expect("speed lock").record_unanswered(estimated_prompt_tokens(request), deadline);
                 Err(self.failed(LlmError::Timeout(deadline)))
             }
         }
@@ -272,5 +292,46 @@ impl Session {
             total += turn;
         }
         total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A model whose server counts no tokens, as llama-cpp-python's streams do not: its
+    /// replies carry timing and an empty usage.
+    struct Uncounted;
+
+    impl LanguageModel for Uncounted {
+        fn chat<'a>(&'a self, _: &'a Request) -> Pin<Box<dyn Future<Output = Result<Reply, LlmError>> + Send + 'a>> {
+            Box::pin(async {
+                Ok(Reply {
+                    content: Some("x".repeat(400)),
+                    tool_calls: Vec::new(),
+                    usage: Usage::default(),
+                    finish_reason: Some("stop".into()),
+                    timing: Some(Timing { first_token: Duration::from_secs(10), total: Duration::from_secs(15) }),
+                })
+            })
+        }
+
+        fn describe(&self) -> String {
+            "uncounted".into()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_server_that_counts_no_tokens_is_measured_by_what_was_sent_and_written() {
+        let llm = Llm::new(Arc::new(Uncounted), 1);
+        let session = llm.session("test").await.unwrap();
+        // 8,000 characters sent, read in 10 s; 400 written in 5 s: about 200 and 20 tokens/s.
+        let reply = session.chat(&Request::new(vec![Message::user("y".repeat(8_000))])).await.unwrap();
+        assert_eq!(reply.usage, Usage::default(), "what the server counted is reported as it was");
+        let speed = llm.speed();
+        assert_eq!(speed.reading, Some(200.0));
+        assert_eq!(speed.writing, Some(20.0));
+        assert_eq!(speed.reply_tokens, Some(100.0));
     }
 }

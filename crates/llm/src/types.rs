@@ -120,3 +120,12 @@ pub struct Reply {
     /// When its tokens came, for a streamed reply.
     pub timing: Option<crate::speed::Timing>,
 }
+
+impl Reply {
+    /// Characters the model wrote: its text and its tool calls' names and arguments.
+    pub fn written_chars(&self) -> usize {
+        let text = self.content.as_deref().map_or(0, |c| c.chars().count());
+        let calls: usize = self.tool_calls.iter().map(|c| c.name.chars().count() + c.arguments.chars().count()).sum();
+        text + calls
+    }
+}

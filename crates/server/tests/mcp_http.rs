@@ -375,15 +375,17 @@ async fn sessions_and_courses_refuse_bad_calls_and_other_learners_ids(t: &TestAp
 async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) {
     import_test_course(t).await;
     let client = connect(t, &t.a).await;
-    let thread =
-        ok(&client, "tutor_thread_create", json!({ "courseId": "TEST-ALG" })).await["id"].as_str().unwrap().to_string();
+    let thread = ok(&client, "tutor_thread_create", json!({ "course_id": "TEST-ALG" })).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let turn =
-        ok(&client, "tutor_turn", json!({ "thread_id": thread, "messageText": "warm-up arithmetic please" })).await;
+        ok(&client, "tutor_turn", json!({ "thread_id": thread, "message_text": "warm-up arithmetic please" })).await;
     let unit = turn["snapshotLite"]["focus"]["unitId"].as_str().unwrap().to_string();
     let mut reply = ok(
         &client,
         "tutor_turn",
-        json!({ "thread_id": thread, "clientEvent": { "type": "REQUEST_DRILL", "unitId": unit } }),
+        json!({ "thread_id": thread, "client_event": { "type": "REQUEST_DRILL", "unit_id": unit } }),
     )
     .await;
     let mut check = Value::Null;
@@ -394,7 +396,7 @@ async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) 
         let graded = ok(
             &client,
             "tutor_drill_grade",
-            json!({ "thread_id": thread, "unitId": unit, "drill": card, "studentAnswer": key }),
+            json!({ "thread_id": thread, "unit_id": unit, "drill": card, "student_answer": key }),
         )
         .await;
         assert_eq!(
@@ -403,15 +405,15 @@ async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) 
         );
         check = graded["snapshotLite"]["examCheck"].clone();
         if streak == 1 {
-            let event = json!({ "type": "DRILL_CONTINUE", "unitId": unit, "lastResult": "correct" });
-            reply = ok(&client, "tutor_turn", json!({ "thread_id": thread, "clientEvent": event })).await;
+            let event = json!({ "type": "DRILL_CONTINUE", "unit_id": unit, "last_result": "correct" });
+            reply = ok(&client, "tutor_turn", json!({ "thread_id": thread, "client_event": event })).await;
         }
     }
     assert_eq!(check["unitId"], unit.as_str(), "two right in a row open the check: {check}");
     let exam = ok(
         &client,
         "tutor_turn",
-        json!({ "thread_id": thread, "clientEvent": { "type": "REQUEST_EXAM", "unitId": unit } }),
+        json!({ "thread_id": thread, "client_event": { "type": "REQUEST_EXAM", "unit_id": unit } }),
     )
     .await;
     let card = exam["messages"][0]["card"].clone();
@@ -420,14 +422,14 @@ async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) 
     let question = card["questionId"].as_str().unwrap().to_string();
     let correct = t.app.course("TEST-ALG").await.unwrap().course.question(&question).unwrap().correct;
     let wrong = (correct + 1) % card["options"].as_array().unwrap().len();
-    let answer = json!({ "thread_id": thread, "unitId": unit, "questionId": question, "selectedIndex": wrong });
+    let answer = json!({ "thread_id": thread, "unit_id": unit, "question_id": question, "selected_index": wrong });
     let submitted = ok(&client, "tutor_exam_submit", answer.clone()).await;
     assert_eq!(submitted["isCorrect"], false, "{submitted}");
     refused(t, &client, "tutor_exam_submit", answer, &["locked"]).await;
     let memo = ok(
         &client,
         "tutor_support_viewed",
-        json!({ "thread_id": thread, "unitId": unit, "questionId": question, "supportType": "memo" }),
+        json!({ "thread_id": thread, "unit_id": unit, "question_id": question, "support_type": "memo" }),
     )
     .await;
     assert!(memo["memo"].as_str().is_some_and(|m| !m.is_empty()), "{memo}");
@@ -436,8 +438,19 @@ async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) 
 
     let other = connect(t, &t.b).await;
     refused(t, &other, "tutor_thread_get", json!({ "thread_id": thread }), &["not found"]).await;
-    refused(t, &other, "tutor_turn", json!({ "thread_id": thread, "messageText": "hello" }), &["not found"]).await;
+    refused(t, &other, "tutor_turn", json!({ "thread_id": thread, "message_text": "hello" }), &["not found"]).await;
     refused(t, &client, "tutor_turn", json!({ "thread_id": thread, "clientEvnt": {} }), &["clientEvnt"]).await;
+    // A refusal names the fields as the tool shows them.
+    let event = json!({ "type": "REQUEST_DRILL", "unit_id": "NOPE-99" });
+    let message = refused(
+        t,
+        &client,
+        "tutor_turn",
+        json!({ "thread_id": thread, "client_event": event }),
+        &["client_event.unit_id"],
+    )
+    .await;
+    assert!(!message.contains("clientEvent") && !message.contains("unitId"), "{message}");
 }
 
 /// The `id:` and `event:` of each event of an SSE body, but those without an id.

@@ -21,8 +21,8 @@ use support::*;
 /// Test cases generated per operation and phase. With the coverage phase's own cases this
 /// keeps a run to about five minutes on a 2-core machine (BENCHMARKS.md has the figures):
 /// the document has 86 operations, and a run costs about 1.5 s per example of each, most
-/// of it the fuzzer's own generating. `PATHWISE_FUZZ_EXAMPLES` and `PATHWISE_FUZZ_SEED`
-/// change them, to explore further.
+/// of it the fuzzer's own generating. `PATHWISE_FUZZ_EXAMPLES`, `PATHWISE_FUZZ_SEED` and
+/// `PATHWISE_FUZZ_CHECKS` change them, to explore further.
 const MAX_EXAMPLES: &str = "150";
 /// What every reply is checked for: not a 5xx (but see schemathesis.toml for 503), a status
 /// the document lists for the operation, its content type and its schema.
@@ -206,7 +206,7 @@ async fn schemathesis(python: &Path, schema: &Path, base: &str, token: &str, onl
         .arg(schema)
         .args(["--url", base])
         .args(["--header", &format!("Authorization: Bearer {token}")])
-        .args(["--checks", CHECKS])
+        .args(["--checks", &setting("PATHWISE_FUZZ_CHECKS", CHECKS)])
         .args(["--max-examples", &setting("PATHWISE_FUZZ_EXAMPLES", MAX_EXAMPLES)])
         .args(["--seed", &setting("PATHWISE_FUZZ_SEED", SEED)])
         .args(["--workers", "2", "--request-timeout", "20", "--no-color"])

@@ -207,7 +207,10 @@ async fn readiness_reports_the_store_its_schema_and_the_model() {
     let ready: Value = t.client.get(format!("{}/readyz", t.base)).send().await.unwrap().json().await.unwrap();
     assert_eq!(ready["model"], "reachable", "{ready}");
     assert!(
-        ready["model_prompt_budget"].as_str().unwrap().starts_with("everything: the model's speed is not measured yet"),
+        ready["model_prompt_budget"]
+            .as_str()
+            .unwrap()
+            .starts_with("1500 tokens: the model's speed is not measured yet"),
         "{ready}"
     );
 

@@ -4,8 +4,9 @@
 // (session_run.js). #/sessions/<id> resumes a session after a reload; the list on the side
 // (open sessions first) leads back to any of them.
 import { api } from './api.js';
-import { el, fill, fmtTime, count, skillsFor } from './ui.js';
+import { el, fill, fmtTime, count, skillsFor, statusLabel } from './ui.js';
 import { create, showSession, STATUS_LABEL, TYPE_LABEL, isFinal } from './session_run.js';
+import { recallCard } from './reviews.js';
 
 const SURVEY_DRAFT_KEY = 'pw.surveyDefinition';
 // What the Maps view's "Study this next" asks the learning form for: { map_id, node_id }.
@@ -51,6 +52,52 @@ async function loadList(list, current, signal) {
     if (signal.aborted) return;
     fill(list, el('li', { class: 'form-error small' }, `The list could not be loaded: ${e.message}`));
   }
+}
+
+// ---------------------------------------------------------------- studying by recall
+
+// A learning run with no items: the map's concepts ready to learn (the frontier, in
+// learning order), one recall card each, up to `limit`. Each rating is an answer like any
+// other: it moves the concept's mastery and schedules its review. Concepts whose
+// prerequisites open during the run join it.
+async function recallRun(form, map, limit) {
+  const title = map.map?.title ?? map.title ?? 'this map';
+  const studied = [];
+  const list = el('ul', { class: 'reviews recall-study', 'aria-label': `Study ${title} by recall` });
+  const status = el('p', { class: 'small muted', role: 'status', 'aria-live': 'polite' });
+  fill(form, el('h2', {}, `Studying ${title} by recall`),
+    el('p', { class: 'muted small' }, 'Say what you know of each concept in your own words, check it, and rate how well you knew it. ',
+      'Your rating moves the concept and schedules its review, as any answer does.'),
+    status, list);
+  async function next() {
+    let ready;
+    try { ready = await api('GET', `/mind-maps/${map.id}/frontier`); } catch (e) { status.textContent = `The concepts could not be loaded: ${e.message}`; return; }
+    const node = studied.length < limit ? ready.find((n) => !studied.some((s) => s.id === n.id)) : null;
+    if (!node) { finish(); return; }
+    const card = recallCard(node, {
+      responseType: ['unseen', 'diagnosed', 'learning'].includes(node.mastery_status) ? 'teach' : 'review',
+      note: `Concept ${studied.length + 1}${limit ? ` of at most ${limit}` : ''}`,
+      onRecorded: (r, g) => {
+        studied.push({ ...r.node, grade: g.label });
+        const due = r.node.next_review_at ? ` It comes back for review ${fmtTime(r.node.next_review_at)}.` : '';
+        fill(card, el('p', { class: 'small recall-done' },
+          `${node.label}: recorded as ${g.label}; now ${statusLabel(r.node.mastery_status).toLowerCase()}.${due}`));
+        status.textContent = `${node.label} recorded as ${g.label}.`;
+        next();
+      },
+    });
+    list.append(card);
+    card.querySelector('textarea')?.focus();
+  }
+  function finish() {
+    const done = studied.length
+      ? `You studied ${count(studied.length, 'concept')} by recall. The next concepts open as these are mastered; their reviews come due under Maps.`
+      : 'Every concept of this map that is ready to learn has been studied; the next ones open as these are mastered. Maps lists the reviews that are due.';
+    list.after(el('div', { class: 'recall-summary' }, el('p', { role: 'status' }, done),
+      el('p', {}, el('a', { class: 'button', href: '#/maps' }, 'Reviews due'), ' ',
+        el('a', { class: 'button', href: `#/maps/${map.id}` }, 'Open the map'))));
+  }
+  await next();
 }
 
 // ---------------------------------------------------------------- starting a session
@@ -198,15 +245,17 @@ function learningForm(signal) {
     e.preventDefault();
     if (!map) { error.textContent = 'Choose one of your maps first.'; return; }
     const templates = Object.fromEntries([...chosen].filter(([, set]) => set.size).map(([label, set]) => [label, [...set]]));
-    if (!Object.keys(templates).length) { error.textContent = 'Add at least one skill to at least one concept: those are the items you will practise.'; return; }
     const n = wholeNumber(items, 'The number of items', 200);
     if (n.problem) { error.textContent = n.problem; return; }
+    // No skill chosen (a pasted outline, a course's map): the map's concepts by recall.
+    if (!Object.keys(templates).length) { recallRun(form, map, n.value ?? 10); return; }
     create({ session_type: 'learning', title: `Learning: ${map.map?.title ?? map.title ?? 'map'}`.slice(0, 200),
       config: { map_id: mapSelect.value, item_templates: templates, max_items: n.value } }, error, start);
   } },
   el('h2', {}, 'What to learn'),
   el('label', { for: 'learn-map' }, 'Map'), mapSelect,
-  el('p', { class: 'muted small' }, 'For each concept you want to practise, add the skills whose items practise it. The session picks the concept from your mastery.'),
+  el('p', { class: 'muted small' }, 'For each concept you want to practise, add the skills whose items practise it; the session picks the concept from your mastery. ',
+    'With no skill added, you study the map by recall: each concept ready to learn, in your own words, rated by you.'),
   concepts,
   el('div', { class: 'fields' }, el('div', {}, itemsLabel, items)),
   error, el('div', { class: 'card-actions' }, start));
@@ -244,7 +293,7 @@ function learningForm(signal) {
       // From the map's "Study this next": that concept alone, first.
       const rows = (focus ? [focus] : nodes).map(conceptRow);
       fill(concepts, focus ? el('p', { class: 'study-from-map' }, 'From the map: ', el('strong', {}, focus.label),
-        '. Check the skills that practise it, then start.') : null, rows);
+        '. Check the skills that practise it (or none, to study it by recall), then start.') : null, rows);
       if (focus) {
         rows[0].suggested.forEach((skill) => rows[0].add(skill.skill_id));
         rows[0].querySelector('select')?.focus();

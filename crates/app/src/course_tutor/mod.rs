@@ -62,6 +62,12 @@ impl Default for TutorSettings {
     }
 }
 
+/// What a turn sends before any call has shown the model's speed: a CPU model such as
+/// SmolLM2-135M reads it in under 10 s, so the first turn of a slow model answers in time
+/// (sent whole, its 2,600-3,900 tokens took most of the 30 s before the first word), and a
+/// fast model, measured on that call, is sent everything from the next turn on.
+pub const UNMEASURED_PROMPT_TOKENS: usize = 1_500;
+
 /// How many prompt tokens a tutor turn sends, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct TutorPromptBudget {
@@ -73,7 +79,7 @@ pub struct TutorPromptBudget {
 impl<S: crate::Store> crate::App<S> {
     /// The prompt a tutor turn may send: `llm_prompt_tokens` when it is set; else what the
     /// model, at the speed measured from its replies so far, reads in time to answer within
-    /// the turn's deadline; else (nothing measured yet) everything.
+    /// the turn's deadline; else (nothing measured yet) [`UNMEASURED_PROMPT_TOKENS`].
     pub fn tutor_prompt_budget(&self) -> TutorPromptBudget {
         if let Some(tokens) = self.tutor.prompt_tokens {
             return TutorPromptBudget { tokens: Some(tokens), why: "llm_prompt_tokens, as configured".into() };
@@ -84,8 +90,11 @@ impl<S: crate::Store> crate::App<S> {
         match self.llm.prompt_budget(self.tutor.model_deadline) {
             Some(budget) => TutorPromptBudget { tokens: Some(budget.tokens), why: budget.why },
             None => TutorPromptBudget {
-                tokens: None,
-                why: "the model's speed is not measured yet: the next turn sends its whole context and is timed".into(),
+                tokens: Some(UNMEASURED_PROMPT_TOKENS),
+                why: format!(
+                    "the model's speed is not measured yet: the next turn sends at most {UNMEASURED_PROMPT_TOKENS} \
+                     tokens, which a model on a CPU reads in time, and is timed"
+                ),
             },
         }
     }

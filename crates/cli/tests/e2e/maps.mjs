@@ -404,6 +404,24 @@ async function mapView(page, pageErrors) {
   await page.waitForURL(outlineMap);
   step('the same outline again offered the map it made');
 
+  // The Learning tab with no skill to attach: the outline's map studied by recall, each
+  // concept ready to learn in turn, and a summary at the end.
+  await page.goto(`${base}/#/sessions`);
+  await page.getByRole('tab', { name: 'Learning' }).click();
+  await page.locator('#learn-map option', { hasText: 'Graph algorithms' }).waitFor({ state: 'attached' });
+  await page.selectOption('#learn-map', { label: 'Graph algorithms' });
+  await page.locator('.concepts .concept').first().waitFor();
+  await page.getByRole('button', { name: 'Start learning' }).click();
+  const run = page.locator('.recall-study li.review').first();
+  await run.getByLabel(/Recall Graph algorithms/).fill('Searching and measuring graphs.');
+  await page.screenshot({ path: `${artifacts}/sessions-recall-desktop.png`, fullPage: false });
+  await run.getByRole('button', { name: 'Hard', exact: true }).click();
+  await page.locator('.recall-study .recall-done', { hasText: /Graph algorithms: recorded as Hard/ }).waitFor();
+  await page.locator('.recall-summary').getByText(/You studied \d+ concepts? by recall/).waitFor();
+  await page.screenshot({ path: `${artifacts}/sessions-recall-done-desktop.png`, fullPage: false });
+  report.learning_recall = await page.locator('.recall-summary').innerText();
+  step('the Learning tab studies an outline map by recall, with no skill attached');
+
   // ---- phone width: the same learner, the map pannable and a node opened by touch
   const small = await onPhone(browser, page, timeout);
   watch(small, pageErrors);

@@ -81,7 +81,7 @@ where
             KeyHandling::Registry
         }
     };
-    let renamed = shape::input_schema(Arc::make_mut(&mut input_schema));
+    let renamed = Arc::new(shape::input_schema(Arc::make_mut(&mut input_schema)));
     let mut output_schema = schema_for_output::<O>();
     shape::output_schema(Arc::make_mut(&mut output_schema));
     let mut tool = Tool::new(name, description, input_schema);
@@ -92,14 +92,25 @@ where
         if let Some(arguments) = arguments.as_mut() {
             shape::map_arguments_back(arguments, &renamed);
         }
-        let input: I = args::parse(arguments)?;
+        let input: I = args::parse(arguments).map_err(|problem| shape::shown_names(&problem, &renamed))?;
         let run = run.clone();
+        let renamed = renamed.clone();
         Ok(Box::pin(async move {
-            let output = run(app, learner, input).await?;
+            let output = run(app, learner, input).await.map_err(|error| in_shown_names(error, &renamed))?;
             serde_json::to_value(output).map_err(|e| AppError::internal(e.to_string()))
         }))
     });
     ToolSpec { tool, handler, keys }
+}
+
+/// A refusal as the assistant was shown the tool: its message and the field it names in the
+/// shown (snake_case) names.
+fn in_shown_names(mut error: AppError, renamed: &std::collections::HashMap<String, String>) -> AppError {
+    error.message = shape::shown_names(&error.message, renamed);
+    if let Some(serde_json::Value::String(field)) = error.details.get_mut("field") {
+        *field = shape::shown_names(field, renamed);
+    }
+    error
 }
 
 /// Every tool, by name.

@@ -49,11 +49,28 @@ pub fn input_schema(schema: &mut Map<String, Value>) -> HashMap<String, String> 
     let native = native_names(&value);
     renamed.retain(|shown, _| !native.contains(shown));
     rename_properties(&mut value, &renamed);
+    rename_in_descriptions(&mut value, &renamed);
     drop_nonstandard_formats(&mut value);
     if let Value::Object(map) = value {
         *schema = map;
     }
     renamed
+}
+
+/// Descriptions that name a field (`the unit of unitId`) name it as shown.
+fn rename_in_descriptions(value: &mut Value, renamed: &HashMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => *text = shown_names(text, renamed),
+                    other => rename_in_descriptions(other, renamed),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_in_descriptions(v, renamed)),
+        _ => {}
+    }
 }
 
 /// An output schema as shown: the result's own fields with their types, what they hold left
@@ -89,6 +106,30 @@ fn map_value_back(value: &mut Value, renamed: &HashMap<String, String>) {
         Value::Array(items) => items.iter_mut().for_each(|v| map_value_back(v, renamed)),
         _ => {}
     }
+}
+
+/// `text` (a refusal's message) with each of the type's own field names that were shown
+/// renamed written as shown: `clientEvent.unitId: ...` reads `client_event.unit_id: ...`
+/// to an assistant that was only ever shown the snake_case names.
+pub fn shown_names(text: &str, renamed: &HashMap<String, String>) -> String {
+    if renamed.is_empty() {
+        return text.to_string();
+    }
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| is_word(c)) {
+        out.push_str(&rest[..start]);
+        let word_end = rest[start..].find(|c: char| !is_word(c)).map_or(rest.len(), |end| start + end);
+        let word = &rest[start..word_end];
+        match renamed.iter().find(|(_, native)| native.as_str() == word) {
+            Some((shown, _)) => out.push_str(shown),
+            None => out.push_str(word),
+        }
+        rest = &rest[word_end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `courseId` -> `course_id`; a name without capitals is itself.
@@ -205,6 +246,18 @@ fn open_references(value: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_refusal_names_the_fields_as_they_were_shown() {
+        let renamed: HashMap<String, String> = [("client_event", "clientEvent"), ("unit_id", "unitId")]
+            .map(|(s, n)| (s.to_string(), n.to_string()))
+            .into();
+        assert_eq!(
+            shown_names("clientEvent.unitId: the exam to take now is on unitIds' ALG-01", &renamed),
+            "client_event.unit_id: the exam to take now is on unitIds' ALG-01"
+        );
+        assert_eq!(shown_names("nothing to rename", &HashMap::new()), "nothing to rename");
+    }
 
     #[test]
     fn camel_case_arguments_are_shown_in_snake_case_and_mapped_back() {
