@@ -82,6 +82,18 @@ impl AppError {
         DomainError::invalid(field, message.to_string()).into()
     }
 
+    /// A reference in the body to something that is not there for this learner (a unit
+    /// not in the course, a drill or question not offered in the thread): a 404 naming the
+    /// field, as a missing path id is, since nothing the request could change makes it exist.
+    pub fn absent(field: &str, message: impl std::fmt::Display) -> Self {
+        AppError {
+            kind: ErrorKind::NotFound,
+            code: "not_found",
+            message: format!("{field}: {message}"),
+            details: json!({ "field": field }),
+        }
+    }
+
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = details;
         self

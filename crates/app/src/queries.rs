@@ -157,6 +157,7 @@ impl IntoParams for ListThreadsQuery {
 #[serde(deny_unknown_fields)]
 pub struct MessagesQuery {
     /// Only messages after this seq (0 for all).
+    #[schemars(range(min = 0))]
     pub after: Option<i64>,
     #[schemars(description = messages_limit_description(), range(min = 1, max = MAX_MESSAGES_PAGE))]
     pub limit: Option<i64>,
@@ -165,7 +166,7 @@ pub struct MessagesQuery {
 impl IntoParams for MessagesQuery {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
         let limit = integer().minimum(Some(1)).maximum(Some(MAX_MESSAGES_PAGE));
-        query_parameters::<Self>([("after", integer().into()), ("limit", limit.into())])
+        query_parameters::<Self>([("after", integer().minimum(Some(0)).into()), ("limit", limit.into())])
     }
 }
 

@@ -514,7 +514,8 @@ async fn mastery_score_updated_atomically_with_quiz_response(t: &TestApp) {
     assert_untouched(t, "quality 6", &counts, &untouched).await;
     assert_eq!(history(t, node, None).await.len(), 1, "quality 6: no response row");
     // The node named with a map it is not in.
-    assert_refused(try_record(t, request(other_map, node, 4, Some(Review))).await, ErrorKind::Invalid, "node_id");
+    // A node of another map is not found in this one.
+    assert_refused(try_record(t, request(other_map, node, 4, Some(Review))).await, ErrorKind::NotFound, "node_id");
     assert_untouched(t, "node of another map", &counts, &untouched).await;
     assert_eq!(history(t, node, None).await.len(), 1, "node of another map: no response row");
     // An empty question.

@@ -325,7 +325,7 @@ async fn an_exam_asked_for_before_the_policy_allows_one_is_answered_with_the_nex
         )
         .await
         .unwrap_err();
-    assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("clientEvent.unitId")));
+    assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::NotFound, Some("clientEvent.unitId")));
     assert_eq!(
         t.app
             .thread_turns(t.learner, thread, &PageQuery { limit: Some(500), ..Default::default() })

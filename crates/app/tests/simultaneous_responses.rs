@@ -134,7 +134,7 @@ async fn a_refused_response_among_simultaneous_ones_fails_alone(t: &TestApp) {
             None,
             Some(ErrorKind::NotFound),
             None,
-            Some(ErrorKind::Invalid),
+            Some(ErrorKind::NotFound),
             None,
             Some(ErrorKind::Invalid),
             None,

@@ -21,6 +21,7 @@ use utoipa::ToSchema;
 pub struct Decomposition {
     /// Label of the node that stands for the topic itself; everything is reachable from it.
     pub root: String,
+    #[schema(min_items = 1)]
     pub nodes: Vec<ConceptSpec>,
     #[serde(default)]
     pub edges: Vec<EdgeSpec>,
@@ -33,10 +34,13 @@ pub struct Decomposition {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConceptSpec {
+    #[schema(min_length = 1, max_length = 200)]
     pub label: String,
     #[serde(default)]
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
     /// Estimated minutes to learn; a positive whole number.
+    #[schema(minimum = 1, maximum = 10000)]
     pub effort_minutes: i64,
 }
 
@@ -55,6 +59,7 @@ pub struct EdgeSpec {
 pub struct DiagnosticResult {
     pub node_label: String,
     /// 0-5; 3 or more seeds the node as `diagnosed`.
+    #[schema(minimum = 0, maximum = 5)]
     pub quality: i64,
 }
 

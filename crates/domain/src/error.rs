@@ -89,8 +89,10 @@ impl DomainError {
             | DomainError::SelfLoop { .. }
             | DomainError::Cycle { .. }
             | DomainError::DepthExceeded { .. }
-            | DomainError::TooManyNodes { .. }
-            | DomainError::CrossMap { .. } => ErrorKind::Invalid,
+            | DomainError::TooManyNodes { .. } => ErrorKind::Invalid,
+            // A node the request names is not in this map: not found here, as another
+            // learner's ids are not.
+            DomainError::CrossMap { .. } => ErrorKind::NotFound,
             DomainError::DuplicateLabel { .. }
             | DomainError::DuplicateEdge { .. }
             | DomainError::Unreachable { .. }

@@ -138,8 +138,10 @@ pub const MAX_INVENTORY: usize = 15;
 /// A concept of the diagnostic's inventory, ranked easiest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 pub struct InventoryConcept {
+    #[schema(min_length = 1, max_length = 200)]
     pub label: String,
     #[serde(default)]
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
 }
 

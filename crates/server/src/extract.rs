@@ -80,7 +80,8 @@ impl<const LIMIT: usize> FromRequest<AppState> for LargeTextBody<LIMIT> {
     }
 }
 
-/// A JSON body that may be left out: an empty body is `T::default()`.
+/// A JSON body that may be left out: an empty body, or `null` (what the document's
+/// optional body allows), is `T::default()`.
 pub struct OptionalJsonBody<T>(pub T);
 
 impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJsonBody<T> {
@@ -88,7 +89,7 @@ impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJsonBody<T
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         let text = body_text(request, state).await?;
-        if text.trim().is_empty() {
+        if matches!(text.trim(), "" | "null") {
             return Ok(OptionalJsonBody(T::default()));
         }
         parse_object(&text).map(OptionalJsonBody)

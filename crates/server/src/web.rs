@@ -158,6 +158,7 @@ impl LocalLearner {
 #[serde(deny_unknown_fields)]
 pub struct SignInRequest {
     /// The `signin` parameter of the link `pathwise serve` printed.
+    #[schema(min_length = 1)]
     pub code: String,
 }
 

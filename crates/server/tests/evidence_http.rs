@@ -55,7 +55,7 @@ async fn a_drill_is_graded_only_as_offered_and_once(t: &TestApp) {
     for forged in [shown.as_str(), "MATH.ARITH.ADD.2DIGIT~s=7~d=easy"] {
         let body = json!({ "unitId": "ENTRY-00", "drill": { "prompt": "?", "drillId": forged }, "studentAnswer": "5" });
         let error = t
-            .refused(Method::POST, &grade, Some(&t.a), Body::Json(body), (422, "invalid"), &["not a drill offered"])
+            .refused(Method::POST, &grade, Some(&t.a), Body::Json(body), (404, "not_found"), &["not a drill offered"])
             .await;
         assert_eq!(error["details"]["field"], "drill.drillId");
         assert!(!error.to_string().contains("expected"), "{error}");

@@ -385,7 +385,7 @@ async fn bad_answers_are_refused_with_the_session_unchanged((t, clock): &(TestAp
         &path,
         Some(&t.a),
         body("call_99", json!({"selected_index": 0})),
-        (422, "invalid"),
+        (409, "not_awaiting_call"),
         &["call_99", &call],
     )
     .await;

@@ -126,7 +126,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         "/api/tutor/threads",
         Some(&t.a),
         json_body(json!({ "courseId": "NOPE" })),
-        (422, "invalid"),
+        (404, "not_found"),
         &["NOPE"],
     )
     .await;
@@ -176,7 +176,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         &turn,
         Some(&t.a),
         json_body(json!({ "courseId": "NET-IPV4", "messageText": "hi" })),
-        (422, "invalid"),
+        (409, "other_course"),
         &["TEST-ALG"],
     )
     .await;
@@ -185,7 +185,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         &turn,
         Some(&t.a),
         json_body(json!({ "clientEvent": { "type": "REQUEST_DRILL", "unitId": "NET-BIN" } })),
-        (422, "invalid"),
+        (404, "not_found"),
         &["NET-BIN", "TEST-ALG"],
     )
     .await;
@@ -216,7 +216,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         &grade,
         Some(&t.a),
         json_body(json!({ "unitId": "NET-BIN", "drill": drill, "studentAnswer": "5" })),
-        (422, "invalid"),
+        (404, "not_found"),
         &["NET-BIN", "TEST-ALG"],
     )
     .await;
@@ -225,7 +225,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         &grade,
         Some(&t.a),
         json_body(json!({ "unitId": "ALG-01", "drill": drill, "studentAnswer": "5" })),
-        (422, "invalid"),
+        (404, "not_found"),
         &["not a drill offered in this thread"],
     )
     .await;
@@ -235,7 +235,7 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         &grade,
         Some(&t.a),
         json_body(json!({ "unitId": "ENTRY-00", "drill": forged, "studentAnswer": "5" })),
-        (422, "invalid"),
+        (404, "not_found"),
         &["not a drill offered in this thread"],
     )
     .await;
@@ -265,11 +265,12 @@ async fn bad_tutor_requests_are_refused_and_store_nothing((t, fake): &(TestApp, 
         &submit,
         Some(&t.a),
         json_body(answer("EX-ALG-01-B1", 0)),
-        (422, "invalid"),
+        (404, "not_found"),
         &["not offered"],
     )
     .await;
-    t.refused(Method::POST, &submit, Some(&t.a), json_body(answer("EX-NOPE", 0)), (422, "invalid"), &["EX-NOPE"]).await;
+    t.refused(Method::POST, &submit, Some(&t.a), json_body(answer("EX-NOPE", 0)), (404, "not_found"), &["EX-NOPE"])
+        .await;
     t.refused(
         Method::POST,
         &submit,

@@ -32,8 +32,10 @@ const DRILL_ID_PREFIX: &str = "drl_";
 pub struct DrillGradeRequest {
     #[serde(default)]
     pub course_id: Option<String>,
+    #[schema(min_length = 1)]
     pub unit_id: String,
     pub drill: DrillText,
+    #[schema(min_length = 1, max_length = 2000)]
     pub student_answer: String,
 }
 
@@ -120,13 +122,13 @@ impl<S: Store> App<S> {
         let loaded = self.course(&thread.course_id).await?;
         let course = &loaded.course;
         if !course.has_unit(&request.unit_id) {
-            return Err(AppError::invalid(
+            return Err(AppError::absent(
                 "unitId",
                 format!("unit '{}' is not in course '{}'", request.unit_id, course.id()),
             ));
         }
         let offer = self.store.drill_offer(learner, thread_id, drill_id).await?.ok_or_else(|| {
-            AppError::invalid(
+            AppError::absent(
                 "drill.drillId",
                 format!("'{drill_id}' is not a drill offered in this thread; answer the drills the tutor offers here"),
             )

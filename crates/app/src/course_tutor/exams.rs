@@ -20,13 +20,16 @@ use serde::{Deserialize, Serialize};
 pub struct McqSubmitRequest {
     #[serde(default)]
     pub course_id: Option<String>,
+    #[schema(min_length = 1)]
     pub unit_id: String,
+    #[schema(min_length = 1)]
     pub question_id: String,
     /// The question's tier, if the client states it; checked against the bank.
     #[serde(default)]
     pub difficulty_tier: Option<Tier>,
     /// The chosen option, counting from 0. The exam service grades it: a client's own
     /// verdict (`isCorrect`) is not taken.
+    #[schema(maximum = 99)]
     pub selected_index: usize,
 }
 
@@ -49,7 +52,9 @@ pub struct McqSubmitReply {
 pub struct SupportViewedRequest {
     #[serde(default)]
     pub course_id: Option<String>,
+    #[schema(min_length = 1)]
     pub unit_id: String,
+    #[schema(min_length = 1)]
     pub question_id: String,
     pub support_type: SupportType,
 }
@@ -81,13 +86,13 @@ impl<S: Store> App<S> {
     ) -> AppResult<&'c ExamQuestionSpec> {
         let course = &loaded.course;
         if !course.has_unit(unit) {
-            return Err(AppError::invalid("unitId", format!("unit '{unit}' is not in course '{}'", course.id())));
+            return Err(AppError::absent("unitId", format!("unit '{unit}' is not in course '{}'", course.id())));
         }
         let q = course.question(question).ok_or_else(|| {
-            AppError::invalid("questionId", format!("question '{question}' is not in course '{}'", course.id()))
+            AppError::absent("questionId", format!("question '{question}' is not in course '{}'", course.id()))
         })?;
         if !self.store.thread_offered_question(learner, thread, question).await? {
-            return Err(AppError::invalid(
+            return Err(AppError::absent(
                 "questionId",
                 format!(
                     "question '{question}' was not offered in this thread; answer the exam questions the tutor offers"

@@ -14,6 +14,7 @@ pub struct TurnRequest {
     #[serde(default)]
     pub course_id: Option<String>,
     #[serde(default)]
+    #[schema(max_length = 4000)]
     pub message_text: Option<String>,
     #[serde(default)]
     pub message_latex: Option<String>,

@@ -51,7 +51,7 @@ impl<S: Store> App<S> {
     pub async fn create_thread(&self, learner: LearnerId, input: CreateThread) -> AppResult<Thread> {
         let loaded = self.course(&input.course_id).await.map_err(|e| {
             if e.kind == crate::ErrorKind::NotFound {
-                AppError::invalid(
+                AppError::absent(
                     "courseId",
                     format!("there is no course '{}'; GET /api/courses lists them", input.course_id),
                 )
@@ -102,8 +102,20 @@ impl<S: Store> App<S> {
     ) -> AppResult<Vec<TutorMessage>> {
         let thread = self.thread_record(learner, id).await?;
         let after = query.after.unwrap_or(0);
-        let limit = query.limit.unwrap_or(MAX_MESSAGES_PAGE).clamp(1, MAX_MESSAGES_PAGE);
-        let records = self.store.thread_messages(learner, id, after.max(0), limit).await?;
+        if after < 0 {
+            return Err(AppError::invalid(
+                "after",
+                format!("{after} is negative; after is a message's seq, 0 or more"),
+            ));
+        }
+        let limit = query.limit.unwrap_or(MAX_MESSAGES_PAGE);
+        if !(1..=MAX_MESSAGES_PAGE).contains(&limit) {
+            return Err(AppError::invalid(
+                "limit",
+                format!("{limit} is not allowed; limit is from 1 to {MAX_MESSAGES_PAGE}"),
+            ));
+        }
+        let records = self.store.thread_messages(learner, id, after, limit).await?;
         let mut messages: Vec<TutorMessage> = records.into_iter().map(|r| TutorMessage::from_record(id, r)).collect();
         // Exam cards carry their question's lockout as the exam service has it now, so that a
         // reloaded timeline shows what can be answered.

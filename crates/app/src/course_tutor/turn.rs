@@ -374,7 +374,7 @@ impl<S: Store> App<S> {
     ) -> AppResult<()> {
         if let Some(unit) = event.unit_id() {
             if !loaded.course.has_unit(unit) {
-                return Err(AppError::invalid(
+                return Err(AppError::absent(
                     "clientEvent.unitId",
                     format!("unit '{unit}' is not in course '{}'", loaded.course.id()),
                 ));
@@ -577,10 +577,12 @@ impl<S: Store> App<S> {
 /// The thread's course must be the one the request names, if it names one.
 pub(crate) fn check_course(thread: &ThreadRecord, course: Option<&str>) -> AppResult<()> {
     match course {
-        Some(c) if c != thread.course_id => Err(AppError::invalid(
-            "courseId",
-            format!("thread {} is about course '{}', not '{c}'", thread.id, thread.course_id),
-        )),
+        Some(c) if c != thread.course_id => Err(AppError::new(
+            crate::ErrorKind::Conflict,
+            "other_course",
+            format!("courseId: thread {} is about course '{}', not '{c}'", thread.id, thread.course_id),
+        )
+        .with_details(serde_json::json!({ "field": "courseId", "course_id": thread.course_id }))),
         _ => Ok(()),
     }
 }

@@ -27,6 +27,17 @@ pub enum FlowStep {
 }
 
 impl FlowStep {
+    pub const ALL: [FlowStep; 5] =
+        [FlowStep::Plan, FlowStep::Teach, FlowStep::Quiz, FlowStep::Answer, FlowStep::Review];
+
+    /// The fields a step cannot go without, besides `step`.
+    pub fn required(self) -> &'static [&'static str] {
+        match self {
+            FlowStep::Answer => &["answer"],
+            _ => &[],
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FlowStep::Plan => "plan",
@@ -78,6 +89,7 @@ pub struct AdvanceFlow {
     /// answer to a free-text question: the caller's grade, SM-2 quality 0-5 (3 or more is
     /// correct). Refused for a choice question, which is graded by its key.
     #[serde(default)]
+    #[schema(maximum = 5)]
     pub quality: Option<u8>,
     /// answer: the caller's feedback, with `quality`.
     #[serde(default)]

@@ -34,6 +34,7 @@ pub struct StartDiagnostic {
     /// narrow topic), when the caller writes it; Pathwise's model otherwise. With it, the
     /// caller writes the probes too.
     #[serde(default)]
+    #[schema(min_items = 5, max_items = 15)]
     pub inventory: Option<Vec<InventoryConcept>>,
 }
 
@@ -55,6 +56,7 @@ pub struct RecordProbe {
     /// For a free-text probe: the caller's grade, SM-2 quality 0-5 (3 or more is correct);
     /// needed for a probe the caller wrote. Refused for a choice, graded by its key.
     #[serde(default)]
+    #[schema(maximum = 5)]
     pub quality: Option<u8>,
     /// The caller's feedback, with `quality`.
     #[serde(default)]

@@ -15,9 +15,11 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartFlow {
+    #[schema(min_length = 1, max_length = 200)]
     pub topic: String,
     /// What the learner wants to be able to do; scopes the plan.
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub goal: Option<String>,
     /// Whether the caller writes each step's content itself (the decomposition, the
     /// explanations, the questions, the grades of free text, with `advance`), so that the
@@ -35,7 +37,9 @@ impl<S: Store> App<S> {
     /// nothing, when its steps would need a language model and none is configured.
     pub async fn flow_start(&self, learner: LearnerId, input: StartFlow) -> AppResult<Flow> {
         let topic = clean_text("topic", &input.topic, MAX_TITLE_CHARS)?;
-        let goal = input.goal.as_deref().map(|g| clean_text("goal", g, MAX_GOAL_CHARS)).transpose()?;
+        // A blank goal is no goal, as a form's empty field sends it.
+        let goal = input.goal.as_deref().filter(|g| !g.trim().is_empty());
+        let goal = goal.map(|g| clean_text("goal", g, MAX_GOAL_CHARS)).transpose()?;
         if !input.caller_writes_steps.unwrap_or(false) && !self.llm.is_configured() {
             return Err(AppError::topic_needs_model(
                 "starting a topic",

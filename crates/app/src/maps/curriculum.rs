@@ -27,8 +27,10 @@ pub struct PlanInput {
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateInput {
+    #[schema(min_length = 1, max_length = 200)]
     pub topic: String,
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub goal: Option<String>,
     #[serde(default, deserialize_with = "one_or_many")]
     pub diagnostic_results: Vec<DiagnosticResult>,
@@ -52,6 +54,7 @@ pub struct ImportOutline {
     /// prerequisite). Text under an entry describes it; an entry may end with its effort,
     /// as in `Borrowing (45 min)` (30 minutes otherwise). The limits of every map apply
     /// (30 concepts, depth 5, no cycles), and a refusal names the outline's line.
+    #[schema(min_length = 1, pattern = r"(^|\n) {0,3}(#{1,6}|[-*+]|[0-9]{1,9}[.)]) +[^\s\u0000]")]
     pub outline: String,
     /// The map's title; the root's label when left out.
     #[serde(default)]
@@ -101,9 +104,12 @@ pub struct ReplanInput {
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddConceptInput {
+    #[schema(min_length = 1, max_length = 200)]
     pub label: String,
     #[serde(default)]
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
+    #[schema(minimum = 1, maximum = 10000)]
     pub effort_minutes: i64,
     /// What the new concept needs first; the root when empty.
     #[serde(default)]
@@ -344,18 +350,54 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
         }
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+    serde_path_to_error::deserialize(&mut deserializer).or_else(|e| {
+        // JSON has one kind of number: `3.0` is the integer 3 to JSON Schema (and to a
+        // client whose numbers are all floats), so a whole float where an integer goes is
+        // read as that integer (inside an untagged enum too, whose error names no float).
+        // Tried only after a direct parse failed: a body of integers costs nothing more.
+        if e.inner().is_data() {
+            if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) {
+                if whole_floats_as_integers(&mut value) {
+                    if let Ok(parsed) = serde_json::from_value(value) {
+                        return Ok(parsed);
+                    }
+                }
+            }
+        }
         let path = e.path().to_string();
         let inner = e.into_inner();
         if inner.is_data() {
             if let Some(unknown) = crate::error::UnknownField::from_serde(&path, &inner.to_string()) {
-                return AppError::unknown_field(&unknown);
+                return Err(AppError::unknown_field(&unknown));
             }
         }
         let field = if path == "." { "body".to_string() } else { path };
-        AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
-            .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() }))
+        Err(AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
+            .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() })))
     })
+}
+
+/// Every float in `value` with no fractional part, within the range of a 64-bit integer,
+/// made that integer; whether there was one.
+fn whole_floats_as_integers(value: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            let float = number.as_f64().unwrap_or(f64::NAN);
+            // 2^63: the first float past i64's range (and every float of that size is whole).
+            let whole = float.fract() == 0.0 && float.abs() < 9_223_372_036_854_775_808.0;
+            if whole {
+                *value = Value::from(float as i64);
+            }
+            whole
+        }
+        // Every item is visited (no short circuit): each whole float is made an integer.
+        Value::Array(items) => items.iter_mut().map(whole_floats_as_integers).filter(|changed| *changed).count() > 0,
+        Value::Object(fields) => {
+            fields.values_mut().map(whole_floats_as_integers).filter(|changed| *changed).count() > 0
+        }
+        _ => false,
+    }
 }
 
 /// Refuse JSON text that is not an object (empty, an array, a number) as such: serde would
@@ -400,5 +442,28 @@ fn nul_at(value: &serde_json::Value, path: &str) -> Option<String> {
             nul_at(item, &inner)
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod whole_numbers {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize, PartialEq)]
+    struct Answer {
+        quality: u8,
+        minutes: Vec<i64>,
+        weight: f64,
+    }
+
+    #[test]
+    fn a_whole_float_where_an_integer_goes_is_that_integer() {
+        let parsed: Answer = parse_json(r#"{"quality": 4.0, "minutes": [10, -5.0], "weight": 0.5}"#).unwrap();
+        assert_eq!(parsed, Answer { quality: 4, minutes: vec![10, -5], weight: 0.5 });
+        let error = parse_json::<Answer>(r#"{"quality": 4.5, "minutes": [], "weight": 1}"#).unwrap_err();
+        assert_eq!(error.code, "malformed_json", "a fraction is no integer: {}", error.message);
+        assert!(error.message.starts_with("quality: invalid type: floating point `4.5`"), "{}", error.message);
+        let error = parse_json::<Answer>(r#"{"quality": 1e300, "minutes": [], "weight": 1}"#).unwrap_err();
+        assert_eq!(error.code, "malformed_json", "past any integer's range: {}", error.message);
     }
 }

@@ -18,6 +18,7 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateMap {
+    #[schema(min_length = 1, max_length = 200)]
     pub title: String,
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
@@ -34,10 +35,13 @@ pub struct UpdateMap {
 #[derive(Debug, Clone, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateNode {
+    #[schema(min_length = 1, max_length = 200)]
     pub label: String,
     #[serde(default)]
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 10000)]
     pub effort_minutes: Option<i64>,
     /// Nodes this one needs first. Leave empty only for a map's first node (its root).
     #[serde(default)]
@@ -50,8 +54,11 @@ pub struct CreateNode {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateNode {
+    #[schema(min_length = 1, max_length = 200)]
     pub label: Option<String>,
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
+    #[schema(minimum = 1, maximum = 10000)]
     pub effort_minutes: Option<i64>,
     /// Keys to set on the node's metadata; a null value removes a key.
     #[schema(value_type = Option<Object>)]
@@ -59,6 +66,7 @@ pub struct UpdateNode {
     /// Must follow the mastery state machine (for example `unseen` -> `diagnosed`).
     pub mastery_status: Option<MasteryStatus>,
     /// 0.0 to 1.0.
+    #[schema(minimum = 0.0, maximum = 1.0)]
     pub mastery_score: Option<f64>,
 }
 

@@ -26,10 +26,12 @@ pub const MAX_HORIZON_DAYS: f64 = 3_650.0;
 pub struct RecordResponse {
     pub node_id: NodeId,
     pub mind_map_id: MindMapId,
+    #[schema(min_length = 1, max_length = 20000)]
     pub question_text: String,
     #[serde(default)]
     pub user_answer: Option<String>,
     /// SM-2 quality: 0 (blackout) to 5 (perfect recall).
+    #[schema(minimum = 0, maximum = 5)]
     pub quality: i64,
     /// `diagnostic`, `teach` or `review` (the default).
     #[serde(default)]
@@ -40,6 +42,7 @@ pub struct RecordResponse {
     /// and the same response finds the response stored the first time instead of storing
     /// another; the same key with another response is refused. 1-255 printable characters.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 255, pattern = "^[!-~]+$")]
     pub idempotency_key: Option<String>,
 }
 

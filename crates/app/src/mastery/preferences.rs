@@ -17,7 +17,7 @@ pub const MAX_DAILY_REVIEW_CAP: u32 = 1_000;
 pub struct UpdatePreferences {
     /// Reviews a day at most, 1-1000; `null` for no limit.
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<i64>)]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 1000)]
     pub daily_review_cap: Option<Option<i64>>,
     /// `sm2` (the default) or `fsrs`: which scheduler spaces the learner's reviews.
     #[serde(default)]

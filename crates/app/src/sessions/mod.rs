@@ -238,14 +238,17 @@ impl<S: Store> App<S> {
             ));
         };
         if pending.tool_call_id != input.tool_call_id {
-            return Err(AppError::invalid(
-                "tool_call_id",
+            // The session has moved on (or not reached) this call: its state, not the
+            // request's form, is at odds.
+            return Err(AppError::new(
+                ErrorKind::Conflict,
+                "not_awaiting_call",
                 format!(
-                    "'{}' is not the call awaiting a response; the session awaits '{}'",
+                    "tool_call_id: '{}' is not the call awaiting a response; the session awaits '{}'",
                     input.tool_call_id, pending.tool_call_id
                 ),
             )
-            .with_details(json!({ "awaiting": pending.tool_call_id })));
+            .with_details(json!({ "field": "tool_call_id", "awaiting": pending.tool_call_id })));
         }
         if let Some(deadline) = turn.state.deadline.filter(|d| now >= *d) {
             return Err(AppError::new(

@@ -24,14 +24,201 @@ use utoipa::{Modify, OpenApi};
 ))]
 pub struct ApiDoc;
 
-/// The document with every operation in it, finished: the bearer scheme, and the errors and
-/// headers each operation's shape implies.
-pub fn finish(mut document: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+/// The document with every operation in it, finished: the bearer scheme, the errors and
+/// headers each operation's shape implies, and the rules of request texts; as JSON, since
+/// those rules use JSON Schema (`propertyNames`, recursive `anyOf`) that utoipa's model
+/// does not hold.
+pub fn finish(mut document: utoipa::openapi::OpenApi) -> serde_json::Value {
     let modifiers: [&dyn Modify; 2] = [&BearerAuth, &CommonErrors];
     for modifier in modifiers {
         modifier.modify(&mut document);
     }
-    document
+    text_rules(document)
+}
+
+/// What no text of a request may hold: a NUL character (PostgreSQL keeps none, so neither
+/// store takes one; `unstorable_text`). As a JSON Schema pattern, which is not anchored.
+const NO_NUL: &str = "^[^\\u0000]*$";
+/// A text the server trims and requires (`minLength` 1 on its field): not blank, no NUL.
+const NOT_BLANK: &str = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
+
+/// The rules every text of a request keeps, stated where a client's generator reads them:
+/// each string a request body holds gets a pattern (no NUL; not blank where the field has a
+/// `minLength`, since every required text is trimmed before it is checked). Done once over
+/// the document's JSON, for the schemas request bodies reach, so that no field can forget.
+fn text_rules(document: utoipa::openapi::OpenApi) -> serde_json::Value {
+    let mut value = serde_json::to_value(&document).expect("the OpenAPI document serializes");
+    request_shapes(&mut value);
+    let mut reached = std::collections::BTreeSet::new();
+    let mut pending: Vec<String> = Vec::new();
+    if let Some(paths) = value.get_mut("paths").and_then(serde_json::Value::as_object_mut) {
+        for operation in
+            paths.values_mut().filter_map(serde_json::Value::as_object_mut).flat_map(|item| item.values_mut())
+        {
+            let Some(content) =
+                operation.pointer_mut("/requestBody/content").and_then(serde_json::Value::as_object_mut)
+            else {
+                continue;
+            };
+            for media in content.values_mut() {
+                if let Some(schema) = media.get_mut("schema") {
+                    constrain_text(schema);
+                    references(schema, &mut pending);
+                }
+            }
+        }
+    }
+    while let Some(name) = pending.pop() {
+        if !reached.insert(name.clone()) {
+            continue;
+        }
+        if let Some(schema) = value.pointer_mut(&format!("/components/schemas/{name}")) {
+            constrain_text(schema);
+            references(schema, &mut pending);
+        }
+    }
+    value
+}
+
+/// What the request types' derived schemas cannot say by themselves:
+///
+/// - `AdvanceFlow` takes, besides `step`, only the fields of that step (`FlowStep::fields`,
+///   the rule the server applies): one alternative per step.
+/// - A tutor turn needs the learner's words or a client event.
+/// - A free-form object (a map's or a node's `metadata`) holds any JSON but NUL: its values
+///   follow `JsonValue`, a recursive schema of JSON without NUL in any text or key.
+fn request_shapes(document: &mut serde_json::Value) {
+    use pathwise_app::learning_loop::advance::FlowStep;
+    use serde_json::{json, Value};
+    let Some(schemas) = document.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(advance) = schemas.get_mut("AdvanceFlow") {
+        let properties = advance["properties"].as_object().cloned().unwrap_or_default();
+        let variants: Vec<Value> = FlowStep::ALL
+            .iter()
+            .map(|step| {
+                let mut own = serde_json::Map::new();
+                own.insert("step".into(), json!({ "type": "string", "enum": [step.as_str()] }));
+                for field in step.fields() {
+                    if let Some(schema) = properties.get(*field) {
+                        own.insert(field.to_string(), schema.clone());
+                    }
+                }
+                let mut required = vec!["step"];
+                required.extend(step.required());
+                let mut variant = json!({ "type": "object", "title": step.as_str(), "properties": own,
+                    "required": required, "additionalProperties": false });
+                if step.fields().contains(&"feedback") {
+                    // The caller's feedback comes with the caller's grade.
+                    variant["dependentSchemas"] =
+                        json!({ "feedback": { "required": ["quality"], "properties": { "quality": { "type": "integer" } } } });
+                }
+                variant
+            })
+            .collect();
+        let description = advance.get("description").cloned();
+        *advance = json!({ "oneOf": variants });
+        if let Some(description) = description {
+            advance["description"] = description;
+        }
+    }
+    // A drill is graded only as the card it was offered, which carries its id.
+    if let Some(drill) = schemas.get_mut("DrillGradeRequest").and_then(|s| s.pointer_mut("/properties/drill")) {
+        *drill = json!({ "allOf": [drill.clone(), { "required": ["drillId"] }] });
+    }
+    if let Some(turn) = schemas.get_mut("TurnRequest").and_then(Value::as_object_mut) {
+        let words = ["messageText", "messageLatex", "voiceTranscript"].map(
+            |field| json!({ "required": [field], "properties": { field: { "type": "string", "pattern": NOT_BLANK } } }),
+        );
+        let mut needs: Vec<Value> = words.into();
+        // `NONE` is no event: a turn of it alone has nothing to answer.
+        let event = json!({ "not": { "properties": { "type": { "const": "NONE" } }, "required": ["type"] } });
+        needs.push(json!({ "required": ["clientEvent"], "properties": { "clientEvent": event } }));
+        turn.insert("anyOf".into(), Value::Array(needs));
+    }
+    let no_nul = json!({ "pattern": NO_NUL });
+    schemas.insert(
+        "JsonValue".into(),
+        json!({
+            "description": "Any JSON value without a NUL character in a text or a key.",
+            "anyOf": [
+                { "type": ["null", "boolean", "number"] },
+                { "type": "string", "pattern": NO_NUL },
+                { "type": "array", "items": { "$ref": "#/components/schemas/JsonValue" } },
+                { "type": "object", "propertyNames": no_nul, "additionalProperties": { "$ref": "#/components/schemas/JsonValue" } },
+            ],
+        }),
+    );
+}
+
+/// A free-form object, as the derived schemas write one: any keys, any values.
+fn free_form(map: &serde_json::Map<String, serde_json::Value>) -> bool {
+    let is_object = match map.get("type") {
+        Some(serde_json::Value::String(kind)) => kind == "object",
+        Some(serde_json::Value::Array(kinds)) => kinds.iter().any(|k| k == "object"),
+        _ => false,
+    };
+    is_object
+        && !map.contains_key("properties")
+        && !map.contains_key("$ref")
+        && map
+            .get("additionalProperties")
+            .is_none_or(|extra| extra == &serde_json::Value::Bool(true) || extra == &serde_json::json!({}))
+}
+
+/// The component names `schema` refers to.
+fn references(schema: &serde_json::Value, names: &mut Vec<String>) {
+    match schema {
+        serde_json::Value::Object(map) => {
+            if let Some(name) =
+                map.get("$ref").and_then(|r| r.as_str()).and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                names.push(name.to_string());
+            }
+            map.values().for_each(|v| references(v, names));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| references(v, names)),
+        _ => {}
+    }
+}
+
+/// Give every free text in `schema` its pattern.
+fn constrain_text(schema: &mut serde_json::Value) {
+    use serde_json::Value;
+    match schema {
+        Value::Object(map) => {
+            let is_text = match map.get("type") {
+                Some(Value::String(kind)) => kind == "string",
+                Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "string"),
+                _ => false,
+            };
+            let free = ["format", "enum", "const", "pattern", "contentMediaType"].iter().all(|k| !map.contains_key(*k));
+            if is_text && free {
+                let required = map.get("minLength").and_then(Value::as_u64).is_some_and(|n| n >= 1);
+                map.insert("pattern".into(), Value::from(if required { NOT_BLANK } else { NO_NUL }));
+            } else if is_text && map.contains_key("pattern") && !map.contains_key("allOf") {
+                // A field's own pattern (an outline's headings) says what it must hold; NUL
+                // is refused besides.
+                map.insert("allOf".into(), serde_json::json!([{ "pattern": NO_NUL }]));
+            }
+            // A request object takes the fields it names: the server refuses others
+            // (`unknown_field`) or ignores them, and a key with a NUL is refused either way.
+            if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                map.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            if free_form(map) {
+                map.insert("propertyNames".into(), serde_json::json!({ "pattern": NO_NUL }));
+                map.insert(
+                    "additionalProperties".into(),
+                    serde_json::json!({ "$ref": "#/components/schemas/JsonValue" }),
+                );
+            }
+            map.values_mut().for_each(constrain_text);
+        }
+        Value::Array(items) => items.iter_mut().for_each(constrain_text),
+        _ => {}
+    }
 }
 
 struct BearerAuth;
@@ -241,7 +428,7 @@ fn error_response(description: String) -> RefOr<Response> {
 }
 
 /// `/api/openapi.json`: the document, serialized once, when the router is made.
-pub fn openapi_json(document: &utoipa::openapi::OpenApi) -> MethodRouter<AppState> {
+pub fn openapi_json(document: &serde_json::Value) -> MethodRouter<AppState> {
     let body = Bytes::from(serde_json::to_vec(document).expect("the OpenAPI document serializes"));
     get(move || async move { ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body) })
 }

@@ -22,6 +22,7 @@ use utoipa::ToSchema;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateLearner {
+    #[schema(min_length = 1, max_length = 200)]
     name: String,
 }
 
@@ -169,6 +170,7 @@ pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
 #[serde(deny_unknown_fields)]
 pub struct CreateToken {
     /// What the token is for (`laptop`, `assistant`), 1 to 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
     name: String,
 }
 

@@ -104,7 +104,7 @@ pub async fn messages(
 /// `session_completed`, `session_terminated`; `heartbeat` every 15 s; `error` on failure.
 #[utoipa::path(get, operation_id = "sessions_stream", path = "/api/session/{id}/stream", tag = "sessions",
     params(("id" = SessionId, Path), StreamQuery,
-        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "Replay the events after this id")),
+        ("Last-Event-ID" = Option<i64>, Header, nullable = false, minimum = 0, description = "Replay the events after this id")),
     responses((status = 200, content_type = "text/event-stream", body = SessionStreamEvent,
             description = "The session's events, as server-sent events; the schema is that of one event."),
         (status = 400, description = "A malformed request: `bad_path` (an id that is not a UUID); `bad_query`; \
@@ -126,6 +126,9 @@ pub async fn stream(
             AppError::new(ErrorKind::BadRequest, "bad_header", "Last-Event-ID: expected an event id (a whole number)")
         })
     });
+    if q.last_event_id.is_some_and(|id| id < 0) {
+        return Err(AppError::invalid("last_event_id", "must be an event id, 0 or more").into());
+    }
     let after = match header {
         Some(parsed) => Some(parsed?),
         None => q.last_event_id,

@@ -18,7 +18,9 @@ use pathwise_domain::ThreadId;
 /// Start a thread on a course ("New session"); the learner's snapshot of the course (and
 /// their map of it) is made on first use.
 #[utoipa::path(post, operation_id = "tutor_create_thread", path = "/api/tutor/threads", tag = "tutor", request_body = CreateThread,
-    responses((status = 201, body = Thread)), security(("bearer" = [])))]
+    responses((status = 201, body = Thread),
+        (status = 404, description = "No course of that id (`not_found`, `details.field` is `courseId`).", body = ErrorBody)),
+    security(("bearer" = [])))]
 pub async fn create_thread(
     State(s): State<AppState>,
     Auth(l): Auth,
