@@ -198,8 +198,10 @@ const LEARNER_TURNS: [Option<&str>; 10] = [
     Some("thanks, what should I study next?"),
 ];
 /// Turns of the ten that must be the model's checked reply on default settings: the prompt
-/// is sized from the model's measured speed, so a slow model answers in time.
-const VALIDATED_AT_LEAST: usize = 9;
+/// is sized from the model's measured speed, so a slow model answers in time (2 of 10 did
+/// before). Runs alone on this 2-core machine gave 9 of 10; the bound leaves one turn of
+/// margin for a CI machine whose other work slows the model.
+const VALIDATED_AT_LEAST: usize = 8;
 
 /// Tutor turns on the shipped course, on default settings (no `llm_prompt_tokens`): each
 /// the model's reply within the policy, or the deterministic tutor's with a reason code;

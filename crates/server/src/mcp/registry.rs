@@ -82,6 +82,7 @@ where
         }
     };
     let renamed = Arc::new(shape::input_schema(Arc::make_mut(&mut input_schema)));
+    let structured = shape::structured_arguments(&input_schema);
     let mut output_schema = schema_for_output::<O>();
     shape::output_schema(Arc::make_mut(&mut output_schema));
     let mut tool = Tool::new(name, description, input_schema);
@@ -90,6 +91,7 @@ where
     let run = Arc::new(run);
     let handler: Handler = Arc::new(move |app, learner, mut arguments| {
         if let Some(arguments) = arguments.as_mut() {
+            shape::unstring_arguments(arguments, &structured);
             shape::map_arguments_back(arguments, &renamed);
         }
         let input: I = args::parse(arguments).map_err(|problem| shape::shown_names(&problem, &renamed))?;

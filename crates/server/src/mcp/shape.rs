@@ -87,6 +87,41 @@ pub fn output_schema(schema: &mut Map<String, Value>) {
     }
 }
 
+/// The top-level arguments whose values are objects or lists: a client that can only send
+/// text (the MCP Inspector's `--tool-arg key=value`, a model that writes JSON as a string)
+/// sends them as JSON text, which [`unstring_arguments`] reads back.
+pub fn structured_arguments(schema: &Map<String, Value>) -> Vec<String> {
+    let Some(Value::Object(properties)) = schema.get("properties") else { return Vec::new() };
+    properties
+        .iter()
+        .filter(|(_, property)| {
+            let kinds = match property.get("type") {
+                Some(Value::String(kind)) => vec![kind.as_str()],
+                Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+                // A reference or a union of shapes: one of the structured types.
+                _ => return true,
+            };
+            kinds.iter().any(|kind| matches!(*kind, "object" | "array")) && !kinds.contains(&"string")
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// Each of `structured` given as text that reads as a JSON object or list, read as that
+/// value; anything else is left for the parser to refuse with its own message.
+pub fn unstring_arguments(arguments: &mut Map<String, Value>, structured: &[String]) {
+    for name in structured {
+        if let Some(Value::String(text)) = arguments.get(name) {
+            let text = text.trim();
+            if text.starts_with('{') || text.starts_with('[') {
+                if let Ok(value @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(text) {
+                    arguments.insert(name.clone(), value);
+                }
+            }
+        }
+    }
+}
+
 /// A call's arguments with shown names mapped back to the type's own, at any depth.
 pub fn map_arguments_back(arguments: &mut Map<String, Value>, renamed: &HashMap<String, String>) {
     if renamed.is_empty() {
@@ -246,6 +281,26 @@ fn open_references(value: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_object_sent_as_json_text_is_read_as_the_object() {
+        let schema = serde_json::json!({ "type": "object", "properties": {
+            "thread_id": { "type": "string" },
+            "client_event": { "$ref": "#/$defs/ClientEvent" },
+            "tags": { "type": ["array", "null"] },
+        } });
+        let structured = structured_arguments(schema.as_object().unwrap());
+        assert_eq!(structured.len(), 2, "{structured:?}");
+        let mut arguments = serde_json::json!({
+            "thread_id": "{\"looks\": \"like JSON\"}",
+            "client_event": "{\"type\": \"REQUEST_DRILL\", \"unit_id\": \"ALG-01\"}",
+            "tags": "not JSON",
+        });
+        unstring_arguments(arguments.as_object_mut().unwrap(), &structured);
+        assert_eq!(arguments["client_event"]["unit_id"], "ALG-01");
+        assert!(arguments["thread_id"].is_string(), "a text argument stays text");
+        assert_eq!(arguments["tags"], "not JSON", "left for the parser to refuse");
+    }
 
     #[test]
     fn a_refusal_names_the_fields_as_they_were_shown() {

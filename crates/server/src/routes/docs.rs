@@ -123,9 +123,20 @@ fn request_shapes(document: &mut serde_json::Value) {
             advance["description"] = description;
         }
     }
-    // A drill is graded only as the card it was offered, which carries its id.
-    if let Some(drill) = schemas.get_mut("DrillGradeRequest").and_then(|s| s.pointer_mut("/properties/drill")) {
-        *drill = json!({ "allOf": [drill.clone(), { "required": ["drillId"] }] });
+    // A drill comes back as its card came (its `type`, `unitId` and the rest are ignored,
+    // `drillId` and `questionLatex` read as `drill_id` and `question_latex`), and is graded
+    // only by the id it carries.
+    if let Some(drill) = schemas.get_mut("DrillText").and_then(Value::as_object_mut) {
+        if let Some(Value::Object(properties)) = drill.get_mut("properties") {
+            for (alias, field) in [("drillId", "drill_id"), ("questionLatex", "question_latex")] {
+                if let Some(schema) = properties.get(field).cloned() {
+                    properties.insert(alias.into(), schema);
+                }
+            }
+        }
+        drill.insert("additionalProperties".into(), json!({ "$ref": "#/components/schemas/JsonValue" }));
+        drill.insert("propertyNames".into(), json!({ "pattern": NO_NUL }));
+        drill.insert("anyOf".into(), json!([{ "required": ["drill_id"] }, { "required": ["drillId"] }]));
     }
     if let Some(turn) = schemas.get_mut("TurnRequest").and_then(Value::as_object_mut) {
         let words = ["messageText", "messageLatex", "voiceTranscript"].map(
