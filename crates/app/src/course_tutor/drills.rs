@@ -121,12 +121,7 @@ impl<S: Store> App<S> {
         check_course(&thread, request.course_id.as_deref())?;
         let loaded = self.course(&thread.course_id).await?;
         let course = &loaded.course;
-        if !course.has_unit(&request.unit_id) {
-            return Err(AppError::absent(
-                "unitId",
-                format!("unit '{}' is not in course '{}'", request.unit_id, course.id()),
-            ));
-        }
+        super::turn::require_unit(&loaded, "unitId", &request.unit_id)?;
         let offer = self.store.drill_offer(learner, thread_id, drill_id).await?.ok_or_else(|| {
             AppError::absent(
                 "drill.drillId",

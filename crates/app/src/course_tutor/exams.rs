@@ -85,9 +85,7 @@ impl<S: Store> App<S> {
         question: &str,
     ) -> AppResult<&'c ExamQuestionSpec> {
         let course = &loaded.course;
-        if !course.has_unit(unit) {
-            return Err(AppError::absent("unitId", format!("unit '{unit}' is not in course '{}'", course.id())));
-        }
+        super::turn::require_unit(loaded, "unitId", unit)?;
         let q = course.question(question).ok_or_else(|| {
             AppError::absent("questionId", format!("question '{question}' is not in course '{}'", course.id()))
         })?;

@@ -373,12 +373,7 @@ impl<S: Store> App<S> {
         event: &ClientEvent,
     ) -> AppResult<()> {
         if let Some(unit) = event.unit_id() {
-            if !loaded.course.has_unit(unit) {
-                return Err(AppError::absent(
-                    "clientEvent.unitId",
-                    format!("unit '{unit}' is not in course '{}'", loaded.course.id()),
-                ));
-            }
+            require_unit(loaded, "clientEvent.unitId", unit)?;
         }
         if let ClientEvent::ChooseUnit { unit_id } = event {
             self.check_choice_offered(learner, thread, unit_id).await?;
@@ -575,6 +570,14 @@ impl<S: Store> App<S> {
 }
 
 /// The thread's course must be the one the request names, if it names one.
+/// A unit the request names (in `field`) must be one of the course's: a 404 otherwise.
+pub(crate) fn require_unit(loaded: &LoadedCourse, field: &str, unit: &str) -> AppResult<()> {
+    if loaded.course.has_unit(unit) {
+        return Ok(());
+    }
+    Err(AppError::absent(field, format!("unit '{unit}' is not in course '{}'", loaded.course.id())))
+}
+
 pub(crate) fn check_course(thread: &ThreadRecord, course: Option<&str>) -> AppResult<()> {
     match course {
         Some(c) if c != thread.course_id => Err(AppError::new(

@@ -165,17 +165,21 @@ fn request_shapes(document: &mut serde_json::Value) {
 
 /// A free-form object, as the derived schemas write one: any keys, any values.
 fn free_form(map: &serde_json::Map<String, serde_json::Value>) -> bool {
-    let is_object = match map.get("type") {
-        Some(serde_json::Value::String(kind)) => kind == "object",
-        Some(serde_json::Value::Array(kinds)) => kinds.iter().any(|k| k == "object"),
-        _ => false,
-    };
-    is_object
+    has_type(map, "object")
         && !map.contains_key("properties")
         && !map.contains_key("$ref")
         && map
             .get("additionalProperties")
             .is_none_or(|extra| extra == &serde_json::Value::Bool(true) || extra == &serde_json::json!({}))
+}
+
+/// Whether a schema's `type` (one, or a list such as `["string", "null"]`) is `kind`.
+fn has_type(map: &serde_json::Map<String, serde_json::Value>, kind: &str) -> bool {
+    match map.get("type") {
+        Some(serde_json::Value::String(one)) => one == kind,
+        Some(serde_json::Value::Array(kinds)) => kinds.iter().any(|k| k == kind),
+        _ => false,
+    }
 }
 
 /// The component names `schema` refers to.
@@ -199,11 +203,7 @@ fn constrain_text(schema: &mut serde_json::Value) {
     use serde_json::Value;
     match schema {
         Value::Object(map) => {
-            let is_text = match map.get("type") {
-                Some(Value::String(kind)) => kind == "string",
-                Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "string"),
-                _ => false,
-            };
+            let is_text = has_type(map, "string");
             let free = ["format", "enum", "const", "pattern", "contentMediaType"].iter().all(|k| !map.contains_key(*k));
             if is_text && free {
                 let required = map.get("minLength").and_then(Value::as_u64).is_some_and(|n| n >= 1);
