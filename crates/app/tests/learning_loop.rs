@@ -770,7 +770,11 @@ async fn a_quiz_answer_is_taken_for_its_question_once(t: &TestApp) {
     for (id, why) in [(None, "question_id: is missing"), (Some("q_other".to_string()), "is not the question waiting")] {
         let before = snapshot(t, flow).await;
         let error = app.flow_answer(t.learner, flow, answer("right", &id)).await.unwrap_err();
-        assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("question_id")), "{error}");
+        assert_eq!(
+            (error.kind, error.details["field"].as_str()),
+            (ErrorKind::Conflict, Some("question_id")),
+            "{error}"
+        );
         assert!(error.message.contains(why), "{error}");
         assert_eq!(snapshot(t, flow).await, before, "a refused answer changes nothing");
     }

@@ -52,6 +52,11 @@ pub enum DomainError {
     #[error("{message}")]
     Conflict { message: String },
 
+    /// A request at odds with the state of what it names, about one of its fields (an
+    /// answer naming a question that is not the one waiting).
+    #[error("{field}: {message}")]
+    ConflictAt { field: String, message: String },
+
     #[error("you already have a map for '{title}' ({id}, {status}), so nothing was made; open that one, or ask again with on_existing = replace (it is deleted with its progress, and this one takes its place) or on_existing = new (keep both)")]
     MapExists { id: String, title: String, status: MapStatus },
 
@@ -62,6 +67,10 @@ pub enum DomainError {
 impl DomainError {
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
         DomainError::Invalid { field: field.into(), message: message.into() }
+    }
+
+    pub fn conflict_at(field: impl Into<String>, message: impl Into<String>) -> Self {
+        DomainError::ConflictAt { field: field.into(), message: message.into() }
     }
 
     /// A refused move of a state machine, naming the moves that `from` allows.
@@ -99,6 +108,7 @@ impl DomainError {
             | DomainError::InvalidTransition { .. }
             | DomainError::MapNotOpen { .. }
             | DomainError::Conflict { .. }
+            | DomainError::ConflictAt { .. }
             | DomainError::MapExists { .. } => ErrorKind::Conflict,
             DomainError::NotFound { .. } => ErrorKind::NotFound,
         }
@@ -118,7 +128,7 @@ impl DomainError {
             DomainError::Unreachable { .. } => "unreachable",
             DomainError::InvalidTransition { .. } => "invalid_transition",
             DomainError::MapNotOpen { .. } => "map_not_open",
-            DomainError::Conflict { .. } => "conflict",
+            DomainError::Conflict { .. } | DomainError::ConflictAt { .. } => "conflict",
             DomainError::MapExists { .. } => "map_exists",
             DomainError::NotFound { .. } => "not_found",
         }
@@ -127,7 +137,7 @@ impl DomainError {
     /// Structured facts about the refusal, for clients that act on them.
     pub fn details(&self) -> Value {
         match self {
-            DomainError::Invalid { field, .. } => json!({ "field": field }),
+            DomainError::Invalid { field, .. } | DomainError::ConflictAt { field, .. } => json!({ "field": field }),
             DomainError::SelfLoop { label } => json!({ "field": "child_node_id", "label": label }),
             DomainError::Cycle { path } => json!({ "field": "child_node_id", "cycle": path }),
             DomainError::DepthExceeded { label, depth, max } => {

@@ -4,7 +4,7 @@
 //! session reads the flow, does one step and moves it on; the store guards each move with
 //! the version read (compare-and-set), so two sessions cannot both take the same step.
 
-use crate::curriculum::DiagnosticResult;
+use crate::curriculum::{Decomposition, DiagnosticResult};
 use crate::diagnostic::Probe;
 use crate::edit::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
 use crate::question::{AnswerGrade, Question};
@@ -231,6 +231,25 @@ impl DiagnosticState {
 }
 
 impl Flow {
+    /// Whether a caller's decomposition fits the goal the flow was started with: with a
+    /// goal it names the concept that achieves it (`goal_node`), without one it names none.
+    /// The goal is the flow's, not the request's, so a mismatch is at odds with the flow
+    /// (409) rather than a malformed request.
+    pub fn fits_goal(&self, decomposition: &Decomposition) -> Result<(), DomainError> {
+        let goal = self.goal.as_deref().map(str::trim).filter(|g| !g.is_empty());
+        match (goal, &decomposition.goal_node) {
+            (Some(goal), None) => Err(DomainError::conflict_at(
+                "decomposition.goal_node",
+                format!("this flow's goal is '{goal}': name the concept that achieves it (goal_node)"),
+            )),
+            (None, Some(_)) => Err(DomainError::conflict_at(
+                "decomposition.goal_node",
+                "this flow was started without a goal; leave goal_node out",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// A new flow for a topic: pending, nothing asked yet.
     pub fn start(id: FlowId, learner_id: LearnerId, topic: String, goal: Option<String>, now: DateTime<Utc>) -> Self {
         Flow {
@@ -280,7 +299,8 @@ impl Flow {
 
     /// Which question an answer naming `question_id` answers: the one waiting, or, sent
     /// again, the one answered last (a replay, answered with its first grade). An answer to
-    /// a question with an id must name it; any other id is refused.
+    /// a question with an id must name it; any other id is refused as at odds with the
+    /// flow's state (409): the request is well formed, the question is not waiting.
     pub fn answer_target(&self, question_id: Option<&str>) -> Result<AnswerTarget<'_>, DomainError> {
         let waiting = self.state.question.as_ref();
         let answered = self.state.last_answered.as_ref();
@@ -291,7 +311,7 @@ impl Flow {
             Some(id) if answered.is_some_and(|a| a.question_id == id) => {
                 Ok(AnswerTarget::Answered(answered.expect("matched")))
             }
-            Some(id) => Err(DomainError::invalid(
+            Some(id) => Err(DomainError::conflict_at(
                 "question_id",
                 match waiting.and_then(|q| q.id.as_deref()) {
                     Some(current) => format!("'{id}' is not the question waiting for an answer; that is '{current}'"),
@@ -299,7 +319,7 @@ impl Flow {
                 },
             )),
             None => match waiting {
-                Some(PendingQuestion { id: Some(current), .. }) => Err(DomainError::invalid(
+                Some(PendingQuestion { id: Some(current), .. }) => Err(DomainError::conflict_at(
                     "question_id",
                     format!("is missing: name the question you answer, '{current}' (the step's question_id)"),
                 )),
@@ -331,6 +351,44 @@ mod tests {
 
     fn inventory(labels: &[&str]) -> Vec<InventoryConcept> {
         labels.iter().map(|l| InventoryConcept { label: l.to_string(), description: None }).collect()
+    }
+
+    #[test]
+    fn a_callers_decomposition_names_the_goals_concept_only_when_the_flow_has_a_goal() {
+        use crate::curriculum::{ConceptSpec, Decomposition};
+        use crate::error::ErrorKind;
+        let now = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        let graph = |goal_node: Option<&str>| Decomposition {
+            root: "Graphs".into(),
+            nodes: vec![ConceptSpec { label: "Graphs".into(), description: None, effort_minutes: 10 }],
+            edges: vec![],
+            goal_node: goal_node.map(str::to_string),
+        };
+        let with_goal = Flow::start(
+            FlowId(uuid::Uuid::nil()),
+            LearnerId(uuid::Uuid::nil()),
+            "Graphs".into(),
+            Some("trace a BFS".into()),
+            now,
+        );
+        let without = Flow::start(
+            FlowId(uuid::Uuid::nil()),
+            LearnerId(uuid::Uuid::nil()),
+            "Graphs".into(),
+            Some("  ".into()),
+            now,
+        );
+        assert_eq!(with_goal.fits_goal(&graph(Some("Graphs"))), Ok(()));
+        assert_eq!(without.fits_goal(&graph(None)), Ok(()));
+        for (flow, graph, says) in [
+            (&with_goal, graph(None), "this flow's goal is 'trace a BFS'"),
+            (&without, graph(Some("Graphs")), "started without a goal"),
+        ] {
+            let refused = flow.fits_goal(&graph).unwrap_err();
+            assert_eq!(refused.kind(), ErrorKind::Conflict, "{refused}");
+            assert_eq!(refused.details()["field"], "decomposition.goal_node");
+            assert!(refused.to_string().contains(says), "{refused}");
+        }
     }
 
     #[test]

@@ -114,7 +114,9 @@ impl InlineItem {
         }
         let index = match &self.correct {
             Value::Number(n) => {
-                let i = n.as_i64().ok_or_else(|| InlineError::CorrectType {
+                // A whole number written as a float (`1.0`) is that index.
+                let whole = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64);
+                let i = n.as_i64().or(whole).ok_or_else(|| InlineError::CorrectType {
                     expected: "an option's index or text",
                     found: describe(&self.correct),
                 })?;

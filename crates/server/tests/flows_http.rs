@@ -94,9 +94,15 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     assert_eq!(error["error"]["details"]["field"], "reply", "{error}");
 
     s.fake.script([question("Trees")]);
-    // The answer names its probe: without it, or with another, it is refused.
+    // The answer names its probe: without it, or with another, it is at odds with the
+    // question waiting (409).
     let (status, error) = s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right" })).await;
-    assert_eq!((status, error["error"]["details"]["field"].as_str()), (422, Some("question_id")), "{error}");
+    assert_eq!((status, error["error"]["details"]["field"].as_str()), (409, Some("question_id")), "{error}");
+    let (status, error) = s
+        .post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right", "question_id": "q_other" }))
+        .await;
+    assert_eq!((status, error["error"]["details"]["field"].as_str()), (409, Some("question_id")), "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("is not the question waiting"), "{error}");
     let (status, step) =
         s.post(&format!("/api/flows/{id}/diagnostic/answer"), json!({ "answer": "right", "question_id": probe })).await;
     assert_eq!(status, 200, "{step}");

@@ -191,13 +191,23 @@ fn sample(schema: &Value, root: &Value, name: &str, path: &str, w: &World) -> Va
     if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
         return first.clone();
     }
+    // An alternative: the first that is not null. Beside an object's own fields it only
+    // adds what it requires (a turn's words, a drill's id), so those are merged in.
+    let mut alternative = None;
     for key in ["oneOf", "anyOf"] {
         if let Some(choices) = schema.get(key).and_then(Value::as_array) {
             let choice = choices.iter().find(|c| resolve(c, root).get("type") != Some(&json!("null")));
-            return choice.map_or(Value::Null, |c| sample(c, root, name, path, w));
+            let chosen = choice.map_or(Value::Null, |c| sample(c, root, name, path, w));
+            if schema.get("properties").is_none() {
+                return chosen;
+            }
+            alternative = Some(chosen);
+            break;
         }
     }
-    if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+    // Parts of an object (a typed schema's `allOf` only adds rules, such as a text's
+    // second pattern).
+    if let Some(parts) = schema.get("allOf").and_then(Value::as_array).filter(|_| schema.get("type").is_none()) {
         let mut merged = Map::new();
         for part in parts {
             if let Value::Object(fields) = sample(part, root, name, path, w) {
@@ -221,6 +231,9 @@ fn sample(schema: &Value, root: &Value, name: &str, path: &str, w: &World) -> Va
                 if required.contains(&field.as_str()) || w.id_for(field, path).is_some() {
                     object.insert(field.clone(), sample(property, root, field, path, w));
                 }
+            }
+            if let Some(Value::Object(fields)) = alternative {
+                object.extend(fields);
             }
             Value::Object(object)
         }

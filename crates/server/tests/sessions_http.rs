@@ -451,7 +451,8 @@ async fn bad_answers_are_refused_with_the_session_unchanged((t, clock): &(TestAp
         &["completed"],
     )
     .await;
-    // A session of an unknown type, or a config that breaks a rule, is refused whole.
+    // A session of an unknown type, or a config that breaks a rule or names what is not
+    // there (404), is refused whole.
     let create = "/api/session/";
     t.refused(
         Method::POST,
@@ -478,7 +479,7 @@ async fn bad_answers_are_refused_with_the_session_unchanged((t, clock): &(TestAp
         create,
         Some(&t.a),
         Body::Json(json!({"session_type": "evaluation", "config": {"blueprint_id": "NOPE"}})),
-        (422, "invalid"),
+        (404, "not_found"),
         &["'NOPE' is not an assessment", "MATH-ARITH-QUIZ-10"],
     )
     .await;

@@ -31,8 +31,10 @@ pub const DOCUMENT_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct LearnerDocument {
     /// Always `pathwise-learner`.
+    #[schema(pattern = "^pathwise-learner$")]
     pub format: String,
     /// The document's version; this server reads and writes version 1.
+    #[schema(minimum = 1, maximum = 1)]
     pub version: u32,
     pub exported_at: DateTime<Utc>,
     pub learner: ExportedLearner,
@@ -47,6 +49,7 @@ pub struct LearnerDocument {
 #[serde(deny_unknown_fields)]
 pub struct ExportedLearner {
     pub id: LearnerId,
+    #[schema(min_length = 1, max_length = 200)]
     pub name: String,
     /// Whether they were the exporting server's local learner. An import makes an ordinary
     /// learner, who signs in with a token: being local belongs to a server, not a learner.

@@ -120,7 +120,10 @@ impl<S: Store> App<S> {
         next.version = flow.version + 1;
         next.session_count = flow.session_count + 1;
         let decomposition = match decomposition {
-            Some(decomposition) => decomposition,
+            Some(decomposition) => {
+                flow.fits_goal(&decomposition)?;
+                decomposition
+            }
             None => self.model_decomposition(learner, &generate_input(&flow)).await?,
         };
         // Concepts the diagnostic asked about are recorded as diagnostic responses below;

@@ -379,7 +379,7 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
 
 /// Every float in `value` with no fractional part, within the range of a 64-bit integer,
 /// made that integer; whether there was one.
-fn whole_floats_as_integers(value: &mut serde_json::Value) -> bool {
+pub(crate) fn whole_floats_as_integers(value: &mut serde_json::Value) -> bool {
     use serde_json::Value;
     match value {
         Value::Number(number) if number.is_f64() => {

@@ -60,7 +60,7 @@ pub(crate) fn plan_evaluation(lib: &Library, config: &EvaluationConfig, seed: u6
     }
     let id = config.blueprint_id.as_deref().unwrap_or_default();
     let assessment = lib.assessment(id).ok_or_else(|| {
-        AppError::invalid(
+        AppError::absent(
             "config.blueprint_id",
             format!("'{id}' is not an assessment of the item library; known: {}", assessment_ids(lib)),
         )

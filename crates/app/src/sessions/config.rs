@@ -20,6 +20,7 @@ pub struct CreateSession {
     /// `thought`, `learning`, `evaluation` or `survey`.
     pub session_type: SessionType,
     #[serde(default)]
+    #[schema(max_length = 200)]
     pub title: Option<String>,
     /// Per type: see [`EvaluationConfig`], [`SurveyConfig`], [`LearningConfig`], [`ThoughtConfig`].
     #[serde(default)]
@@ -51,10 +52,12 @@ pub struct EvaluationConfig {
     /// Stop after this many items (default: the blueprint's count, or every inline or
     /// missed item).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 200)]
     pub max_items: Option<u32>,
     /// Enforced by the server from the first stream (default: the blueprint's limit; none
     /// for inline or missed items).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 1440)]
     pub time_limit_minutes: Option<u32>,
     /// Fixes the generated form (for reproducing a session); random otherwise.
     #[serde(default)]
@@ -66,6 +69,7 @@ pub struct EvaluationConfig {
 pub struct SurveyConfig {
     pub survey: SurveyDefinition,
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 1440)]
     pub time_limit_minutes: Option<u32>,
 }
 
@@ -79,8 +83,10 @@ pub struct LearningConfig {
     pub item_templates: BTreeMap<String, Vec<String>>,
     /// Stop after this many items (default 10).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 200)]
     pub max_items: Option<u32>,
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 1440)]
     pub time_limit_minutes: Option<u32>,
 }
 
@@ -92,9 +98,11 @@ pub struct ThoughtConfig {
     pub topic: Option<String>,
     /// Turns kept word for word; older ones are summarized (default 10).
     #[serde(default)]
+    #[schema(minimum = 2, maximum = 50)]
     pub window_turns: Option<u32>,
     /// End after this many learner turns (default: no limit).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 200)]
     pub max_turns: Option<u32>,
 }
 
@@ -112,11 +120,23 @@ impl SessionConfig {
     pub fn parse(session_type: SessionType, config: &Value) -> AppResult<SessionConfig> {
         let config = if config.is_null() { Value::Object(Default::default()) } else { config.clone() };
         fn typed<T: serde::de::DeserializeOwned>(value: Value) -> AppResult<T> {
-            serde_path_to_error::deserialize(value).map_err(|e| {
-                let path = e.path().to_string();
-                let field = if path == "." { "config".to_string() } else { format!("config.{path}") };
-                AppError::invalid(&field, e.inner())
-            })
+            serde_path_to_error::deserialize(value.clone())
+                .or_else(|e| {
+                    // A whole float where an integer goes (`10.0`) is that integer, as in
+                    // every other body (`parse_json`).
+                    let mut whole = value;
+                    if e.inner().is_data() && crate::maps::curriculum::whole_floats_as_integers(&mut whole) {
+                        if let Ok(parsed) = serde_json::from_value(whole) {
+                            return Ok(parsed);
+                        }
+                    }
+                    Err(e)
+                })
+                .map_err(|e| {
+                    let path = e.path().to_string();
+                    let field = if path == "." { "config".to_string() } else { format!("config.{path}") };
+                    AppError::invalid(&field, e.inner())
+                })
         }
         let parsed = match session_type {
             SessionType::Thought => SessionConfig::Thought(typed(config)?),

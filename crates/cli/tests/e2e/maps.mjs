@@ -453,5 +453,20 @@ async function mapView(page, pageErrors) {
   await small.locator('.maps-side .reviews li.review').first().waitFor();
   check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the list page fits the phone');
   await small.screenshot({ path: `${artifacts}/maps-list-phone.png`, fullPage: false });
+  // The Learning tab's recall run on a phone: the card, the answer box and the four
+  // ratings within the width, rated by touch.
+  await small.goto(`${base}/#/sessions`);
+  await small.getByRole('tab', { name: 'Learning' }).tap();
+  await small.locator('#learn-map option', { hasText: 'Graph algorithms' }).waitFor({ state: 'attached' });
+  await small.selectOption('#learn-map', { label: 'Graph algorithms' });
+  await small.locator('.concepts .concept').first().waitFor();
+  await small.getByRole('button', { name: 'Start learning' }).tap();
+  const phoneRun = small.locator('.recall-study li.review').first();
+  await phoneRun.getByRole('textbox').fill('What I remember of it.');
+  await phoneRun.getByRole('button', { name: 'Good', exact: true }).waitFor();
+  check(await small.evaluate(() => document.documentElement.scrollWidth <= 392), 'the recall run fits the phone');
+  await small.screenshot({ path: `${artifacts}/sessions-recall-phone.png`, fullPage: false });
+  await phoneRun.getByRole('button', { name: 'Good', exact: true }).tap();
+  await small.locator('.recall-study .recall-done', { hasText: /recorded as Good/ }).first().waitFor();
   step('phone width');
 }

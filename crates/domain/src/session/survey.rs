@@ -14,6 +14,7 @@ pub const END: &str = "end";
 pub struct SurveyDefinition {
     pub survey_id: String,
     pub title: String,
+    #[schema(min_items = 1)]
     pub questions: Vec<SurveyQuestion>,
     /// Per question id, the rules applied after it is answered; the first that matches wins.
     #[serde(default)]
@@ -23,7 +24,9 @@ pub struct SurveyDefinition {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SurveyQuestion {
+    #[schema(min_length = 1)]
     pub question_id: String,
+    #[schema(min_length = 1)]
     pub text: String,
     pub question_type: SurveyQuestionType,
     /// For `multiple_choice`: 2-6 options.

@@ -20,6 +20,7 @@ use utoipa::IntoParams;
 pub struct ImportQuery {
     /// `toml` or `json`; by default from the Content-Type (`application/json` is JSON,
     /// anything else TOML).
+    #[param(pattern = "^([Tt][Oo][Mm][Ll]|[Jj][Ss][Oo][Nn])$")]
     format: Option<String>,
 }
 
@@ -47,6 +48,7 @@ pub async fn get(
 #[serde(deny_unknown_fields)]
 pub struct PackQuery {
     /// `toml` (the default) or `json`.
+    #[param(pattern = "^([Tt][Oo][Mm][Ll]|[Jj][Ss][Oo][Nn])$")]
     format: Option<String>,
 }
 

@@ -40,7 +40,10 @@ pub fn finish(mut document: utoipa::openapi::OpenApi) -> serde_json::Value {
 /// store takes one; `unstorable_text`). As a JSON Schema pattern, which is not anchored.
 const NO_NUL: &str = "^[^\\u0000]*$";
 /// A text the server trims and requires (`minLength` 1 on its field): not blank, no NUL.
-const NOT_BLANK: &str = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
+/// Blank is Rust's `char::is_whitespace` (Unicode's White_Space), spelled out: `\s`
+/// differs between regex dialects, and a generator reading it as ASCII would send a
+/// no-break space as a label the server trims to nothing.
+const NOT_BLANK: &str = "^[^\\u0000]*[^\\u0000\\t\\n\\u000B\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000][^\\u0000]*$";
 
 /// The rules every text of a request keeps, stated where a client's generator reads them:
 /// each string a request body holds gets a pattern (no NUL; not blank where the field has a
@@ -84,7 +87,9 @@ fn text_rules(document: utoipa::openapi::OpenApi) -> serde_json::Value {
 ///
 /// - `AdvanceFlow` takes, besides `step`, only the fields of that step (`FlowStep::fields`,
 ///   the rule the server applies): one alternative per step.
-/// - A tutor turn needs the learner's words or a client event.
+/// - A tutor turn needs the learner's words or a client event; a drill sent back, its id;
+///   a caller's feedback, the caller's grade; a plan scoped to a goal, the goal's concept.
+/// - A new session's config follows its type ([`session_shapes`]).
 /// - A free-form object (a map's or a node's `metadata`) holds any JSON but NUL: its values
 ///   follow `JsonValue`, a recursive schema of JSON without NUL in any text or key.
 fn request_shapes(document: &mut serde_json::Value) {
@@ -102,7 +107,10 @@ fn request_shapes(document: &mut serde_json::Value) {
                 own.insert("step".into(), json!({ "type": "string", "enum": [step.as_str()] }));
                 for field in step.fields() {
                     if let Some(schema) = properties.get(*field) {
-                        own.insert(field.to_string(), schema.clone());
+                        // A field the step cannot go without is not null either.
+                        let schema =
+                            if step.required().contains(field) { non_null(schema.clone()) } else { schema.clone() };
+                        own.insert(field.to_string(), schema);
                     }
                 }
                 let mut required = vec!["step"];
@@ -110,9 +118,7 @@ fn request_shapes(document: &mut serde_json::Value) {
                 let mut variant = json!({ "type": "object", "title": step.as_str(), "properties": own,
                     "required": required, "additionalProperties": false });
                 if step.fields().contains(&"feedback") {
-                    // The caller's feedback comes with the caller's grade.
-                    variant["dependentSchemas"] =
-                        json!({ "feedback": { "required": ["quality"], "properties": { "quality": { "type": "integer" } } } });
+                    variant["anyOf"] = feedback_needs_quality();
                 }
                 variant
             })
@@ -136,7 +142,40 @@ fn request_shapes(document: &mut serde_json::Value) {
         }
         drill.insert("additionalProperties".into(), json!({ "$ref": "#/components/schemas/JsonValue" }));
         drill.insert("propertyNames".into(), json!({ "pattern": NO_NUL }));
-        drill.insert("anyOf".into(), json!([{ "required": ["drill_id"] }, { "required": ["drillId"] }]));
+        // The id, under one of its two names (both at once is a field given twice), not blank.
+        let id = json!({ "type": "string", "pattern": NOT_BLANK });
+        drill.insert(
+            "anyOf".into(),
+            json!([
+                { "required": ["drill_id"], "properties": { "drill_id": id } },
+                { "required": ["drillId"], "properties": { "drillId": id } },
+            ]),
+        );
+        drill.insert(
+            "not".into(),
+            json!({ "anyOf": [{ "required": ["drill_id", "drillId"] }, { "required": ["question_latex", "questionLatex"] }] }),
+        );
+    }
+    if let Some(probe) = schemas.get_mut("RecordProbe").and_then(Value::as_object_mut) {
+        probe.insert("anyOf".into(), feedback_needs_quality());
+    }
+    // A plan scoped to a goal names the concept that achieves it, and only then.
+    for name in ["PlanInput", "GenerateInput"] {
+        if let Some(plan) = schemas.get_mut(name).and_then(Value::as_object_mut) {
+            plan.insert(
+                "if".into(),
+                json!({ "required": ["goal"], "properties": { "goal": { "type": "string", "pattern": NOT_BLANK } } }),
+            );
+            plan.insert(
+                "then".into(),
+                json!({ "properties": { "decomposition": { "required": ["goal_node"],
+                    "properties": { "goal_node": { "type": "string" } } } } }),
+            );
+            plan.insert(
+                "else".into(),
+                json!({ "properties": { "decomposition": { "properties": { "goal_node": { "type": "null" } } } } }),
+            );
+        }
     }
     if let Some(turn) = schemas.get_mut("TurnRequest").and_then(Value::as_object_mut) {
         let words = ["messageText", "messageLatex", "voiceTranscript"].map(
@@ -148,6 +187,7 @@ fn request_shapes(document: &mut serde_json::Value) {
         needs.push(json!({ "required": ["clientEvent"], "properties": { "clientEvent": event } }));
         turn.insert("anyOf".into(), Value::Array(needs));
     }
+    session_shapes(schemas);
     let no_nul = json!({ "pattern": NO_NUL });
     schemas.insert(
         "JsonValue".into(),
@@ -161,6 +201,170 @@ fn request_shapes(document: &mut serde_json::Value) {
             ],
         }),
     );
+}
+
+/// An evaluation's inline item (`pathwise_items::InlineItem`, whose rules `to_item`
+/// applies), written out here since the item library's types carry no OpenAPI schema.
+fn inline_item() -> serde_json::Value {
+    use serde_json::json;
+    let method = |name: &str| json!({ "type": "string", "enum": [name] });
+    json!({
+        "type": "object",
+        "description": "`{\"stem\": \"What is 2+2?\", \"options\": [\"3\", \"4\"], \"correct\": 1}`: with options, \
+            `correct` is the right one's index (from 0) or its exact text; without, the answer, text or a number.",
+        "required": ["stem", "correct"],
+        "additionalProperties": false,
+        "properties": {
+            "stem": { "type": "string", "minLength": 1 },
+            "options": { "type": ["array", "null"], "minItems": 2, "maxItems": 6, "uniqueItems": true,
+                "items": { "type": "string", "minLength": 1 } },
+            "correct": { "anyOf": [{ "type": "number" }, { "type": "string", "minLength": 1 }] },
+            "difficulty": { "type": ["number", "null"], "minimum": 0, "maximum": 1 },
+            "a": { "type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 4 },
+            "skill_domain": { "type": ["string", "null"] },
+            "time_limit_seconds": { "type": ["integer", "null"], "minimum": 1, "maximum": 86400 },
+            "evaluation": { "oneOf": [
+                { "type": "null" },
+                { "type": "object", "required": ["method"], "properties": { "method": method("exact_match"),
+                    "case_sensitive": { "type": "boolean" } } },
+                { "type": "object", "required": ["method", "tolerance"], "properties": {
+                    "method": method("numeric_tolerance"), "tolerance": { "type": "number" } } },
+                { "type": "object", "required": ["method"], "properties": { "method": method("equivalent_forms") } },
+            ] },
+        },
+        // A choice's key is an option's index or text.
+        "if": { "required": ["options"], "properties": { "options": { "type": "array" } } },
+        "then": { "properties": { "correct": { "anyOf": [{ "type": "integer", "minimum": 0 }, { "type": "string" }] } } },
+    })
+}
+
+/// The caller's feedback comes with the caller's grade: no feedback (or null), or a
+/// `quality`.
+fn feedback_needs_quality() -> serde_json::Value {
+    serde_json::json!([
+        { "properties": { "feedback": { "type": "null" } } },
+        { "required": ["quality"], "properties": { "quality": { "type": "integer" } } },
+    ])
+}
+
+/// `schema` without null among its values: a nullable type loses `null`, an alternative of
+/// null is dropped.
+fn non_null(mut schema: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    if let Some(Value::Array(kinds)) = schema.get_mut("type") {
+        kinds.retain(|kind| kind != "null");
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(alternatives)) = schema.get_mut(key) {
+            alternatives.retain(|alternative| alternative.get("type") != Some(&Value::from("null")));
+        }
+    }
+    schema
+}
+
+/// A new session's `config` is the configuration of its `session_type` (the rule
+/// `SessionConfig::parse` applies): one alternative per type, each naming its config's
+/// schema, and an evaluation's one source of items (a blueprint, inline items, or the
+/// missed items of an earlier evaluation).
+fn session_shapes(schemas: &mut serde_json::Map<String, serde_json::Value>) {
+    use pathwise_app::sessions::config::{
+        EvaluationConfig, LearningConfig, SurveyConfig, ThoughtConfig, MAX_INLINE_ITEMS,
+    };
+    use pathwise_domain::SessionType;
+    use serde_json::{json, Value};
+    use utoipa::ToSchema;
+    let Some(create) = schemas.get("CreateSession").cloned() else {
+        return;
+    };
+    fn add<T: ToSchema>(schemas: &mut serde_json::Map<String, Value>) -> String {
+        let mut found = vec![(T::name().into_owned(), T::schema())];
+        T::schemas(&mut found);
+        for (name, schema) in found {
+            let schema = serde_json::to_value(schema).expect("a schema serializes");
+            schemas.entry(name).or_insert(schema);
+        }
+        T::name().into_owned()
+    }
+    let config_of = |session_type: SessionType, schemas: &mut serde_json::Map<String, Value>| match session_type {
+        SessionType::Thought => add::<ThoughtConfig>(schemas),
+        SessionType::Learning => add::<LearningConfig>(schemas),
+        SessionType::Evaluation => add::<EvaluationConfig>(schemas),
+        SessionType::Survey => add::<SurveyConfig>(schemas),
+    };
+    let title = create.pointer("/properties/title").cloned().unwrap_or(json!({ "type": ["string", "null"] }));
+    let variants: Vec<Value> = SessionType::ALL
+        .iter()
+        .map(|&session_type| {
+            let config = json!({ "$ref": format!("#/components/schemas/{}", config_of(session_type, schemas)) });
+            // A thought needs nothing configured; every other type needs its config.
+            let (config, required) = if session_type == SessionType::Thought {
+                (json!({ "oneOf": [config, { "type": "null" }] }), json!(["session_type"]))
+            } else {
+                (config, json!(["session_type", "config"]))
+            };
+            json!({
+                "type": "object", "title": session_type.as_str(), "additionalProperties": false,
+                "properties": {
+                    "session_type": { "type": "string", "enum": [session_type.as_str()] },
+                    "title": title, "config": config,
+                },
+                "required": required,
+            })
+        })
+        .collect();
+    let mut shaped = json!({ "oneOf": variants });
+    if let Some(description) = create.get("description") {
+        shaped["description"] = description.clone();
+    }
+    schemas.insert("CreateSession".into(), shaped);
+    schemas.insert("InlineItem".into(), inline_item());
+    // A rating's scale: its lowest and highest values, each a byte.
+    if let Some(scale) = schemas.get_mut("SurveyQuestion").and_then(|q| q.pointer_mut("/properties/scale")) {
+        *scale = json!({ "type": ["array", "null"], "minItems": 2, "maxItems": 2,
+            "items": { "type": "integer", "minimum": 0, "maximum": 255 },
+            "description": "For `rating`: the lowest and highest values (default 1-5, at most 6 values)." });
+    }
+    // A learning session names at least one concept to practise.
+    if let Some(templates) = schemas.get_mut("LearningConfig").and_then(|c| c.pointer_mut("/properties/item_templates"))
+    {
+        templates["minProperties"] = json!(1);
+    }
+    if let Some(evaluation) = schemas.get_mut("EvaluationConfig").and_then(Value::as_object_mut) {
+        let sources = ["blueprint_id", "items", "missed_in"];
+        let one_source: Vec<Value> = sources
+            .iter()
+            .map(|given| {
+                let properties: serde_json::Map<String, Value> = sources
+                    .iter()
+                    .map(|source| {
+                        let kind = if source == given {
+                            json!({ "not": { "type": "null" } })
+                        } else {
+                            json!({ "type": "null" })
+                        };
+                        (source.to_string(), kind)
+                    })
+                    .collect();
+                json!({ "required": [given], "properties": properties })
+            })
+            .collect();
+        evaluation.insert("oneOf".into(), Value::Array(one_source));
+        if let Some(items) = evaluation.get_mut("properties").and_then(|p| p.get_mut("items")) {
+            let description = items.get("description").cloned();
+            *items = json!({ "type": ["array", "null"], "minItems": 1, "maxItems": MAX_INLINE_ITEMS,
+                "items": { "$ref": "#/components/schemas/InlineItem" } });
+            if let Some(description) = description {
+                items["description"] = description;
+            }
+        }
+        if let Some(bank) = evaluation.get_mut("properties").and_then(|p| p.get_mut("item_bank_id")) {
+            let description = bank.get("description").cloned();
+            *bank = json!({ "type": ["string", "null"], "enum": ["library", null] });
+            if let Some(description) = description {
+                bank["description"] = description;
+            }
+        }
+    }
 }
 
 /// A free-form object, as the derived schemas write one: any keys, any values.
@@ -215,7 +419,9 @@ fn constrain_text(schema: &mut serde_json::Value) {
             }
             // A request object takes the fields it names: the server refuses others
             // (`unknown_field`) or ignores them, and a key with a NUL is refused either way.
-            if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+            // (Not a bare `properties` of an alternative or condition, which constrains the
+            // fields it names of an object described elsewhere.)
+            if has_type(map, "object") && map.contains_key("properties") && !map.contains_key("additionalProperties") {
                 map.insert("additionalProperties".into(), Value::Bool(false));
             }
             if free_form(map) {

@@ -53,6 +53,8 @@ pub struct SessionStreamEvent {
 /// Create a session: `thought`, `learning`, `evaluation` or `survey`, with its `config`.
 #[utoipa::path(post, operation_id = "sessions_create", path = "/api/session/", tag = "sessions", request_body = CreateSession,
     responses((status = 201, body = SessionView),
+        (status = 404, description = "What the config names is not there: the learning session's map, the \
+            evaluation's blueprint, or the evaluation whose missed items to practise.", body = ErrorBody),
         (status = 503, description = "A thought or learning session needs a language model and none is configured \
             (`llm_not_configured`), or a code assessment needs the sandbox and it is not available.", body = ErrorBody)),
     security(("bearer" = [])))]
