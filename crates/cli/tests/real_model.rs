@@ -215,12 +215,15 @@ async fn tutor_turns(api: &Api) {
     let limit = TURN_DEADLINE + SLACK;
     let mut drill = None;
     let mut focus = Value::Null;
+    let mut took = Vec::new();
     for words in LEARNER_TURNS {
         let body = match words {
             Some(words) => json!({ "clientEvent": { "type": "NONE" }, "messageText": words }),
             None => json!({ "clientEvent": { "type": "REQUEST_DRILL", "unitId": focus } }),
         };
+        let started = Instant::now();
         let reply = api.post_model("tutor turn", &turn, body, limit).await.expect("a turn always answers");
+        took.push(format!("{:.1} s", started.elapsed().as_secs_f64()));
         focus = reply["snapshotLite"]["focus"]["unitId"].clone();
         let said = reply["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "assistant").count();
         assert!(said >= 1, "the tutor says something: {reply}");
@@ -238,7 +241,7 @@ async fn tutor_turns(api: &Api) {
     assert_eq!(turns.len(), LEARNER_TURNS.len(), "{turns:?}");
     let mut validated = 0;
     let mut fell_back = Vec::new();
-    for turn in &turns {
+    for (number, turn) in turns.iter().enumerate() {
         let log = &turn["log"];
         if log["validated"] == true {
             validated += 1;
@@ -247,12 +250,13 @@ async fn tutor_turns(api: &Api) {
         } else {
             let reason = log["fallbackReason"].as_str().unwrap_or_default();
             assert!(is_fallback_reason(reason), "a fallback names its reason code only: {reason:?}");
-            fell_back.push(reason.to_string());
+            fell_back.push(format!("turn {}: {reason}", number + 1));
         }
     }
     let ready: Value = reqwest::get(format!("{}/readyz", api.served.base)).await.unwrap().json().await.unwrap();
     eprintln!(
-        "tutor turns: {validated} of {} the model's checked reply (fell back: {fell_back:?}); prompt budget {}",
+        "tutor turns: {validated} of {} the model's checked reply (fell back: {fell_back:?}); each took {took:?}; \
+         prompt budget {}",
         turns.len(),
         ready["model_prompt_budget"]
     );
