@@ -31,6 +31,27 @@ pub struct Decomposition {
     pub goal_node: Option<String>,
 }
 
+/// How a goal and a decomposition's `goal_node` go together: both or neither (a blank goal
+/// is none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoalFit<'a> {
+    Both { goal: &'a str, goal_node: &'a str },
+    Neither,
+    GoalWithoutNode { goal: &'a str },
+    NodeWithoutGoal,
+}
+
+impl Decomposition {
+    pub fn goal_fit<'a>(&'a self, goal: Option<&'a str>) -> GoalFit<'a> {
+        match (goal.map(str::trim).filter(|g| !g.is_empty()), self.goal_node.as_deref()) {
+            (Some(goal), Some(goal_node)) => GoalFit::Both { goal, goal_node },
+            (Some(goal), None) => GoalFit::GoalWithoutNode { goal },
+            (None, Some(_)) => GoalFit::NodeWithoutGoal,
+            (None, None) => GoalFit::Neither,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConceptSpec {
@@ -168,20 +189,20 @@ pub fn plan(
     }
     recompute_depths(agg, limits)?;
 
-    match (goal.map(str::trim).filter(|g| !g.is_empty()), &decomposition.goal_node) {
-        (Some(goal), Some(goal_label)) => {
-            let goal_node = lookup("goal_node".into(), goal_label)?;
+    match decomposition.goal_fit(goal) {
+        GoalFit::Both { goal, goal_node } => {
+            let goal_node = lookup("goal_node".into(), goal_node)?;
             agg.map.metadata.insert("goal".into(), Value::String(goal.to_string()));
             mark_off_path_optional(agg, goal_node);
         }
-        (Some(_), None) => {
+        GoalFit::GoalWithoutNode { .. } => {
             return Err(DomainError::invalid(
                 "goal_node",
                 "with a goal, the decomposition must name the concept that achieves it (goal_node), so that off-path nodes can be marked optional",
             ))
         }
-        (None, Some(_)) => return Err(DomainError::invalid("goal", "goal_node was given without a goal")),
-        (None, None) => {}
+        GoalFit::NodeWithoutGoal => return Err(DomainError::invalid("goal", "goal_node was given without a goal")),
+        GoalFit::Neither => {}
     }
     seed_diagnostics(&mut agg.nodes, diagnostics)?;
     agg.map.status = MapStatus::Active;

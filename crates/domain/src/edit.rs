@@ -94,7 +94,7 @@ pub fn add_node(
     match agg.map.root_node_id {
         None => {
             if !new.prerequisite_ids.is_empty() {
-                return Err(DomainError::invalid(
+                return Err(DomainError::conflict_at(
                     "prerequisite_ids",
                     "the map is empty, so this node becomes its root and cannot have prerequisites",
                 ));
@@ -103,7 +103,7 @@ pub fn add_node(
             agg.map.updated_at = now;
         }
         Some(root) if new.prerequisite_ids.is_empty() => {
-            return Err(DomainError::invalid(
+            return Err(DomainError::conflict_at(
                 "prerequisite_ids",
                 format!(
                     "the map already has a root ('{}'); a new node needs at least one prerequisite so that it is reachable from the root",

@@ -4,7 +4,7 @@
 //! session reads the flow, does one step and moves it on; the store guards each move with
 //! the version read (compare-and-set), so two sessions cannot both take the same step.
 
-use crate::curriculum::{Decomposition, DiagnosticResult};
+use crate::curriculum::{Decomposition, DiagnosticResult, GoalFit};
 use crate::diagnostic::Probe;
 use crate::edit::{MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
 use crate::question::{AnswerGrade, Question};
@@ -236,17 +236,16 @@ impl Flow {
     /// The goal is the flow's, not the request's, so a mismatch is at odds with the flow
     /// (409) rather than a malformed request.
     pub fn fits_goal(&self, decomposition: &Decomposition) -> Result<(), DomainError> {
-        let goal = self.goal.as_deref().map(str::trim).filter(|g| !g.is_empty());
-        match (goal, &decomposition.goal_node) {
-            (Some(goal), None) => Err(DomainError::conflict_at(
+        match decomposition.goal_fit(self.goal.as_deref()) {
+            GoalFit::GoalWithoutNode { goal } => Err(DomainError::conflict_at(
                 "decomposition.goal_node",
                 format!("this flow's goal is '{goal}': name the concept that achieves it (goal_node)"),
             )),
-            (None, Some(_)) => Err(DomainError::conflict_at(
+            GoalFit::NodeWithoutGoal => Err(DomainError::conflict_at(
                 "decomposition.goal_node",
                 "this flow was started without a goal; leave goal_node out",
             )),
-            _ => Ok(()),
+            GoalFit::Both { .. } | GoalFit::Neither => Ok(()),
         }
     }
 

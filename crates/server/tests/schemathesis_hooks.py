@@ -58,7 +58,8 @@ def before_call(ctx, case, **kwargs):
 # decomposition's `root`, edges and `goal_node` name its own nodes by label; an inventory's
 # labels differ without regard to case (`uniqueItems` compares exactly); a choice's correct
 # index is one of its options; a survey's skip logic names its own questions, and a
-# question's options or scale follow its type. A schema-valid request that breaks one is
+# question's options or scale follow its type; a new edge or concept keeps its map acyclic
+# and within its depth and size limits, which depend on the edges already there. A schema-valid request that breaks one is
 # refused with 422 naming the field, and that is right. Two operator imports take a whole
 # document checked by its own validator, which reports every problem with its field and
 # line: a course pack (units, prerequisites and exam banks that name each other) and a
@@ -71,6 +72,7 @@ CROSS_REFERENCES = [
         (r"POST /api/(curriculum/generate|mind-maps/\{id\}/plan|flows/\{id\}/advance)", "invalid",
          r"(decomposition\.)?(root|goal_node|edges\[\d+\]\.(parent|child))", r"is not the label of a node"),
         (r"POST /api/flows/\{id\}/diagnostic/start", "invalid", r"inventory", r"names a concept twice"),
+        (r"POST /api/mind-maps/\{id\}/(nodes|edges)", "(self_loop|cycle|max_depth|max_nodes)", r".*", r"."),
         (r"POST /api/session/", "invalid", r"config\.items\[\d+\]",
          r"correct index .* is out of range|is not one of the options|options\[\d+\] and options\[\d+\] are the same|repeats items"),
         (r"POST /api/session/", "invalid",
@@ -90,7 +92,7 @@ def _cross_reference(case, response):
     except (ValueError, KeyError, TypeError, AttributeError):
         return False
     return any(
-        op.fullmatch(case.operation.label) and code == rule_code and field_rule.fullmatch(field)
+        op.fullmatch(case.operation.label) and re.fullmatch(rule_code, code) and field_rule.fullmatch(field)
         and message_rule.search(message)
         for op, rule_code, field_rule, message_rule in CROSS_REFERENCES
     )

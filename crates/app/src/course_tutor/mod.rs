@@ -63,10 +63,11 @@ impl Default for TutorSettings {
 }
 
 /// What a turn sends before any call has shown the model's speed: a CPU model such as
-/// SmolLM2-135M reads it in under 10 s, so the first turn of a slow model answers in time
-/// (sent whole, its 2,600-3,900 tokens took most of the 30 s before the first word), and a
-/// fast model, measured on that call, is sent everything from the next turn on.
-pub const UNMEASURED_PROMPT_TOKENS: usize = 1_500;
+/// SmolLM2-135M reads it in 5-10 s even on a busy machine, so the first turn of a slow model
+/// answers in time (sent whole, its 2,600-3,900 tokens took most of the 30 s before the
+/// first word; at 1,500 the turn took 25 s, too near the deadline when the machine was busy),
+/// and a fast model, measured on that call, is sent everything from the next turn on.
+pub const UNMEASURED_PROMPT_TOKENS: usize = 1_000;
 
 /// How many prompt tokens a tutor turn sends, and why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]

@@ -356,12 +356,8 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
         // read as that integer (inside an untagged enum too, whose error names no float).
         // Tried only after a direct parse failed: a body of integers costs nothing more.
         if e.inner().is_data() {
-            if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) {
-                if whole_floats_as_integers(&mut value) {
-                    if let Ok(parsed) = serde_json::from_value(value) {
-                        return Ok(parsed);
-                    }
-                }
+            if let Some(parsed) = serde_json::from_str(text).ok().and_then(parse_with_whole_floats) {
+                return Ok(parsed);
             }
         }
         let path = e.path().to_string();
@@ -377,9 +373,15 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
     })
 }
 
+/// `value` parsed again with its whole floats read as integers, if it had any: the retry
+/// after a direct parse failed on a type (`3.0` where an integer goes).
+pub(crate) fn parse_with_whole_floats<T: serde::de::DeserializeOwned>(mut value: serde_json::Value) -> Option<T> {
+    whole_floats_as_integers(&mut value).then(|| serde_json::from_value(value).ok()).flatten()
+}
+
 /// Every float in `value` with no fractional part, within the range of a 64-bit integer,
 /// made that integer; whether there was one.
-pub(crate) fn whole_floats_as_integers(value: &mut serde_json::Value) -> bool {
+fn whole_floats_as_integers(value: &mut serde_json::Value) -> bool {
     use serde_json::Value;
     match value {
         Value::Number(number) if number.is_f64() => {

@@ -124,13 +124,11 @@ impl SessionConfig {
                 .or_else(|e| {
                     // A whole float where an integer goes (`10.0`) is that integer, as in
                     // every other body (`parse_json`).
-                    let mut whole = value;
-                    if e.inner().is_data() && crate::maps::curriculum::whole_floats_as_integers(&mut whole) {
-                        if let Ok(parsed) = serde_json::from_value(whole) {
-                            return Ok(parsed);
-                        }
+                    if e.inner().is_data() {
+                        crate::maps::curriculum::parse_with_whole_floats(value).ok_or(e)
+                    } else {
+                        Err(e)
                     }
-                    Err(e)
                 })
                 .map_err(|e| {
                     let path = e.path().to_string();
