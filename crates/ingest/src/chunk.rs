@@ -26,16 +26,22 @@ impl Chunk {
     /// A human-readable reference to where the chunk comes from, e.g.
     /// `notes.pdf, p. 3, Chapter 2 Subnets > 2.1 Masks`.
     pub fn citation(&self, file: &str) -> String {
-        let mut citation = file.to_owned();
-        if let Some(page) = self.page {
-            citation.push_str(&format!(", p. {page}"));
-        }
-        if !self.heading_path.is_empty() {
-            citation.push_str(", ");
-            citation.push_str(&self.heading_path.join(" > "));
-        }
-        citation
+        citation(file, self.page, &self.heading_path)
     }
+}
+
+/// Where a passage comes from, as a reader looks it up: the file, the page (PDFs) and the
+/// headings it sits under, e.g. `notes.pdf, p. 3, Chapter 2 Subnets > 2.1 Masks`.
+pub fn citation(file: &str, page: Option<u32>, heading_path: &[String]) -> String {
+    let mut citation = file.to_owned();
+    if let Some(page) = page {
+        citation.push_str(&format!(", p. {page}"));
+    }
+    if !heading_path.is_empty() {
+        citation.push_str(", ");
+        citation.push_str(&heading_path.join(" > "));
+    }
+    citation
 }
 
 /// The content hash of a chunk: SHA-256 over each heading followed by U+001F (unit
@@ -157,6 +163,18 @@ impl Chunker {
         self.flush();
         self.chunks
     }
+}
+
+/// Blocks as one line each (`h2 Masks`, or a paragraph's text), for tests to compare.
+#[cfg(test)]
+pub(crate) fn render(blocks: &[Block]) -> Vec<String> {
+    blocks
+        .iter()
+        .map(|block| match block {
+            Block::Heading { level, text } => format!("h{level} {text}"),
+            Block::Paragraph { text, .. } => text.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ mod text;
 
 use serde::{Deserialize, Serialize};
 
-pub use chunk::{content_hash, Chunk};
+pub use chunk::{citation, content_hash, Chunk};
 pub use error::IngestError;
 pub use format::Format;
 

@@ -106,16 +106,7 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn render(blocks: &[Block]) -> Vec<String> {
-        blocks
-            .iter()
-            .map(|block| match block {
-                Block::Heading { level, text } => format!("h{level} {text}"),
-                Block::Paragraph { text, .. } => text.clone(),
-            })
-            .collect()
-    }
+    use crate::chunk::render;
 
     #[test]
     fn atx_and_setext_headings_with_their_levels() {
