@@ -4,6 +4,7 @@
 //! `pathwise-domain`, persistence from `pathwise-store`.
 
 pub mod analytics;
+pub mod authoring;
 pub mod clock;
 pub mod course_tutor;
 pub mod error;
@@ -59,6 +60,7 @@ pub struct App<S: Store = AnyStore> {
     embedder: Option<Arc<pathwise_llm::Embedder>>,
     /// Speech to text for voice input, when a transcription model is configured.
     transcriber: Option<Arc<pathwise_llm::Transcriber>>,
+    authoring: authoring::AuthoringSettings,
 }
 
 impl<S: Store> App<S> {
@@ -84,6 +86,7 @@ impl<S: Store> App<S> {
             tutor: course_tutor::TutorSettings::default(),
             embedder: None,
             transcriber: None,
+            authoring: Default::default(),
             store,
         }
     }
@@ -97,6 +100,15 @@ impl<S: Store> App<S> {
     }
 
     /// The same application retrieving course content by embeddings as well as BM25.
+    pub fn with_authoring_settings(mut self, settings: authoring::AuthoringSettings) -> Self {
+        self.authoring = settings;
+        self
+    }
+
+    pub fn authoring_settings(&self) -> &authoring::AuthoringSettings {
+        &self.authoring
+    }
+
     pub fn with_embedder(mut self, embedder: Arc<pathwise_llm::Embedder>) -> Self {
         self.embedder = Some(embedder);
         self

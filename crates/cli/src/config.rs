@@ -123,6 +123,11 @@ pub struct Settings {
     pub metrics_token: Option<String>,
     /// `text` (for a terminal) or `json` (one object per line, for a log collector).
     pub log_format: LogFormat,
+    /// The folder a learner's files may be ingested from by path on the server's machine;
+    /// unset, none (`pathwise author ingest` reads files where it runs, as its user).
+    pub ingest_dir: Option<PathBuf>,
+    /// The largest file ingestion reads, in MiB.
+    pub ingest_max_mb: u32,
 }
 
 /// How log lines are written.
@@ -181,11 +186,21 @@ impl Default for Settings {
             shutdown_grace_secs: 30,
             metrics_token: None,
             log_format: LogFormat::Text,
+            ingest_dir: None,
+            ingest_max_mb: 32,
         }
     }
 }
 
 impl Settings {
+    /// What ingesting a learner's files may read, as these settings give it.
+    pub fn authoring(&self) -> pathwise_app::authoring::AuthoringSettings {
+        let mut authoring =
+            pathwise_app::authoring::AuthoringSettings { ingest_dir: self.ingest_dir.clone(), ..Default::default() };
+        authoring.limits.max_bytes = (self.ingest_max_mb.max(1) as usize).saturating_mul(1024 * 1024);
+        authoring
+    }
+
     /// The server's limits as these settings give them.
     pub fn limits(&self) -> pathwise_server::Limits {
         use std::time::Duration;

@@ -80,7 +80,10 @@ pub enum AnalyticsCommand {
 pub async fn open_app(settings: &Settings) -> Result<App> {
     let llm = config::language_model(settings)?;
     let notifiers = pathwise_notify::build_all(&settings.notifiers).context("invalid notifiers")?;
-    Ok(App::<AnyStore>::new(crate::open_store(settings).await?).with_llm(llm).with_notifiers(notifiers))
+    Ok(App::<AnyStore>::new(crate::open_store(settings).await?)
+        .with_llm(llm)
+        .with_notifiers(notifiers)
+        .with_authoring_settings(settings.authoring()))
 }
 
 pub async fn learner(app: &App, settings: &Settings, token: Option<&str>) -> Result<LearnerId> {

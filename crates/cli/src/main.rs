@@ -3,6 +3,7 @@
 // Every command prints through `output`, which ends quietly when its reader has gone.
 #![deny(clippy::print_stdout)]
 
+mod author;
 #[cfg(feature = "bench")]
 mod bench;
 mod cat_sim;
@@ -101,6 +102,15 @@ enum Command {
     Flow {
         #[command(subcommand)]
         command: learn::FlowCommand,
+        /// Act for the learner with this API token instead of the local learner.
+        #[arg(long, env = "PATHWISE_TOKEN", global = true)]
+        token: Option<String>,
+    },
+    /// The learner's own material: ingest files and folders (Markdown, text, HTML, PDF) into
+    /// chunks that cite their source, list them, show them, remove them.
+    Author {
+        #[command(subcommand)]
+        command: author::AuthorCommand,
         /// Act for the learner with this API token instead of the local learner.
         #[arg(long, env = "PATHWISE_TOKEN", global = true)]
         token: Option<String>,
@@ -271,6 +281,9 @@ async fn run(cli: Cli) -> Result<()> {
         ),
         Command::Flow { command, token } => {
             learn::flow(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
+        }
+        Command::Author { command, token } => {
+            author::run(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
         }
         Command::Jobs { command, token } => {
             learn::jobs(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await

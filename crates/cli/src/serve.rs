@@ -207,7 +207,8 @@ pub async fn build_app(settings: &Settings) -> Result<Built> {
     let store = crate::open_store(settings).await?;
     let (library, pack_notes) = item_library(&settings.item_packs)?;
     let mut app =
-        config::with_tutor(App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library), settings)?;
+        config::with_tutor(App::new(store).with_llm(llm).with_notifiers(notifiers).with_library(library), settings)?
+            .with_authoring_settings(settings.authoring());
     let (sandbox, sandbox_note) = code_sandbox(settings).await;
     if let Some(sandbox) = sandbox {
         app = app.with_sandbox(sandbox);

@@ -57,6 +57,11 @@ const READ_ONLY: &[&str] = &[
     "tutor_snapshot",
     "tutor_thread_messages",
     "tutor_turn_log",
+    "author_documents",
+    "author_document_get",
+    "author_drafts",
+    "author_draft_get",
+    "author_draft_export",
 ];
 
 const PROMPTS: &[&str] = &["curriculum_planning", "diagnostic", "teaching", "review", "tutor_course", "run_evaluation"];
@@ -699,6 +704,50 @@ async fn stdio_calls_every_tool() {
     let log = ok("review_log_export", json!({})).await;
     assert!(log["csv"].as_str().unwrap().starts_with("item_id,timestamp,grade"), "{log}");
     assert!(log["csv"].as_str().unwrap().lines().count() > 1, "{log}");
+
+    // The learner's own material: notes ingested into chunks that cite their headings.
+    let notes = "# Subnets\n\nA /24 has 256 addresses.\n\n## Masks\n\nA mask marks the network bits.\n\n## Hosts\n\n\
+                 A /24 has 254 usable hosts.\n";
+    let ingested = ok("author_ingest", json!({ "name": "subnets.md", "text": notes })).await;
+    let document = ingested["documents"][0]["id"].as_str().expect("the document's id").to_string();
+    assert_eq!(ingested["documents"][0]["chunk_count"], 3, "{ingested}");
+    let listed = ok("author_documents", json!({})).await;
+    assert_eq!(listed["documents"][0]["name"], "subnets.md", "{listed}");
+    let read = ok("author_document_get", json!({ "document_id": document })).await;
+    assert_eq!(read["chunks"][1]["citation"], "subnets.md, Subnets > Masks", "{read}");
+    // A path on the server's machine only under its ingest_dir, which this server has not.
+    let refusal = mcp.refused("author_ingest", json!({ "path": "/etc/hostname" })).await;
+    assert!(refusal.contains("ingest_dir"), "{refusal}");
+    // A course drafted from them: an outline from the headings, edited, exported as a pack.
+    let draft = ok("author_draft_outline", json!({ "title": "Subnetting notes" })).await;
+    let units: Vec<&str> =
+        draft["draft"]["units"].as_array().unwrap().iter().map(|u| u["id"].as_str().unwrap()).collect();
+    assert_eq!(units, ["subnets", "masks", "hosts"], "{draft}");
+    assert_eq!(draft["problems"], json!([]), "{draft}");
+    let draft_id = id(&draft);
+    assert_eq!(ok("author_drafts", json!({})).await["drafts"][0]["course_id"], "SUBNETTING-NOTES");
+    let mut edited = draft["draft"].clone();
+    edited["units"][1]["title"] = json!("Masks and prefixes");
+    let edited = ok("author_draft_edit", json!({ "draft_id": draft_id, "version": 0, "draft": edited })).await;
+    assert_eq!(
+        (edited["version"].as_i64(), edited["draft"]["units"][1]["title"].as_str()),
+        (Some(1), Some("Masks and prefixes"))
+    );
+    // The same edit from the old version is a conflict, and changes nothing.
+    let stale =
+        mcp.refused("author_draft_edit", json!({ "draft_id": draft_id, "version": 0, "draft": edited["draft"] })).await;
+    assert!(stale.contains("version 1"), "{stale}");
+    let read = ok("author_draft_get", json!({ "draft_id": draft_id })).await;
+    assert_eq!(read["version"], 1, "{read}");
+    assert_eq!(read["passages"][1]["citation"], "subnets.md, Subnets > Masks", "{read}");
+    let exported = ok("author_draft_export", json!({ "draft_id": draft_id })).await;
+    assert!(exported["pack"].as_str().unwrap().contains("course_id = \"SUBNETTING-NOTES\""), "{exported}");
+    let removed = ok("author_draft_delete", json!({ "draft_id": draft_id })).await;
+    assert_eq!(removed["removed"], draft_id.as_str(), "{removed}");
+
+    let removed = ok("author_document_delete", json!({ "document_id": document })).await;
+    assert_eq!(removed["removed"], document.as_str(), "{removed}");
+    assert_eq!(ok("author_documents", json!({})).await["documents"], json!([]));
 
     // The policy tutor, offline: a turn, a drill asked for and graded once.
     let thread = ok("tutor_thread_create", json!({ "courseId": course })).await;

@@ -12,6 +12,7 @@
 mod builtin;
 mod card;
 mod course;
+pub mod draft;
 mod error;
 mod event;
 pub mod fallback;

@@ -84,3 +84,15 @@ id_type!(
     /// One of a learner's API tokens (not the token itself, which is never stored).
     TokenId
 );
+id_type!(
+    /// A file a learner ingested as material for a course of their own.
+    SourceDocumentId
+);
+id_type!(
+    /// One chunk of an ingested file: what a draft course cites.
+    SourceChunkId
+);
+id_type!(
+    /// A course being drafted from a learner's material, not yet published.
+    CourseDraftId
+);

@@ -6,6 +6,7 @@
 //! stores persist the outcome and front doors present it.
 
 pub mod choice;
+pub mod citation;
 pub mod curriculum;
 pub mod diagnostic;
 pub mod edit;
@@ -29,7 +30,10 @@ pub mod status;
 pub mod wording;
 
 pub use error::DomainError;
-pub use ids::{FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, ThreadId, TokenId, TurnId};
+pub use ids::{
+    CourseDraftId, FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, SourceChunkId, SourceDocumentId,
+    ThreadId, TokenId, TurnId,
+};
 pub use status::{
     EdgeType, FlowStatus, JobKind, JobOutcome, MapStatus, MasteryStatus, ResponseType, SessionEndReason, SessionStatus,
     SessionType, SrsScheduler,

@@ -30,19 +30,7 @@ impl Chunk {
     }
 }
 
-/// Where a passage comes from, as a reader looks it up: the file, the page (PDFs) and the
-/// headings it sits under, e.g. `notes.pdf, p. 3, Chapter 2 Subnets > 2.1 Masks`.
-pub fn citation(file: &str, page: Option<u32>, heading_path: &[String]) -> String {
-    let mut citation = file.to_owned();
-    if let Some(page) = page {
-        citation.push_str(&format!(", p. {page}"));
-    }
-    if !heading_path.is_empty() {
-        citation.push_str(", ");
-        citation.push_str(&heading_path.join(" > "));
-    }
-    citation
-}
+pub use pathwise_domain::citation::citation;
 
 /// The content hash of a chunk: SHA-256 over each heading followed by U+001F (unit
 /// separator), then U+001E (record separator), then the text, as lowercase hex. Chunk text

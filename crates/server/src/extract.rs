@@ -80,6 +80,32 @@ impl<const LIMIT: usize> FromRequest<AppState> for LargeTextBody<LIMIT> {
     }
 }
 
+/// A file's bytes, up to the server's `ingest_max_mb` rather than the usual
+/// [`crate::MAX_BODY_BYTES`]: a learner's document, which the ingest readers check.
+pub struct FileBody(pub Vec<u8>);
+
+impl FromRequest<AppState> for FileBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let limit = state.app.authoring_settings().limits.max_bytes;
+        let bytes = axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| {
+            ApiError::from(
+                AppError::new(
+                    ErrorKind::TooLarge,
+                    "too_large",
+                    format!(
+                        "body: the file is larger than the server's {} MiB limit (ingest_max_mb)",
+                        limit / (1024 * 1024)
+                    ),
+                )
+                .with_details(serde_json::json!({ "field": "body", "max_bytes": limit })),
+            )
+        })?;
+        Ok(FileBody(bytes.to_vec()))
+    }
+}
+
 /// A JSON body that may be left out: an empty body, or `null` (what the document's
 /// optional body allows), is `T::default()`.
 pub struct OptionalJsonBody<T>(pub T);

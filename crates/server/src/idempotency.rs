@@ -19,8 +19,10 @@ pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key
 /// Set on a reply that repeats the one a key kept.
 pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
-/// Routes whose handler takes the key itself.
-const OWN_KEYS: &[&str] = &["/api/responses"];
+/// Routes whose handler takes the key itself, or that a repeat cannot harm and whose body
+/// may be larger than a kept request: a file uploaded again is answered as unchanged, a
+/// learner imported again is a conflict.
+const OWN_KEYS: &[&str] = &["/api/responses", "/api/author/documents", "/api/learners/import"];
 
 /// The request's `Idempotency-Key`, if it has one; a header that is not text is refused.
 pub fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {

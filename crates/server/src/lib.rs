@@ -18,7 +18,7 @@ use axum::routing::get;
 use axum::Router;
 use pathwise_app::App;
 use routes::{
-    analytics, courses, curriculum, docs, flows, learners, library, maps, mastery, math, nodes, sessions, tutor,
+    analytics, author, courses, curriculum, docs, flows, learners, library, maps, mastery, math, nodes, sessions, tutor,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -151,6 +151,11 @@ fn operations() -> OpenApiRouter<AppState> {
         .routes(routes!(learners::import))
         .routes(routes!(learners::me))
         .routes(routes!(learners::llm_usage))
+        .routes(routes!(author::upload, author::documents))
+        .routes(routes!(author::document, author::delete_document))
+        .routes(routes!(author::drafts, author::create_draft))
+        .routes(routes!(author::draft, author::edit_draft, author::delete_draft))
+        .routes(routes!(author::export_draft))
         .routes(routes!(maps::list_maps, maps::create_map))
         .routes(routes!(curriculum::import_outline))
         .routes(routes!(maps::get_map, maps::update_map, maps::delete_map))

@@ -60,6 +60,9 @@ struct World {
     flow: String,
     session: String,
     thread: String,
+    /// One of A's own documents, and a course drafted from it.
+    document: String,
+    draft: String,
     /// Every id of A's that B must never see in a success: the above and the responses'.
     secrets: Vec<String>,
 }
@@ -75,6 +78,8 @@ impl World {
             "flowid" => &self.flow,
             "sessionid" => &self.session,
             "threadid" => &self.thread,
+            "documentid" => &self.document,
+            "draftid" => &self.draft,
             "tokenid" => &self.token,
             // A bare `id` takes its meaning from the path it is in.
             "id" if path.starts_with("/api/learners/") => &self.learner_id,
@@ -82,6 +87,8 @@ impl World {
             "id" if path.starts_with("/api/nodes/") => &self.root,
             "id" if path.starts_with("/api/flows/") => &self.flow,
             "id" if path.starts_with("/api/session/") => &self.session,
+            "id" if path.starts_with("/api/author/documents/") => &self.document,
+            "id" if path.starts_with("/api/author/drafts/") => &self.draft,
             _ => return None,
         })
     }
@@ -116,6 +123,11 @@ async fn make_world(t: &TestApp) -> World {
     let thread = text(&t.post(a, "/api/tutor/threads", json!({ "courseId": COURSE })).await.expect(201)["id"]);
     t.post(a, &format!("/api/tutor/threads/{thread}/turn"), json!({ "messageText": "hello" })).await.expect(200);
     let learner = t.app.authenticate(a).await.expect("A's token").id;
+    let notes = b"# Sets\n\nA set is a collection of distinct objects.\n".to_vec();
+    let document =
+        t.app.ingest_document(learner, "sets.md", notes).await.expect("A's document").document.id.to_string();
+    let new_draft = pathwise_app::authoring::NewDraft { title: "Sets".into(), documents: None };
+    let draft = t.app.draft_course(learner, new_draft).await.expect("A's draft").id.to_string();
     let secrets = vec![
         learner.to_string(),
         map.clone(),
@@ -125,9 +137,24 @@ async fn make_world(t: &TestApp) -> World {
         flow.clone(),
         session.clone(),
         thread.clone(),
+        document.clone(),
+        draft.clone(),
     ];
     let token = t.app.learner_tokens(learner).await.expect("A's tokens")[0].id.to_string();
-    World { learner, learner_id: learner.to_string(), token, map, root, child, flow, session, thread, secrets }
+    World {
+        learner,
+        learner_id: learner.to_string(),
+        token,
+        map,
+        root,
+        child,
+        flow,
+        session,
+        thread,
+        document,
+        draft,
+        secrets,
+    }
 }
 
 /// Everything of A's, read through the application (not through the doors under test).
@@ -158,7 +185,17 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
             "turns": app.thread_turns(l, thread.id, &PageQuery { limit: Some(500), ..Default::default() }).await.unwrap(),
         }));
     }
+    let mut documents = Vec::new();
+    for document in app.source_documents(l).await.unwrap() {
+        documents.push(app.source_document(l, document.id).await.unwrap());
+    }
+    let mut drafts = Vec::new();
+    for draft in app.course_drafts(l).await.unwrap() {
+        drafts.push(app.course_draft(l, draft.id).await.unwrap());
+    }
     json!({
+        "documents": documents,
+        "drafts": drafts,
         "maps": maps,
         "aggregates": aggregates,
         "responses": app.list_responses(l, ResponseFilter::default(), Some(0), Some(500)).await.unwrap(),

@@ -71,6 +71,10 @@ async fn operation_ids_are_unique_and_name_their_module() {
     }
 }
 
+/// The query parameters a call cannot do without: an upload's file name, which says its
+/// format, beside a body that is the file's bytes.
+const REQUIRED_QUERY: &[(&str, &str)] = &[("post /api/author/documents", "name")];
+
 #[tokio::test]
 async fn parameters_are_declared_where_they_are_sent() {
     let t = spawn_app().await;
@@ -94,6 +98,9 @@ async fn parameters_are_declared_where_they_are_sent() {
                 if name == "id" || name.ends_with("_id") && name != "course_id" {
                     assert_eq!(schema["format"], "uuid", "{what}: the id {name} is not a UUID: {schema}");
                 }
+            } else if REQUIRED_QUERY.contains(&(what.as_str(), name)) {
+                assert_eq!(parameter["required"], true, "{what}: query parameter {name} is not required");
+                assert!(!schema.to_string().contains("null"), "{what}: {name} may be null: {schema}");
             } else {
                 // Optional query parameters are not required, and not null either: a client
                 // leaves one out rather than sending `null`.

@@ -210,7 +210,7 @@ async fn readiness_reports_the_store_its_schema_and_the_model() {
         ready["model_prompt_budget"]
             .as_str()
             .unwrap()
-            .starts_with("1500 tokens: the model's speed is not measured yet"),
+            .starts_with("1000 tokens: the model's speed is not measured yet"),
         "{ready}"
     );
 

@@ -8,7 +8,10 @@ use crate::{
 use chrono::{DateTime, NaiveDate, Utc};
 use pathwise_domain::flow::Flow;
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, MindMap, Node, QuizResponse, ResponseEvent};
-use pathwise_domain::{DomainError, FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId};
+use pathwise_domain::{
+    CourseDraftId, DomainError, FlowId, FlowStatus, LearnerId, MapStatus, MindMapId, NodeId, SourceChunkId,
+    SourceDocumentId,
+};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -609,6 +612,96 @@ impl crate::TutorStore for AnyStore {
         status: &crate::ExamStatusRecord,
     ) -> StoreResult<()> {
         delegate!(self.record_exam_event(event, status))
+    }
+}
+
+impl crate::AuthoringStore for AnyStore {
+    async fn put_source_document(
+        &self,
+        document: &crate::SourceDocumentRecord,
+        chunks: &[crate::SourceChunkRecord],
+    ) -> StoreResult<(crate::SourceDocumentRecord, crate::ChunkSync)> {
+        delegate!(self.put_source_document(document, chunks))
+    }
+
+    async fn source_document(
+        &self,
+        owner: LearnerId,
+        id: SourceDocumentId,
+    ) -> StoreResult<Option<crate::SourceDocumentRecord>> {
+        delegate!(self.source_document(owner, id))
+    }
+
+    async fn source_document_by_name(
+        &self,
+        owner: LearnerId,
+        name: &str,
+    ) -> StoreResult<Option<crate::SourceDocumentRecord>> {
+        delegate!(self.source_document_by_name(owner, name))
+    }
+
+    async fn list_source_documents(&self, owner: LearnerId) -> StoreResult<Vec<crate::SourceDocumentRecord>> {
+        delegate!(self.list_source_documents(owner))
+    }
+
+    async fn source_chunks(
+        &self,
+        owner: LearnerId,
+        document: SourceDocumentId,
+    ) -> StoreResult<Vec<crate::SourceChunkRecord>> {
+        delegate!(self.source_chunks(owner, document))
+    }
+
+    async fn source_chunks_by_id(
+        &self,
+        owner: LearnerId,
+        ids: &[SourceChunkId],
+    ) -> StoreResult<Vec<crate::SourceChunkRecord>> {
+        delegate!(self.source_chunks_by_id(owner, ids))
+    }
+
+    async fn delete_source_document(&self, owner: LearnerId, id: SourceDocumentId) -> StoreResult<bool> {
+        delegate!(self.delete_source_document(owner, id))
+    }
+
+    async fn insert_course_draft(&self, draft: &crate::CourseDraftRecord) -> StoreResult<()> {
+        delegate!(self.insert_course_draft(draft))
+    }
+
+    async fn course_draft(&self, owner: LearnerId, id: CourseDraftId) -> StoreResult<Option<crate::CourseDraftRecord>> {
+        delegate!(self.course_draft(owner, id))
+    }
+
+    async fn list_course_drafts(&self, owner: LearnerId) -> StoreResult<Vec<crate::CourseDraftRecord>> {
+        delegate!(self.list_course_drafts(owner))
+    }
+
+    async fn update_course_draft(&self, draft: &crate::CourseDraftRecord, expected_version: i64) -> StoreResult<bool> {
+        delegate!(self.update_course_draft(draft, expected_version))
+    }
+
+    async fn delete_course_draft(&self, owner: LearnerId, id: CourseDraftId) -> StoreResult<bool> {
+        delegate!(self.delete_course_draft(owner, id))
+    }
+
+    async fn share_course(&self, course_id: &str, learner: LearnerId, at: DateTime<Utc>) -> StoreResult<()> {
+        delegate!(self.share_course(course_id, learner, at))
+    }
+
+    async fn unshare_course(&self, course_id: &str, learner: LearnerId) -> StoreResult<bool> {
+        delegate!(self.unshare_course(course_id, learner))
+    }
+
+    async fn course_shares(&self, course_id: &str) -> StoreResult<Vec<LearnerId>> {
+        delegate!(self.course_shares(course_id))
+    }
+
+    async fn list_courses_for(&self, learner: LearnerId) -> StoreResult<Vec<crate::CourseRecord>> {
+        delegate!(self.list_courses_for(learner))
+    }
+
+    async fn course_visible_to(&self, course_id: &str, learner: LearnerId) -> StoreResult<bool> {
+        delegate!(self.course_visible_to(course_id, learner))
     }
 }
 

@@ -16,6 +16,10 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use uuid::Uuid;
 
+/// Tables a learner's rows came to live in after documents of version 1 were first written:
+/// a document exported before them does not list them, and is read as having none.
+pub const TABLES_ADDED_SINCE_VERSION_1: &[&str] = &["source_documents", "source_chunks", "course_drafts"];
+
 /// How a column's values are kept (each database in its own way) and written in a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -93,6 +97,25 @@ fn session_event_kind(text: &str) -> Result<(), String> {
     pathwise_domain::session::SessionEventKind::parse(text).map(drop).map_err(|e| e.to_string())
 }
 
+/// `text` if it is one of `words`; the error names them, as the domain's vocabularies do.
+fn among(text: &str, words: &[&str]) -> Result<(), String> {
+    if words.contains(&text) {
+        Ok(())
+    } else {
+        Err(format!("'{text}' is not one of: {}", words.join(", ")))
+    }
+}
+
+/// The formats a document is ingested from.
+fn document_format(text: &str) -> Result<(), String> {
+    among(text, &["markdown", "text", "html", "pdf"])
+}
+
+/// How far a draft course has come: its outline, then each unit's material.
+fn draft_stage(text: &str) -> Result<(), String> {
+    among(text, &["outline", "units"])
+}
+
 /// One table a learner's rows live in.
 #[derive(Debug)]
 pub struct TableSpec {
@@ -115,6 +138,15 @@ impl PartialEq for TableSpec {
     }
 }
 
+impl Column {
+    /// Whether the column names the learner the row belongs to: `learner_id`, or `owner_id`
+    /// on what a learner made (the documents they ingested, their drafts). An imported row
+    /// must name the document's learner there.
+    pub fn names_the_learner(&self) -> bool {
+        self.kind == Kind::Id && matches!(self.name, "learner_id" | "owner_id")
+    }
+}
+
 impl TableSpec {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
@@ -132,11 +164,13 @@ impl TableSpec {
 use Kind::*;
 
 const OWN: &str = "learner_id = $1";
+const OWNED: &str = "owner_id = $1";
 const OWN_MAPS: &str = "mind_map_id IN (SELECT id FROM mind_maps WHERE learner_id = $1)";
 
 /// Every table holding a learner's rows, parents before children (the order an import
 /// writes them in). `learners` itself is the document's `learner`; `courses` are shared
-/// by every learner and are not a learner's to export.
+/// content and are not a learner's to export, not even the ones a learner published (see
+/// [`NOT_LEARNER_TABLES`]).
 pub static LEARNER_TABLES: &[TableSpec] = &[
     TableSpec {
         name: "api_tokens",
@@ -535,11 +569,67 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
         key: &["day"],
         sequenced: false,
     },
+    TableSpec {
+        name: "source_documents",
+        columns: &[
+            col("id", Id),
+            col("owner_id", Id),
+            col("name", Text),
+            word("format", document_format),
+            opt("title", Text),
+            opt("pages", Int),
+            col("byte_size", BigInt),
+            col("file_hash", Text),
+            col("chunk_count", Int),
+            col("ingested_at", Time),
+            col("updated_at", Time),
+        ],
+        filter: OWNED,
+        key: &["id"],
+        sequenced: false,
+    },
+    TableSpec {
+        name: "source_chunks",
+        columns: &[
+            col("id", Id),
+            id_in("document_id", "source_documents"),
+            col("ordinal", Int),
+            col("content_hash", Text),
+            col("heading_path", Json),
+            opt("page", Int),
+            col("text", Text),
+        ],
+        filter: "document_id IN (SELECT id FROM source_documents WHERE owner_id = $1)",
+        key: &["id"],
+        sequenced: false,
+    },
+    TableSpec {
+        name: "course_drafts",
+        columns: &[
+            col("id", Id),
+            col("owner_id", Id),
+            col("title", Text),
+            word("stage", draft_stage),
+            col("version", BigInt),
+            col("created_at", Time),
+            col("updated_at", Time),
+            col("draft", Json),
+        ],
+        filter: OWNED,
+        key: &["id"],
+        sequenced: false,
+    },
 ];
 
 /// Tables that hold no learner's rows: the learners themselves (a document's `learner`),
-/// the shared courses, and the migrations' own record.
-pub const NOT_LEARNER_TABLES: &[&str] = &["learners", "courses", "_sqlx_migrations"];
+/// the shared courses, who a course is shared with, and the migrations' own record.
+///
+/// A course a learner published (`courses.owner_id`) is not in their document either: once
+/// published it is content others study, and goes with its owner only when the owner is
+/// deleted. What the learner wrote is their draft, which is in the document and can be
+/// published again. A course's sharing is its owner's decision about their course, not a
+/// row of the learner it is shared with, and goes with the course.
+pub const NOT_LEARNER_TABLES: &[&str] = &["learners", "courses", "course_shares", "_sqlx_migrations"];
 
 pub fn learner_table(name: &str) -> Option<&'static TableSpec> {
     LEARNER_TABLES.iter().find(|t| t.name == name)
@@ -725,16 +815,18 @@ impl LearnerRows {
 
     /// A document's `tables` read for `learner`: every table named, every column of each
     /// row present with a value of its kind and nothing else, and every row the learner's
-    /// (its `learner_id` the learner's, its references to rows of this document).
+    /// (its `learner_id` or `owner_id` the learner's, its references to rows of this document).
     pub fn from_json(learner: crate::Learner, tables: &Map<String, Json>) -> Result<LearnerRows, RowsError> {
         if let Some(unknown) = tables.keys().find(|name| learner_table(name).is_none()) {
             let allowed = LEARNER_TABLES.iter().map(|t| t.name).collect::<Vec<_>>().join(", ");
             return Err(RowsError::new(format!("tables.{unknown}"), format!("unknown table; allowed: {allowed}")));
         }
         let mut read = Vec::with_capacity(LEARNER_TABLES.len());
+        let none = Vec::new();
         for table in LEARNER_TABLES {
             let path = format!("tables.{}", table.name);
             let rows = match tables.get(table.name) {
+                None if TABLES_ADDED_SINCE_VERSION_1.contains(&table.name) => &none,
                 None => return Err(RowsError::new(path, "missing; every table is listed, [] when it has no rows")),
                 Some(Json::Array(rows)) => rows,
                 Some(_) => return Err(RowsError::new(path, "expected an array of rows")),
@@ -773,8 +865,8 @@ impl LearnerRows {
         Ok(())
     }
 
-    /// Every row is the learner's: a `learner_id` column holds the learner's id (or
-    /// nothing, where it may), and a reference names a row of this document, never one of
+    /// Every row is the learner's: a column naming the learner ([`Column::names_the_learner`])
+    /// holds the learner's id (or nothing, where it may), and a reference names a row of this document, never one of
     /// another learner's on the server the document is imported into.
     fn check_ownership(&self) -> Result<(), RowsError> {
         let learner = self.learner.id.0;
@@ -788,7 +880,7 @@ impl LearnerRows {
             for (r, row) in t.rows.iter().enumerate() {
                 for (column, value) in t.table.columns.iter().zip(row) {
                     let field = || format!("tables.{}[{r}].{}", t.table.name, column.name);
-                    if column.name == "learner_id" && value.as_id() != Some(learner) {
+                    if column.names_the_learner() && value.as_id() != Some(learner) {
                         return Err(RowsError::new(field(), format!("must be the learner's id, {learner}")));
                     }
                     if let (Some(table), Some(id)) = (column.refers_to, value.as_id()) {
@@ -907,6 +999,12 @@ mod tests {
         let mut missing = empty_tables();
         missing.remove("sessions");
         assert_eq!(LearnerRows::from_json(learner(), &missing).unwrap_err().field, "tables.sessions");
+        // A document from before a table existed does not list it, and has none of its rows.
+        let mut older = empty_tables();
+        for table in TABLES_ADDED_SINCE_VERSION_1 {
+            older.remove(*table);
+        }
+        assert!(LearnerRows::from_json(learner(), &older).is_ok());
         let mut unknown = empty_tables();
         unknown.insert("secrets".into(), json!([]));
         let error = LearnerRows::from_json(learner(), &unknown).unwrap_err();
@@ -941,6 +1039,23 @@ mod tests {
         let error = LearnerRows::from_json(learner(), &tables).unwrap_err();
         assert_eq!(error.field, "tables.node_fsrs[0].node_id");
         assert!(error.message.contains("mind_map_nodes"), "{}", error.message);
+    }
+
+    #[test]
+    fn what_a_learner_made_must_be_their_own_and_of_known_words() {
+        let draft = |owner: Uuid, stage: &str| {
+            json!([{ "id": Uuid::from_u128(1), "owner_id": owner, "title": "Sets", "stage": stage, "version": 0,
+                     "created_at": "2026-03-02T09:00:00Z", "updated_at": "2026-03-02T09:00:00Z", "draft": {} }])
+        };
+        let mut tables = empty_tables();
+        tables.insert("course_drafts".into(), draft(learner().id.0, "outline"));
+        assert!(LearnerRows::from_json(learner(), &tables).is_ok());
+        tables.insert("course_drafts".into(), draft(Uuid::from_u128(8), "outline"));
+        assert_eq!(LearnerRows::from_json(learner(), &tables).unwrap_err().field, "tables.course_drafts[0].owner_id");
+        tables.insert("course_drafts".into(), draft(learner().id.0, "published"));
+        let error = LearnerRows::from_json(learner(), &tables).unwrap_err();
+        assert_eq!(error.field, "tables.course_drafts[0].stage");
+        assert!(error.message.contains("outline, units"), "{}", error.message);
     }
 
     #[test]

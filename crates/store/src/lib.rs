@@ -8,6 +8,7 @@
 mod admin;
 mod analytics;
 mod any;
+mod authoring;
 mod error;
 mod evidence;
 pub mod learner_rows;
@@ -16,6 +17,7 @@ mod postgres;
 pub mod private_files;
 mod sessions;
 mod sql;
+mod sql_authoring;
 mod sql_loop;
 mod sql_sessions;
 mod sql_tutor;
@@ -31,6 +33,7 @@ mod tutor;
 pub use admin::{LearnerActivity, LearnerAdminStore, NewToken, TokenRecord};
 pub use analytics::{AnalyticsStore, NodeActivity};
 pub use any::{AnyStore, Location, PoolStatus, SchemaStatus};
+pub use authoring::{AuthoringStore, ChunkSync, CourseDraftRecord, SourceChunkRecord, SourceDocumentRecord};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
 pub use learner_rows::LearnerRows;
@@ -160,6 +163,7 @@ pub trait Store:
     + PreferenceStore
     + SessionStore
     + TutorStore
+    + AuthoringStore
     + EvidenceStore
     + LearnerAdminStore
     + Clone

@@ -16,6 +16,7 @@ shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
 crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR UPDATE SKIP LOCKED");
 crate::sql_sessions::sessions_store!(PgStore);
 crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
+crate::sql_authoring::authoring_store!(PgStore, sqlx::Postgres);
 crate::evidence::evidence_store!(PgStore);
 crate::analytics::analytics_store!(PgStore);
 // An export reads every table of a learner as of one moment.

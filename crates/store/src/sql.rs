@@ -207,6 +207,10 @@ pub(crate) const TABLES: &[&str] = &[
     "drill_offers",
     "idempotency_keys",
     "study_days",
+    "source_documents",
+    "source_chunks",
+    "course_drafts",
+    "course_shares",
 ];
 
 /// ` AND {column} = ${placeholder}` when there is a map, nothing when there is none: how

@@ -2,6 +2,9 @@
 //! `shared_store!`, whose row readers, imports and map writers it uses. `$lock` is the
 //! backend's row-lock clause for the thread a step appends to.
 
+/// A course without its pack, which listings leave out.
+pub(crate) const COURSE_LISTING_COLUMNS: &str =
+    "c.id, c.title, c.content_hash, c.builtin, c.unit_count, c.question_count, c.imported_at, c.owner_id";
 pub(crate) const THREAD_COLUMNS: &str =
     "t.id, t.learner_id, t.course_id, t.title, t.last_action, t.message_count, t.created_at, t.updated_at";
 pub(crate) const TUTOR_MESSAGE_COLUMNS: &str =
@@ -11,7 +14,7 @@ pub(crate) const TURN_COLUMNS: &str =
 
 macro_rules! tutor_store {
     ($store:ty, $lock:literal) => {
-        use crate::sql_tutor::{THREAD_COLUMNS, TURN_COLUMNS, TUTOR_MESSAGE_COLUMNS};
+        use crate::sql_tutor::{COURSE_LISTING_COLUMNS, THREAD_COLUMNS, TURN_COLUMNS, TUTOR_MESSAGE_COLUMNS};
         use crate::tutor::{
             CourseMap, CourseRecord, DrillOfferRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, ThreadRecord,
             TurnRecord, TutorCommit, TutorMessageRecord, TutorStep, TutorStore,
@@ -36,6 +39,7 @@ macro_rules! tutor_store {
                 unit_count: row.try_get("unit_count")?,
                 question_count: row.try_get("question_count")?,
                 imported_at: row.try_get::<Ts, _>("imported_at")?.0,
+                owner_id: row.try_get::<Option<uuid::Uuid>, _>("owner_id")?.map(LearnerId),
             })
         }
 
@@ -122,10 +126,10 @@ macro_rules! tutor_store {
             async fn put_course(&self, course: &CourseRecord) -> StoreResult<()> {
                 let mut tx = self.begin_write().await?;
                 sqlx::query(
-                    "INSERT INTO courses (id, title, pack, content_hash, builtin, unit_count, question_count, imported_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                    "INSERT INTO courses (id, title, pack, content_hash, builtin, unit_count, question_count, imported_at, \
+                     owner_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
                      ON CONFLICT (id) DO UPDATE SET title = $2, pack = $3, content_hash = $4, builtin = $5, \
-                     unit_count = $6, question_count = $7, imported_at = $8",
+                     unit_count = $6, question_count = $7, imported_at = $8, owner_id = $9",
                 )
                 .bind(&course.id)
                 .bind(&course.title)
@@ -135,6 +139,7 @@ macro_rules! tutor_store {
                 .bind(course.unit_count)
                 .bind(course.question_count)
                 .bind(Ts(course.imported_at))
+                .bind(course.owner_id.map(|o| o.0))
                 .execute(&mut *tx)
                 .await?;
                 tx.commit().await?;
@@ -143,7 +148,7 @@ macro_rules! tutor_store {
 
             async fn get_course(&self, id: &str) -> StoreResult<Option<CourseRecord>> {
                 sqlx::query(
-                    "SELECT id, title, content_hash, builtin, unit_count, question_count, imported_at, pack \
+                    "SELECT id, title, content_hash, builtin, unit_count, question_count, imported_at, owner_id, pack \
                      FROM courses WHERE id = $1",
                 )
                 .bind(id)
@@ -163,7 +168,7 @@ macro_rules! tutor_store {
 
             async fn list_courses(&self) -> StoreResult<Vec<CourseRecord>> {
                 sqlx::query(
-                    "SELECT id, title, content_hash, builtin, unit_count, question_count, imported_at FROM courses ORDER BY id",
+                    &format!("SELECT {COURSE_LISTING_COLUMNS} FROM courses c ORDER BY c.id"),
                 )
                 .fetch_all(self.reader())
                 .await?

@@ -24,6 +24,9 @@ pub struct CourseRecord {
     pub unit_count: i32,
     pub question_count: i32,
     pub imported_at: DateTime<Utc>,
+    /// The learner who published it, who decides whom it is shared with; `None` for the
+    /// operator's courses and the shipped ones, which every learner sees.
+    pub owner_id: Option<LearnerId>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

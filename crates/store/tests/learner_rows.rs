@@ -6,12 +6,13 @@
 use chrono::{DateTime, Duration, Utc};
 use pathwise_domain::model::{Edge, MapChanges, MindMap, Node, QuizResponse};
 use pathwise_domain::{
-    DomainError, EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseId, ResponseType, TokenId,
+    CourseDraftId, DomainError, EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseId,
+    ResponseType, SourceChunkId, SourceDocumentId, TokenId,
 };
 use pathwise_store::learner_rows::{Kind, LearnerRows, TableRows, Value, LEARNER_TABLES, NOT_LEARNER_TABLES};
 use pathwise_store::{
-    AnyStore, Learner, LearnerAdminStore, LlmCall, NewResponse, NewToken, PreferenceStore, Preferences, SnapshotStore,
-    Store, StoreError,
+    AnyStore, AuthoringStore, CourseDraftRecord, Learner, LearnerAdminStore, LlmCall, NewResponse, NewToken,
+    PreferenceStore, Preferences, SnapshotStore, SourceChunkRecord, SourceDocumentRecord, Store, StoreError,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -200,6 +201,44 @@ async fn learner_with_rows(store: &AnyStore, name: &str) -> Learner {
         )
         .await
         .unwrap();
+    let document = SourceDocumentRecord {
+        id: SourceDocumentId(id()),
+        owner_id: learner.id,
+        name: "notes/sets.md".into(),
+        format: "markdown".into(),
+        title: Some("Sets".into()),
+        pages: None,
+        byte_size: 2_048,
+        file_hash: format!("file-of-{name}"),
+        chunk_count: 2,
+        ingested_at: at(10),
+        updated_at: at(10),
+    };
+    let chunks: Vec<SourceChunkRecord> = ["Sets", "Relations"]
+        .iter()
+        .enumerate()
+        .map(|(ordinal, heading)| SourceChunkRecord {
+            id: SourceChunkId(id()),
+            document_id: document.id,
+            ordinal: ordinal as i32,
+            content_hash: format!("chunk-{ordinal}"),
+            heading_path: vec!["Sets".into(), heading.to_string()],
+            page: None,
+            text: format!("What {heading} are."),
+        })
+        .collect();
+    store.put_source_document(&document, &chunks).await.unwrap();
+    let draft = CourseDraftRecord {
+        id: CourseDraftId(id()),
+        owner_id: learner.id,
+        title: "Sets, from my notes".into(),
+        stage: "outline".into(),
+        version: 0,
+        created_at: at(11),
+        updated_at: at(11),
+        draft: serde_json::json!({ "units": [{ "title": "Sets", "cites": [chunks[0].id] }] }),
+    };
+    store.insert_course_draft(&draft).await.unwrap();
     learner
 }
 
@@ -220,6 +259,7 @@ async fn a_learners_rows_are_read_deleted_with_them_and_written_back_whole(store
         [count("quiz_responses"), count("llm_calls"), count("learner_preferences"), count("study_days")],
         [3, 1, 1, 1]
     );
+    assert_eq!([count("source_documents"), count("source_chunks"), count("course_drafts")], [1, 2, 1]);
     // Responses keep the order they were stored in; their shared sequence is not exported.
     let responses = &rows.tables.iter().find(|t| t.table.name == "quiz_responses").unwrap().rows;
     let times: Vec<&Value> = responses.iter().map(|r| &r[8]).collect();
@@ -248,7 +288,7 @@ async fn rows_are_written_all_or_none(store: &AnyStore) {
     let other = LearnerId(id());
     copy.learner.id = other;
     for table in &mut copy.tables {
-        if let Some(i) = table.table.columns.iter().position(|c| c.name == "learner_id") {
+        if let Some(i) = table.table.columns.iter().position(|c| c.names_the_learner()) {
             for row in &mut table.rows {
                 row[i] = Value::Id(other.0);
             }

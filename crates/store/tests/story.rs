@@ -1097,6 +1097,7 @@ fn course(id: &str, hash: &str) -> CourseRecord {
         unit_count: 2,
         question_count: 5,
         imported_at: at(0),
+        owner_id: None,
     }
 }
 

@@ -154,6 +154,7 @@ impl<S: Store> App<S> {
             unit_count: pack.units.len() as i32,
             question_count: pack.exam_questions.len() as i32,
             imported_at: self.now(),
+            owner_id: None,
         };
         self.store.put_course(&record).await?;
         Ok(ImportedCourse { course: CourseSummary::from(&record), changed: true })

@@ -4,6 +4,7 @@
 mod analytics;
 mod doors;
 mod fixtures;
+mod ingest;
 mod irt;
 mod items;
 mod learning_loop;
@@ -157,6 +158,18 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
             let outcome = doors::tutor_turns(app.clone(), 1, 2_000 / scale).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
+    if wanted("ingest") {
+        let runs = if flags.quick { 1 } else { 5 };
+        if sqlite {
+            ingest::pdf(&sqlite_app(dir.path(), "ingest").await?, "sqlite", 500, runs).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = ingest::pdf(&app, "postgres", 500, runs).await;
             schema.drop(app).await?;
             outcome?;
         }

@@ -68,6 +68,16 @@ pub const TOOLS: &[&str] = &[
     "tutor_snapshot",
     "tutor_thread_messages",
     "tutor_turn_log",
+    "author_ingest",
+    "author_documents",
+    "author_document_get",
+    "author_document_delete",
+    "author_draft_outline",
+    "author_drafts",
+    "author_draft_get",
+    "author_draft_edit",
+    "author_draft_export",
+    "author_draft_delete",
 ];
 
 /// Kills the child when dropped, so that no test leaves a server behind.

@@ -5,7 +5,7 @@
 //! map pending reviews are narrowed to), where the HTTP API has a route with and without it.
 
 use pathwise_app::error::UnknownField;
-use pathwise_domain::{FlowId, MindMapId, NodeId, SessionId, ThreadId};
+use pathwise_domain::{CourseDraftId, FlowId, MindMapId, NodeId, SessionId, SourceDocumentId, ThreadId};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
@@ -62,6 +62,20 @@ impl IdArgument for CourseArg {
     const NAME: &'static str = "course_id";
     const DESCRIPTION: &'static str = "The course's id (from course_list), e.g. MATH-FOUNDATIONS.";
     type Id = String;
+}
+
+pub struct DocumentArg;
+impl IdArgument for DocumentArg {
+    const NAME: &'static str = "document_id";
+    const DESCRIPTION: &'static str = "The document's id (from author_documents or author_ingest).";
+    type Id = SourceDocumentId;
+}
+
+pub struct DraftArg;
+impl IdArgument for DraftArg {
+    const NAME: &'static str = "draft_id";
+    const DESCRIPTION: &'static str = "The course draft's id (from author_draft_outline or author_drafts).";
+    type Id = CourseDraftId;
 }
 
 /// The map a review query may be narrowed to.

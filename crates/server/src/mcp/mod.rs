@@ -4,6 +4,7 @@
 //! calls one application operation and serializes; the rules are the application's.
 
 mod args;
+mod author_tools;
 pub mod http;
 mod learner_tools;
 pub mod prompts;

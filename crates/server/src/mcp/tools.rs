@@ -97,6 +97,7 @@ pub fn all() -> Vec<ToolSpec> {
     tools.extend(flows());
     tools.extend(super::learner_tools::all());
     tools.extend(super::tutor_tools::all());
+    tools.extend(super::author_tools::all());
     tools
 }
 

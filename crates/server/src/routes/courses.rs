@@ -49,7 +49,7 @@ pub async fn get(
 pub struct PackQuery {
     /// `toml` (the default) or `json`.
     #[param(pattern = "^([Tt][Oo][Mm][Ll]|[Jj][Ss][Oo][Nn])$")]
-    format: Option<String>,
+    pub format: Option<String>,
 }
 
 /// A course's pack (operator only: it holds the exam bank's keys), to edit and import again:
@@ -70,12 +70,16 @@ pub async fn pack(
     QueryParams(q): QueryParams<PackQuery>,
 ) -> ApiResult<impl axum::response::IntoResponse> {
     let format = q.format.as_deref().map(named_format).transpose()?.unwrap_or(PackFormat::Toml);
-    let text = s.app.course_pack_text(&id, format).await?;
+    Ok(pack_reply(format, s.app.course_pack_text(&id, format).await?))
+}
+
+/// A pack's text, with the media type of its format.
+pub(crate) fn pack_reply(format: PackFormat, text: String) -> impl axum::response::IntoResponse {
     let content_type = match format {
         PackFormat::Toml => "application/toml; charset=utf-8",
         PackFormat::Json => "application/json",
     };
-    Ok(([(axum::http::header::CONTENT_TYPE, content_type)], text))
+    ([(axum::http::header::CONTENT_TYPE, content_type)], text)
 }
 
 /// Import a course pack (operator only): the body is the pack in TOML or JSON. It is
@@ -125,7 +129,7 @@ pub async fn import(
 }
 
 /// A pack format named in a query (`toml` or `json`, any case).
-fn named_format(name: &str) -> Result<PackFormat, AppError> {
+pub(crate) fn named_format(name: &str) -> Result<PackFormat, AppError> {
     match name.to_ascii_lowercase().as_str() {
         "toml" => Ok(PackFormat::Toml),
         "json" => Ok(PackFormat::Json),

@@ -1,4 +1,5 @@
 pub mod analytics;
+pub mod author;
 pub mod courses;
 pub mod curriculum;
 pub mod docs;

@@ -84,6 +84,8 @@ pub enum Body {
     Empty,
     Json(Value),
     Raw(String),
+    /// A file's bytes, with their media type.
+    File(Vec<u8>, &'static str),
 }
 
 /// One answer, read in full.
@@ -162,6 +164,7 @@ impl TestApp {
             Body::Empty => request,
             Body::Json(value) => request.json(&value),
             Body::Raw(text) => request.header("content-type", "application/json").body(text),
+            Body::File(bytes, media_type) => request.header("content-type", media_type).body(bytes),
         };
         let response = request.send().await.unwrap_or_else(|e| panic!("{what}: {e}"));
         let status = response.status();

@@ -1,0 +1,490 @@
+//! A course drafted from an author's own material, before it is a course: units that each
+//! cover passages (chunks) of the author's documents, which the author edits, checks and
+//! finally writes out as a [`CoursePack`]. Pure: the passages are handed in.
+//!
+//! Offline, the outline comes from the documents' headings: a unit per section, in the
+//! documents' order, each the prerequisite of the next, its anchor the section's first
+//! sentence. A draft's problems are the pack's own (cycles, unknown prerequisites, texts
+//! too long) plus what only a draft can get wrong: a unit with no material behind it, a
+//! passage that is no longer there, a unit nothing leads to.
+
+use crate::{ChunkSpec, ChunkType, Course, CoursePack, FieldPath, Problem, UnitSpec};
+use pathwise_domain::{SourceChunkId, SourceDocumentId};
+use pathwise_items::Library;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// The confusion tags a drafted course starts with; drill grading may tag a mistake only
+/// with the course's own, and the author may change them.
+pub const DEFAULT_CONFUSION_TAGS: [&str; 2] = ["misread_the_material", "incomplete_recall"];
+/// An anchor drafted from a passage is cut at a sentence, at most this long.
+const ANCHOR_CHARS: usize = 300;
+/// How long a unit id drafted from a title may be (the pack allows 64).
+const ID_CHARS: usize = 40;
+
+/// One passage of the author's material, as a draft needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    pub id: SourceChunkId,
+    pub document_id: SourceDocumentId,
+    /// The document's name (a file name), which a citation starts with.
+    pub document: String,
+    pub heading_path: Vec<String>,
+    pub page: Option<u32>,
+    pub text: String,
+}
+
+/// A document's passages in order, with what names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftSource {
+    pub id: SourceDocumentId,
+    pub name: String,
+    pub title: Option<String>,
+    pub passages: Vec<Passage>,
+}
+
+/// A draft course: what the author reviews and edits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CourseDraft {
+    /// The id the course will have when published: letters, digits, `.`, `_` and `-`.
+    pub course_id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The documents it was drafted from.
+    pub documents: Vec<SourceDocumentId>,
+    /// The only tags drill grading may give a mistake (snake_case).
+    pub confusion_tags: Vec<String>,
+    /// In learning order: the first is where a learner starts.
+    pub units: Vec<DraftUnit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftUnit {
+    pub id: String,
+    pub title: String,
+    /// Units that must be learned first.
+    #[serde(default)]
+    pub prerequisites: Vec<String>,
+    /// The passages of the author's documents it teaches, in order.
+    pub chunks: Vec<SourceChunkId>,
+    /// The short canonical statement of what the unit is about.
+    pub anchor: String,
+    /// Mistakes learners commonly make here, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misconceptions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort_minutes: Option<u32>,
+}
+
+/// The outline of `sources` drafted from their headings, without a model.
+///
+/// A document's units are its top-level sections, or its second-level ones when a single
+/// heading (the document's title) holds everything; passages before a document's first
+/// heading open a unit named after the document. Units follow the documents' order, each
+/// the prerequisite of the next.
+pub fn outline_from_headings(title: &str, sources: &[DraftSource]) -> CourseDraft {
+    let mut units: Vec<DraftUnit> = Vec::new();
+    let mut ids = HashSet::new();
+    let mut titles = HashSet::new();
+    for source in sources {
+        let level = section_level(&source.passages);
+        let mut current: Option<(String, Vec<&Passage>)> = None;
+        for passage in &source.passages {
+            let heading = passage.heading_path.get(level).cloned();
+            match (&mut current, heading) {
+                (Some((open, members)), Some(heading)) if *open == heading => members.push(passage),
+                (Some((_, members)), None) => members.push(passage),
+                (_, heading) => {
+                    if let Some((name, members)) = current.take() {
+                        units.push(unit_of(&name, &members, &mut ids, &mut titles));
+                    }
+                    let name = heading.unwrap_or_else(|| document_label(source));
+                    current = Some((name, vec![passage]));
+                }
+            }
+        }
+        if let Some((name, members)) = current.take() {
+            units.push(unit_of(&name, &members, &mut ids, &mut titles));
+        }
+    }
+    for i in 1..units.len() {
+        units[i].prerequisites = vec![units[i - 1].id.clone()];
+    }
+    CourseDraft {
+        course_id: course_id_of(title),
+        title: title.trim().to_string(),
+        description: None,
+        documents: sources.iter().map(|s| s.id).collect(),
+        confusion_tags: DEFAULT_CONFUSION_TAGS.iter().map(|t| t.to_string()).collect(),
+        units,
+    }
+}
+
+/// The heading level a document's units are cut at: 0, or 1 when one top heading holds
+/// every headed passage and there is more than one section beneath it.
+fn section_level(passages: &[Passage]) -> usize {
+    let tops: HashSet<&str> = passages.iter().filter_map(|p| p.heading_path.first()).map(String::as_str).collect();
+    let seconds: HashSet<&str> = passages.iter().filter_map(|p| p.heading_path.get(1)).map(String::as_str).collect();
+    if tops.len() == 1 && seconds.len() > 1 {
+        1
+    } else {
+        0
+    }
+}
+
+fn document_label(source: &DraftSource) -> String {
+    match &source.title {
+        Some(title) if !title.trim().is_empty() => title.trim().to_string(),
+        _ => source.name.rsplit('/').next().unwrap_or(&source.name).to_string(),
+    }
+}
+
+fn unit_of(name: &str, passages: &[&Passage], ids: &mut HashSet<String>, titles: &mut HashSet<String>) -> DraftUnit {
+    let title = unique(name.trim().to_string(), titles, |base, n| format!("{base} ({n})"));
+    let id = unique(slug(name, ID_CHARS, false), ids, |base, n| format!("{base}-{n}"));
+    let words: usize = passages.iter().map(|p| p.text.split_whitespace().count()).sum();
+    DraftUnit {
+        id,
+        title,
+        prerequisites: Vec::new(),
+        chunks: passages.iter().map(|p| p.id).collect(),
+        anchor: passages.first().map(|p| first_sentence(&p.text)).unwrap_or_default(),
+        misconceptions: Vec::new(),
+        // Reading at about 150 words a minute, and as long again to practise.
+        effort_minutes: Some((words.div_ceil(75) as u32).clamp(5, 120)),
+    }
+}
+
+fn unique(base: String, taken: &mut HashSet<String>, nth: impl Fn(&str, usize) -> String) -> String {
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while !taken.insert(candidate.to_lowercase()) {
+        candidate = nth(&base, n);
+        n += 1;
+    }
+    candidate
+}
+
+/// Letters and digits kept (ASCII), every other run of characters one `-`; `unit` when
+/// nothing is left.
+fn slug(text: &str, max: usize, upper: bool) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if upper { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() });
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+        if out.len() >= max {
+            break;
+        }
+    }
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() {
+        if upper { "COURSE" } else { "unit" }.to_string()
+    } else {
+        out
+    }
+}
+
+/// The course id a title suggests: `Networking notes` is `NETWORKING-NOTES`.
+pub fn course_id_of(title: &str) -> String {
+    slug(title, ID_CHARS, true)
+}
+
+/// The passage's first sentence, or its first [`ANCHOR_CHARS`] characters cut at a word.
+fn first_sentence(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut end = None;
+    for (i, c) in text.char_indices() {
+        if i >= ANCHOR_CHARS {
+            break;
+        }
+        if matches!(c, '.' | '!' | '?') && text[i + c.len_utf8()..].starts_with(' ') | (i + c.len_utf8() == text.len())
+        {
+            end = Some(i + c.len_utf8());
+            break;
+        }
+    }
+    match end {
+        Some(end) => text[..end].to_string(),
+        None if text.chars().count() <= ANCHOR_CHARS => text,
+        None => {
+            let cut: String = text.chars().take(ANCHOR_CHARS).collect();
+            let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head).to_string();
+            format!("{cut}…")
+        }
+    }
+}
+
+impl Passage {
+    /// Where it comes from, as a reader looks it up (`notes.pdf, p. 3, Masks`).
+    pub fn citation(&self) -> String {
+        pathwise_domain::citation::citation(&self.document, self.page, &self.heading_path)
+    }
+}
+
+impl CourseDraft {
+    /// The draft as a course pack: each unit's passages become its content, cited by
+    /// document and section. Passages not in `passages` (removed since) are left out;
+    /// [`CourseDraft::problems`] names them.
+    pub fn to_pack(&self, passages: &HashMap<SourceChunkId, Passage>) -> CoursePack {
+        let units = self
+            .units
+            .iter()
+            .map(|u| UnitSpec {
+                id: u.id.clone(),
+                title: u.title.clone(),
+                prerequisites: u.prerequisites.clone(),
+                tags: Vec::new(),
+                misconceptions: u.misconceptions.clone(),
+                anchor: u.anchor.clone(),
+                blueprints: Vec::new(),
+                effort_minutes: u.effort_minutes,
+            })
+            .collect();
+        let content = self
+            .units
+            .iter()
+            .flat_map(|u| u.chunks.iter().filter_map(|id| passages.get(id)).map(move |p| (u, p)))
+            .map(|(u, p)| ChunkSpec {
+                unit: u.id.clone(),
+                chunk_type: ChunkType::Document,
+                source_id: p.document.clone(),
+                section: pathwise_domain::citation::section(p.page, &p.heading_path),
+                text: p.text.clone(),
+            })
+            .collect();
+        CoursePack {
+            course_id: self.course_id.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            entry_unit: self.units.first().map(|u| u.id.clone()).unwrap_or_default(),
+            confusion_tags: self.confusion_tags.clone(),
+            units,
+            content,
+            exam_questions: Vec::new(),
+            skills: Vec::new(),
+        }
+    }
+
+    /// Everything wrong with the draft, each with its field: what the pack it makes would be
+    /// refused for, and a unit without material, a passage no longer there, a unit other
+    /// than the first with no prerequisites (nothing leads to it).
+    pub fn problems(&self, passages: &HashMap<SourceChunkId, Passage>, library: &Library) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let mut push = |field: FieldPath, message: String| problems.push(Problem { field, line: None, message });
+        let units = FieldPath::root().key("units");
+        for (i, unit) in self.units.iter().enumerate() {
+            let at = units.index(i);
+            if unit.chunks.is_empty() {
+                push(at.key("chunks"), format!("unit '{}' has no material: give it at least one passage", unit.id));
+            }
+            for (j, chunk) in unit.chunks.iter().enumerate() {
+                if !passages.contains_key(chunk) {
+                    push(
+                        at.key("chunks").index(j),
+                        format!("passage {chunk} is not in your documents (removed, or re-ingested without it)"),
+                    );
+                }
+            }
+            if i == 0 && !unit.prerequisites.is_empty() {
+                push(
+                    at.key("prerequisites"),
+                    format!("unit '{}' is the first unit, where a learner starts: it has no prerequisites", unit.id),
+                );
+            }
+            if i > 0 && unit.prerequisites.is_empty() {
+                push(
+                    at.key("prerequisites"),
+                    format!(
+                        "unit '{}' has no prerequisites and is not the first unit: nothing leads to it; name the \
+                         unit it follows",
+                        unit.id
+                    ),
+                );
+            }
+        }
+        if let Err(error) = Course::from_pack(self.to_pack(passages), library) {
+            problems.extend(error.problems().iter().filter(|p| !is_entry_problem(p)).cloned());
+        }
+        problems
+    }
+}
+
+/// The pack's entry unit is the draft's first unit, so a problem with it is the first
+/// unit's prerequisites, reported on that unit above.
+fn is_entry_problem(problem: &Problem) -> bool {
+    problem.field.to_string() == "entry_unit"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use uuid::Uuid;
+
+    fn passage(n: u128, document: &str, headings: &[&str], text: &str) -> Passage {
+        Passage {
+            id: SourceChunkId(Uuid::from_u128(n)),
+            document_id: SourceDocumentId(Uuid::from_u128(if document == "subnets.md" { 1 } else { 2 })),
+            document: document.into(),
+            heading_path: headings.iter().map(|h| h.to_string()).collect(),
+            page: None,
+            text: text.into(),
+        }
+    }
+
+    fn source(n: u128, name: &str, title: Option<&str>, passages: Vec<Passage>) -> DraftSource {
+        DraftSource {
+            id: SourceDocumentId(Uuid::from_u128(n)),
+            name: name.into(),
+            title: title.map(Into::into),
+            passages,
+        }
+    }
+
+    fn by_id(sources: &[DraftSource]) -> HashMap<SourceChunkId, Passage> {
+        sources.iter().flat_map(|s| s.passages.iter()).map(|p| (p.id, p.clone())).collect()
+    }
+
+    fn notes() -> Vec<DraftSource> {
+        vec![
+            source(
+                1,
+                "subnets.md",
+                Some("Subnets"),
+                vec![
+                    passage(
+                        1,
+                        "subnets.md",
+                        &["Subnets"],
+                        "An address has a network part and a host part. It is 32 bits.",
+                    ),
+                    passage(2, "subnets.md", &["Subnets", "Masks"], "A mask marks the network bits. A /24 keeps 24."),
+                    passage(3, "subnets.md", &["Subnets", "Masks", "Prefixes"], "A prefix length counts the ones."),
+                    passage(4, "subnets.md", &["Subnets", "Hosts"], "A /24 has 254 usable hosts."),
+                ],
+            ),
+            source(
+                2,
+                "routing.md",
+                None,
+                vec![
+                    passage(5, "routing.md", &[], "Routers forward packets between networks."),
+                    passage(6, "routing.md", &["Tables"], "A routing table maps prefixes to next hops."),
+                ],
+            ),
+        ]
+    }
+
+    #[test]
+    fn an_outline_follows_the_headings_in_document_order() {
+        let draft = outline_from_headings("Networking notes", &notes());
+        assert_eq!(draft.course_id, "NETWORKING-NOTES");
+        let units: Vec<(&str, &str, Vec<&str>, usize)> = draft
+            .units
+            .iter()
+            .map(|u| {
+                (u.id.as_str(), u.title.as_str(), u.prerequisites.iter().map(String::as_str).collect(), u.chunks.len())
+            })
+            .collect();
+        assert_eq!(
+            units,
+            [
+                // One title heading holds everything in subnets.md: its sections are the units,
+                // and the passage under the title alone joins the first.
+                ("subnets", "Subnets", vec![], 1),
+                ("masks", "Masks", vec!["subnets"], 2),
+                ("hosts", "Hosts", vec!["masks"], 1),
+                // Before routing.md's first heading: a unit named after the file.
+                ("routing-md", "routing.md", vec!["hosts"], 1),
+                ("tables", "Tables", vec!["routing-md"], 1),
+            ]
+        );
+        assert_eq!(draft.units[0].anchor, "An address has a network part and a host part.");
+        assert!(draft.problems(&by_id(&notes()), &Library::builtin()).is_empty());
+    }
+
+    #[test]
+    fn repeated_titles_get_their_own_ids_and_a_long_passage_a_cut_anchor() {
+        let long = "word ".repeat(200);
+        let sources = vec![source(
+            1,
+            "a.md",
+            None,
+            vec![
+                passage(1, "a.md", &["Intro"], &long),
+                passage(2, "a.md", &["Intro!"], "x"),
+                passage(3, "a.md", &["intro"], "y"),
+            ],
+        )];
+        let draft = outline_from_headings("  ", &sources);
+        assert_eq!(draft.course_id, "COURSE");
+        let ids: Vec<&str> = draft.units.iter().map(|u| u.id.as_str()).collect();
+        assert_eq!(ids, ["intro", "intro-2", "intro-3"]);
+        let titles: Vec<&str> = draft.units.iter().map(|u| u.title.as_str()).collect();
+        assert_eq!(titles, ["Intro", "Intro!", "intro (2)"]);
+        assert!(draft.units[0].anchor.ends_with('…') && draft.units[0].anchor.chars().count() <= 301);
+    }
+
+    #[test]
+    fn a_draft_names_what_is_wrong_with_it_by_field() {
+        let sources = notes();
+        let mut draft = outline_from_headings("Networking notes", &sources);
+        draft.units[1].chunks.clear();
+        draft.units[2].chunks.push(SourceChunkId(Uuid::from_u128(99)));
+        draft.units[3].prerequisites.clear();
+        draft.units[4].prerequisites = vec!["tables".into()];
+        draft.units[0].prerequisites = vec!["tables".into()];
+        let problems: Vec<String> =
+            draft.problems(&by_id(&sources), &Library::builtin()).iter().map(ToString::to_string).collect();
+        assert!(
+            problems.contains(&"units[1].chunks: unit 'masks' has no material: give it at least one passage".into()),
+            "{problems:#?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with(
+                "units[2].chunks[1]: passage 00000000-0000-0000-0000-000000000063 is not in your documents"
+            )),
+            "{problems:#?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with("units[3].prerequisites: unit 'routing-md' has no prerequisites")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with("units[4].prerequisites[0]") && p.contains("own prerequisite")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with("units[0].prerequisites: unit 'subnets' is the first unit")),
+            "{problems:#?}"
+        );
+        assert!(!problems.iter().any(|p| p.starts_with("entry_unit")), "{problems:#?}");
+    }
+
+    #[test]
+    fn a_draft_writes_out_as_a_pack_whose_content_cites_its_sources() {
+        let sources = notes();
+        let draft = outline_from_headings("Networking notes", &sources);
+        let pack = draft.to_pack(&by_id(&sources));
+        assert_eq!(pack.entry_unit, "subnets");
+        assert_eq!(pack.content.len(), 6);
+        let masks: Vec<(&str, Option<&str>)> = pack
+            .content
+            .iter()
+            .filter(|c| c.unit == "masks")
+            .map(|c| (c.source_id.as_str(), c.section.as_deref()))
+            .collect();
+        assert_eq!(
+            masks,
+            [("subnets.md", Some("Subnets > Masks")), ("subnets.md", Some("Subnets > Masks > Prefixes"))]
+        );
+        let text = pack.to_text(crate::PackFormat::Toml).unwrap();
+        let course = Course::parse(&text, crate::PackFormat::Toml, &Library::builtin()).expect("the pack checks");
+        assert_eq!(course.id(), "NETWORKING-NOTES");
+    }
+}

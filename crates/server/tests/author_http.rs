@@ -1,0 +1,286 @@
+//! A learner's own material over HTTP: a file's bytes uploaded into chunks that cite their
+//! file, page and headings; the same file again is unchanged; refusals name the file and
+//! the rule and store nothing; another learner's documents are not found.
+
+mod support;
+
+use pathwise_app::authoring::AuthoringSettings;
+use pathwise_app::App;
+use pathwise_ingest::sample::{self, SamplePage, SampleParagraph};
+use reqwest::Method;
+use serde_json::Value;
+use support::*;
+
+const NOTES: &str = "# Sets\n\nA set is a collection of distinct objects.\n\n## Subsets\n\nA is a subset of B when \
+every element of A is in B.\n";
+
+async fn upload(t: &TestApp, token: &str, name: &str, bytes: Vec<u8>, media_type: &'static str) -> Reply {
+    let path = format!("/api/author/documents?name={}", urlencoding(name));
+    t.call(Method::POST, &path, Some(token), Body::File(bytes, media_type)).await
+}
+
+/// Enough of percent-encoding for the names these tests use.
+fn urlencoding(name: &str) -> String {
+    name.replace(' ', "%20")
+}
+
+async fn a_learner_uploads_notes_and_reads_them_back_with_citations(t: &TestApp) {
+    let stored = upload(t, &t.a, "sets.md", NOTES.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    assert_eq!((stored["format"].as_str(), stored["title"].as_str()), (Some("markdown"), Some("Sets")), "{stored}");
+    assert_eq!((stored["added"].as_u64(), stored["unchanged"].as_bool()), (Some(2), Some(false)), "{stored}");
+    let id = text(&stored["id"]);
+
+    // The same bytes again: nothing read, nothing changed.
+    let again = upload(t, &t.a, "sets.md", NOTES.as_bytes().to_vec(), "text/markdown").await.expect(200);
+    assert_eq!((again["id"].as_str(), again["unchanged"].as_bool()), (Some(id.as_str()), Some(true)), "{again}");
+
+    let listed = t.get(&t.a, "/api/author/documents").await.expect(200);
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed[0]["chunk_count"], 2, "{listed}");
+
+    let document = t.get(&t.a, &format!("/api/author/documents/{id}")).await.expect(200);
+    let citations: Vec<&str> =
+        document["chunks"].as_array().unwrap().iter().map(|c| c["citation"].as_str().unwrap()).collect();
+    assert_eq!(citations, ["sets.md, Sets", "sets.md, Sets > Subsets"], "{document}");
+    assert!(document["chunks"][1]["text"].as_str().unwrap().contains("every element of A is in B"), "{document}");
+
+    // Another learner neither lists it nor reaches it.
+    assert_eq!(t.get(&t.b, "/api/author/documents").await.expect(200), Value::Array(vec![]));
+    t.get(&t.b, &format!("/api/author/documents/{id}")).await.expect_error(404, "not_found", &["document"]);
+    t.delete(&t.b, &format!("/api/author/documents/{id}")).await.expect_error(404, "not_found", &["document"]);
+
+    t.delete(&t.a, &format!("/api/author/documents/{id}")).await.expect(204);
+    t.get(&t.a, &format!("/api/author/documents/{id}")).await.expect_error(404, "not_found", &["document"]);
+    assert_eq!(t.get(&t.a, "/api/author/documents").await.expect(200), Value::Array(vec![]));
+}
+
+async fn a_pdf_keeps_its_pages_and_an_edited_file_keeps_the_chunks_it_still_has(t: &TestApp) {
+    let page = |heading: &str, body: &str| {
+        SamplePage::new(vec![SampleParagraph::heading(sample::CHAPTER_FONT_SIZE, heading), SampleParagraph::body(body)])
+    };
+    let pdf = sample::pdf(&[
+        page("Graphs", "A graph has vertices and edges."),
+        page("Trees", "A tree is a connected graph without cycles."),
+    ]);
+    let stored = upload(t, &t.a, "graphs.pdf", pdf, "application/pdf").await.expect(201);
+    assert_eq!((stored["format"].as_str(), stored["pages"].as_u64()), (Some("pdf"), Some(2)), "{stored}");
+    let id = text(&stored["id"]);
+    let document = t.get(&t.a, &format!("/api/author/documents/{id}")).await.expect(200);
+    let citations: Vec<&str> =
+        document["chunks"].as_array().unwrap().iter().map(|c| c["citation"].as_str().unwrap()).collect();
+    assert_eq!(citations, ["graphs.pdf, p. 1, Graphs", "graphs.pdf, p. 2, Trees"], "{document}");
+    let first_chunk = document["chunks"][0]["id"].clone();
+
+    // The second page rewritten: the first page's chunk keeps its id.
+    let edited =
+        sample::pdf(&[page("Graphs", "A graph has vertices and edges."), page("Trees", "A forest is a set of trees.")]);
+    let updated = upload(t, &t.a, "graphs.pdf", edited, "application/pdf").await.expect(201);
+    assert_eq!(
+        (updated["id"].as_str(), updated["kept"].as_u64(), updated["added"].as_u64(), updated["removed"].as_u64()),
+        (Some(id.as_str()), Some(1), Some(1), Some(1)),
+        "{updated}"
+    );
+    let document = t.get(&t.a, &format!("/api/author/documents/{id}")).await.expect(200);
+    assert_eq!(document["chunks"][0]["id"], first_chunk, "{document}");
+    assert!(document["chunks"][1]["text"].as_str().unwrap().contains("forest"), "{document}");
+}
+
+async fn a_file_that_cannot_be_read_is_refused_naming_it_and_nothing_is_stored(t: &TestApp) {
+    type Refusal = (&'static str, Vec<u8>, &'static str, &'static str, &'static [&'static str]);
+    let refusals: [Refusal; 6] = [
+        ("blank.md", b"  \n\n ".to_vec(), "text/markdown", "empty", &["blank.md"]),
+        (
+            "slides.pptx",
+            b"PK\x03\x04".to_vec(),
+            "application/octet-stream",
+            "unsupported_format",
+            &["slides.pptx", ".pdf"],
+        ),
+        ("notes.txt", b"caf\xe9 latin-1".to_vec(), "text/plain", "binary", &["notes.txt", "UTF-8"]),
+        ("locked.pdf", sample::encrypted_pdf(), "application/pdf", "encrypted_pdf", &["locked.pdf"]),
+        ("scan.pdf", sample::image_only_pdf(2), "application/pdf", "no_text_layer", &["scan.pdf"]),
+        (
+            "broken.pdf",
+            b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog".to_vec(),
+            "application/pdf",
+            "malformed_pdf",
+            &["broken.pdf"],
+        ),
+    ];
+    for (name, bytes, media_type, code, needles) in refusals {
+        let path = format!("/api/author/documents?name={name}");
+        let error =
+            t.refused(Method::POST, &path, Some(&t.a), Body::File(bytes, media_type), (422, code), needles).await;
+        assert_eq!(error["details"]["file"], name, "{error}");
+    }
+    // A name is needed, and says the format.
+    t.refused(
+        Method::POST,
+        "/api/author/documents",
+        Some(&t.a),
+        Body::File(NOTES.as_bytes().to_vec(), "text/markdown"),
+        (400, "bad_query"),
+        &["name"],
+    )
+    .await;
+    t.refused(
+        Method::POST,
+        "/api/author/documents?name=%20",
+        Some(&t.a),
+        Body::File(NOTES.as_bytes().to_vec(), "text/markdown"),
+        (422, "invalid"),
+        &["name"],
+    )
+    .await;
+    t.refused(
+        Method::POST,
+        "/api/author/documents?name=a.md",
+        None,
+        Body::File(NOTES.into(), "text/markdown"),
+        (401, "unauthorized"),
+        &[],
+    )
+    .await;
+}
+
+/// Notes drafted into a course offline, edited under compare-and-set, refused for export
+/// while they have problems, exported once they have none, and imported by the operator.
+async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
+    // Nothing ingested yet: nothing to draft from.
+    t.refused(
+        Method::POST,
+        "/api/author/drafts",
+        Some(&t.a),
+        Body::Json(serde_json::json!({ "title": "Sets" })),
+        (422, "invalid"),
+        &["ingest a document first"],
+    )
+    .await;
+    let notes = "# Sets\n\nA set is a collection of distinct objects.\n\n## Subsets\n\nA is a subset of B when \
+                 every element of A is in B.\n\n## Power sets\n\nThe power set of A is the set of its subsets.\n";
+    upload(t, &t.a, "sets.md", notes.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Set theory" })).await.expect(201);
+    let id = text(&draft["id"]);
+    let units: Vec<(&str, Vec<&str>)> = draft["draft"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["id"].as_str().unwrap(),
+                u["prerequisites"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(units, [("sets", vec![]), ("subsets", vec!["sets"]), ("power-sets", vec!["subsets"])], "{draft}");
+    assert_eq!((draft["version"].as_i64(), draft["problems"].clone()), (Some(0), serde_json::json!([])), "{draft}");
+    assert_eq!(draft["passages"][2]["citation"], "sets.md, Sets > Power sets", "{draft}");
+
+    // An edit that leaves a unit without material is kept, and its problem is named.
+    let mut edited = draft["draft"].clone();
+    edited["units"][2]["chunks"] = serde_json::json!([]);
+    let path = format!("/api/author/drafts/{id}");
+    let put = |version: i64, draft: Value| {
+        t.call(Method::PUT, &path, Some(&t.a), Body::Json(serde_json::json!({ "version": version, "draft": draft })))
+    };
+    let shown = put(0, edited.clone()).await.expect(200);
+    assert_eq!(shown["version"], 1, "{shown}");
+    assert_eq!(shown["problems"][0]["field"], "units[2].chunks", "{shown}");
+    // An edit made from the old version is a conflict, and nothing changes.
+    let error = put(0, draft["draft"].clone()).await.expect_error(409, "version_conflict", &["version 1"]);
+    assert_eq!(error["details"]["version"], 1, "{error}");
+    let error = t.get(&t.a, &format!("/api/author/drafts/{id}/pack")).await.expect_error(
+        422,
+        "draft_has_problems",
+        &["units[2].chunks"],
+    );
+    assert_eq!(error["details"]["problems"][0]["field"], "units[2].chunks", "{error}");
+
+    // Mended: the pack is a course the operator's import accepts.
+    let shown = put(1, draft["draft"].clone()).await.expect(200);
+    assert_eq!((shown["version"].as_i64(), shown["problems"].clone()), (Some(2), serde_json::json!([])), "{shown}");
+    let pack = t.get(&t.a, &format!("/api/author/drafts/{id}/pack")).await;
+    assert_eq!(pack.status, 200, "{}", pack.text);
+    assert!(
+        pack.text.contains("source_id = \"sets.md\"") && pack.text.contains("section = \"Sets > Subsets\""),
+        "{}",
+        pack.text
+    );
+    let imported = t
+        .call(Method::POST, "/api/courses?format=toml", Some(OPERATOR_TOKEN), Body::Raw(pack.text.clone()))
+        .await
+        .expect(201);
+    assert_eq!((imported["id"].as_str(), imported["unitCount"].as_i64()), (Some("SET-THEORY"), Some(3)), "{imported}");
+
+    // Listed; another learner reaches none of it.
+    let listed = t.get(&t.a, "/api/author/drafts").await.expect(200);
+    assert_eq!(
+        (listed[0]["course_id"].as_str(), listed[0]["units"].as_u64()),
+        (Some("SET-THEORY"), Some(3)),
+        "{listed}"
+    );
+    assert_eq!(t.get(&t.b, "/api/author/drafts").await.expect(200), Value::Array(vec![]));
+    t.get(&t.b, &format!("/api/author/drafts/{id}")).await.expect_error(404, "not_found", &["draft"]);
+    t.get(&t.b, &format!("/api/author/drafts/{id}/pack")).await.expect_error(404, "not_found", &["draft"]);
+    put(2, draft["draft"].clone()).await.expect(200);
+    t.call(
+        Method::PUT,
+        &format!("/api/author/drafts/{id}"),
+        Some(&t.b),
+        Body::Json(serde_json::json!({ "version": 3, "draft": draft["draft"] })),
+    )
+    .await
+    .expect_error(404, "not_found", &["draft"]);
+    t.delete(&t.b, &format!("/api/author/drafts/{id}")).await.expect_error(404, "not_found", &["draft"]);
+    t.delete(&t.a, &format!("/api/author/drafts/{id}")).await.expect(204);
+    t.get(&t.a, &format!("/api/author/drafts/{id}")).await.expect_error(404, "not_found", &["draft"]);
+}
+
+on_both_stores!(
+    notes_become_a_draft_course_the_author_edits_and_exports,
+    a_learner_uploads_notes_and_reads_them_back_with_citations,
+    a_pdf_keeps_its_pages_and_an_edited_file_keeps_the_chunks_it_still_has,
+    a_file_that_cannot_be_read_is_refused_naming_it_and_nothing_is_stored,
+);
+
+/// A file over the server's `ingest_max_mb` is a 413 before it is read, even with an
+/// `Idempotency-Key` (a file may be larger than a kept request).
+#[tokio::test]
+async fn a_file_over_the_servers_limit_is_413_before_it_is_read() {
+    let mut settings = AuthoringSettings::default();
+    settings.limits.max_bytes = 1024 * 1024;
+    let t = spawn_app_made(TestStore::sqlite().await, move |s| App::new(s).with_authoring_settings(settings)).await;
+    let large = format!("# Big\n\n{}", "word ".repeat(300_000)).into_bytes();
+    let before = t.counts().await;
+    let reply = t
+        .send(
+            Method::POST,
+            "/api/author/documents?name=big.md",
+            Some(&t.a),
+            Body::File(large, "text/markdown"),
+            &[("idempotency-key", "upload-1")],
+        )
+        .await;
+    let error = reply.expect_error(413, "too_large", &["1 MiB", "ingest_max_mb"]);
+    assert_eq!(error["details"]["max_bytes"], 1024 * 1024, "{error}");
+    assert_eq!(t.counts().await, before);
+
+    // Under the limit, a keyed upload larger than an ordinary request's 1 MiB goes through.
+    let mut settings = AuthoringSettings::default();
+    settings.limits.max_bytes = 4 * 1024 * 1024;
+    let t = spawn_app_made(TestStore::sqlite().await, move |s| App::new(s).with_authoring_settings(settings)).await;
+    let paragraphs: String =
+        (0..3_000).map(|i| format!("Paragraph {i} says something about sets and subsets.\n\n")).collect();
+    let bytes = format!("# Long notes\n\n{paragraphs}{}", "x".repeat(1_200_000)).into_bytes();
+    let reply = t
+        .send(
+            Method::POST,
+            "/api/author/documents?name=long.md",
+            Some(&t.a),
+            Body::File(bytes, "text/markdown"),
+            &[("idempotency-key", "upload-2")],
+        )
+        .await;
+    let stored = reply.expect(201);
+    assert!(stored["added"].as_u64().unwrap() > 100, "{stored}");
+}
