@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pathwise_app::authoring::documents::files_under;
 use pathwise_app::authoring::{DraftEdit, NewDraft};
 use pathwise_course::PackFormat;
-use pathwise_domain::{CourseDraftId, SourceDocumentId};
+use pathwise_domain::{CourseDraftId, LearnerId, SourceDocumentId};
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
@@ -58,6 +58,16 @@ pub enum AuthorCommand {
     },
     /// Remove a course draft.
     DraftRemove { id: CourseDraftId },
+    /// Publish a course draft without problems as a course of the learner's, which the tutor,
+    /// sessions, maps and MCP see; publishing again replaces it.
+    Publish { id: CourseDraftId },
+    /// Share a course the learner published with another learner (ids from `pathwise
+    /// learners list`).
+    Share { course_id: String, learner_id: LearnerId },
+    /// Stop sharing a course the learner published with another learner.
+    Unshare { course_id: String, learner_id: LearnerId },
+    /// Who a course the learner published is shared with.
+    Shares { course_id: String },
 }
 
 pub async fn run(settings: &Settings, token: Option<&str>, command: AuthorCommand) -> Result<()> {
@@ -119,5 +129,13 @@ pub async fn run(settings: &Settings, token: Option<&str>, command: AuthorComman
             app.delete_course_draft(me, id).await?;
             crate::output::json(&serde_json::json!({ "removed": id }))
         }
+        AuthorCommand::Publish { id } => crate::output::json(&app.publish_course_draft(me, id).await?),
+        AuthorCommand::Share { course_id, learner_id } => {
+            crate::output::json(&app.share_course(me, &course_id, learner_id).await?)
+        }
+        AuthorCommand::Unshare { course_id, learner_id } => {
+            crate::output::json(&app.unshare_course(me, &course_id, learner_id).await?)
+        }
+        AuthorCommand::Shares { course_id } => crate::output::json(&app.course_shares(me, &course_id).await?),
     }
 }

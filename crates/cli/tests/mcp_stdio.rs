@@ -62,6 +62,7 @@ const READ_ONLY: &[&str] = &[
     "author_drafts",
     "author_draft_get",
     "author_draft_export",
+    "author_course_shares",
 ];
 
 const PROMPTS: &[&str] = &["curriculum_planning", "diagnostic", "teaching", "review", "tutor_course", "run_evaluation"];
@@ -742,6 +743,11 @@ async fn stdio_calls_every_tool() {
     assert_eq!(read["passages"][1]["citation"], "subnets.md, Subnets > Masks", "{read}");
     let exported = ok("author_draft_export", json!({ "draft_id": draft_id })).await;
     assert!(exported["pack"].as_str().unwrap().contains("course_id = \"SUBNETTING-NOTES\""), "{exported}");
+    let published = ok("author_draft_publish", json!({ "draft_id": draft_id })).await;
+    assert_eq!((published["id"].as_str(), published["changed"].as_bool()), (Some("SUBNETTING-NOTES"), Some(true)));
+    let listed = ok("course_list", json!({})).await;
+    assert!(listed["courses"].as_array().unwrap().iter().any(|c| c["id"] == "SUBNETTING-NOTES"), "{listed}");
+    assert_eq!(ok("author_course_shares", json!({ "course_id": "SUBNETTING-NOTES" })).await["learners"], json!([]));
     let removed = ok("author_draft_delete", json!({ "draft_id": draft_id })).await;
     assert_eq!(removed["removed"], draft_id.as_str(), "{removed}");
 
@@ -793,6 +799,14 @@ async fn stdio_calls_every_tool() {
         };
         let refusal = mcp.refused(tool, arguments).await;
         assert!(refusal.contains("NOT-OFFERED"), "{tool}: {refusal}");
+    }
+
+    // A course shared with nobody who is here: the learner is not found, and nothing changes
+    // (sharing between two learners runs over HTTP, in crates/server/tests/author_http.rs).
+    let stranger = json!({ "course_id": "SUBNETTING-NOTES", "learner_id": "0190a0a0-0000-7000-8000-000000000009" });
+    for tool in ["author_course_share", "author_course_unshare"] {
+        called.insert(tool);
+        assert!(mcp.refused(tool, stranger.clone()).await.contains("learner"), "{tool}");
     }
 
     let every: BTreeSet<&str> = TOOLS.iter().copied().collect();

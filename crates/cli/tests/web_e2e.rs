@@ -10,6 +10,8 @@
 mod common;
 #[path = "web_e2e/maps.rs"]
 mod maps;
+#[path = "web_e2e/material.rs"]
+mod material;
 #[path = "web_e2e/offline_tutor.rs"]
 mod offline_tutor;
 #[path = "web_e2e/progress.rs"]

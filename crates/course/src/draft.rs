@@ -49,6 +49,8 @@ pub struct DraftSource {
 pub struct CourseDraft {
     /// The id the course will have when published: letters, digits, `.`, `_` and `-`.
     pub course_id: String,
+    #[schema(min_length = 1, max_length = 200)]
+    #[schemars(length(min = 1, max = 200))]
     pub title: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -56,7 +58,9 @@ pub struct CourseDraft {
     pub documents: Vec<SourceDocumentId>,
     /// The only tags drill grading may give a mistake (snake_case).
     pub confusion_tags: Vec<String>,
-    /// In learning order: the first is where a learner starts.
+    /// In learning order: the first is where a learner starts. At most 500.
+    #[schema(max_items = 500)]
+    #[schemars(length(max = 500))]
     pub units: Vec<DraftUnit>,
 }
 

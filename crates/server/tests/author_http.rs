@@ -236,7 +236,98 @@ async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
     t.get(&t.a, &format!("/api/author/drafts/{id}")).await.expect_error(404, "not_found", &["draft"]);
 }
 
+/// A draft published is the author's course: listed and taught to them, to nobody else
+/// until shared, and its id cannot take over someone else's course.
+async fn a_published_draft_is_its_authors_course_until_shared(t: &TestApp) {
+    let notes = "# Logic\n\nA proposition is true or false.\n\n## Negation\n\nThe negation of a true proposition \
+                 is false.\n\n## Conjunction\n\nA and B is true when both are.\n";
+    upload(t, &t.a, "logic.md", notes.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Logic basics" })).await.expect(201);
+    let id = text(&draft["id"]);
+    let published = t.post(&t.a, &format!("/api/author/drafts/{id}/publish"), serde_json::json!({})).await.expect(201);
+    assert_eq!(
+        (published["id"].as_str(), published["unitCount"].as_i64()),
+        (Some("LOGIC-BASICS"), Some(3)),
+        "{published}"
+    );
+    let again = t.post(&t.a, &format!("/api/author/drafts/{id}/publish"), serde_json::json!({})).await.expect(200);
+    assert_eq!(again["changed"], false, "{again}");
+
+    let listed = |token: String| async move {
+        let courses = t.get(&token, "/api/courses").await.expect(200);
+        courses.as_array().unwrap().iter().map(|c| text(&c["id"])).collect::<Vec<_>>()
+    };
+    assert!(listed(t.a.clone()).await.contains(&"LOGIC-BASICS".to_string()));
+    assert!(!listed(t.b.clone()).await.contains(&"LOGIC-BASICS".to_string()));
+    let outline = t.get(&t.a, "/api/courses/LOGIC-BASICS").await.expect(200);
+    assert_eq!(outline["entryUnitId"], "logic", "{outline}");
+    t.get(&t.b, "/api/courses/LOGIC-BASICS").await.expect_error(404, "not_found", &["LOGIC-BASICS"]);
+    t.post(&t.b, "/api/tutor/threads", serde_json::json!({ "courseId": "LOGIC-BASICS" })).await.expect_error(
+        404,
+        "not_found",
+        &["LOGIC-BASICS"],
+    );
+    t.get(&t.b, "/api/tutor/courses/LOGIC-BASICS/snapshot").await.expect_error(404, "not_found", &["LOGIC-BASICS"]);
+
+    // The author teaches from it: a thread, and a turn without a model.
+    let thread =
+        t.post(&t.a, "/api/tutor/threads", serde_json::json!({ "courseId": "LOGIC-BASICS" })).await.expect(201);
+    let turn = t
+        .post(
+            &t.a,
+            &format!("/api/tutor/threads/{}/turn", text(&thread["id"])),
+            serde_json::json!({ "messageText": "where do I start?" }),
+        )
+        .await
+        .expect(200);
+    assert_eq!(turn["snapshotLite"]["focus"]["unitId"], "logic", "{turn}");
+
+    // Shared with B: listed, and taught; unshared: gone again.
+    let b_id = text(&t.get(&t.b, "/api/me").await.expect(200)["id"]);
+    let shares = t
+        .post(&t.a, "/api/author/courses/LOGIC-BASICS/shares", serde_json::json!({ "learner_id": b_id }))
+        .await
+        .expect(200);
+    assert_eq!(shares["learners"], serde_json::json!([b_id]), "{shares}");
+    assert!(listed(t.b.clone()).await.contains(&"LOGIC-BASICS".to_string()));
+    t.post(&t.b, "/api/tutor/threads", serde_json::json!({ "courseId": "LOGIC-BASICS" })).await.expect(201);
+    // B cannot pass it on, nor read who it is shared with.
+    t.get(&t.b, "/api/author/courses/LOGIC-BASICS/shares").await.expect_error(404, "not_found", &["LOGIC-BASICS"]);
+    let a_id = text(&t.get(&t.a, "/api/me").await.expect(200)["id"]);
+    t.post(&t.b, "/api/author/courses/LOGIC-BASICS/shares", serde_json::json!({ "learner_id": a_id }))
+        .await
+        .expect_error(404, "not_found", &["LOGIC-BASICS"]);
+    let shares = t.delete(&t.a, &format!("/api/author/courses/LOGIC-BASICS/shares/{b_id}")).await.expect(200);
+    assert_eq!(shares["learners"], serde_json::json!([]), "{shares}");
+    assert!(!listed(t.b.clone()).await.contains(&"LOGIC-BASICS".to_string()));
+
+    // A course id someone else holds is not taken over: B's draft of the same title.
+    upload(t, &t.b, "logic.md", notes.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let bs = t.post(&t.b, "/api/author/drafts", serde_json::json!({ "title": "Logic basics" })).await.expect(201);
+    let before = t.counts().await;
+    let error = t
+        .post(&t.b, &format!("/api/author/drafts/{}/publish", text(&bs["id"])), serde_json::json!({}))
+        .await
+        .expect_error(409, "course_id_taken", &["LOGIC-BASICS"]);
+    assert_eq!(error["details"]["field"], "draft.course_id", "{error}");
+    assert_eq!(t.counts().await, before);
+    // Nor a shipped one.
+    let mut shipped = bs["draft"].clone();
+    shipped["course_id"] = serde_json::json!("MATH-FOUNDATIONS");
+    t.app.install_builtin_courses().await.unwrap();
+    let path = format!("/api/author/drafts/{}", text(&bs["id"]));
+    t.call(Method::PUT, &path, Some(&t.b), Body::Json(serde_json::json!({ "version": 0, "draft": shipped })))
+        .await
+        .expect(200);
+    t.post(&t.b, &format!("{path}/publish"), serde_json::json!({})).await.expect_error(
+        409,
+        "course_id_taken",
+        &["MATH-FOUNDATIONS"],
+    );
+}
+
 on_both_stores!(
+    a_published_draft_is_its_authors_course_until_shared,
     notes_become_a_draft_course_the_author_edits_and_exports,
     a_learner_uploads_notes_and_reads_them_back_with_citations,
     a_pdf_keeps_its_pages_and_an_edited_file_keeps_the_chunks_it_still_has,

@@ -33,7 +33,7 @@ const OPEN_OPERATIONS: [(&str, &str); 1] = [(
 
 /// The operations only the operator token may call (learner administration, course
 /// imports): a learner's token is refused there, 401.
-const OPERATOR_OPERATIONS: [&str; 9] = [
+const OPERATOR_OPERATIONS: [&str; 10] = [
     "learners_list",
     "learners_create",
     "learners_delete",
@@ -43,6 +43,7 @@ const OPERATOR_OPERATIONS: [&str; 9] = [
     "learners_rotate_token",
     "learners_export",
     "learners_import",
+    "courses_pack",
 ];
 
 /// The course every learner may read; not A's data.
@@ -63,6 +64,8 @@ struct World {
     /// One of A's own documents, and a course drafted from it.
     document: String,
     draft: String,
+    /// A's own course, published from the draft and shared with nobody.
+    course: String,
     /// Every id of A's that B must never see in a success: the above and the responses'.
     secrets: Vec<String>,
 }
@@ -80,6 +83,8 @@ impl World {
             "threadid" => &self.thread,
             "documentid" => &self.document,
             "draftid" => &self.draft,
+            "learnerid" => &self.learner_id,
+            "courseid" => &self.course,
             "tokenid" => &self.token,
             // A bare `id` takes its meaning from the path it is in.
             "id" if path.starts_with("/api/learners/") => &self.learner_id,
@@ -126,8 +131,11 @@ async fn make_world(t: &TestApp) -> World {
     let notes = b"# Sets\n\nA set is a collection of distinct objects.\n".to_vec();
     let document =
         t.app.ingest_document(learner, "sets.md", notes).await.expect("A's document").document.id.to_string();
-    let new_draft = pathwise_app::authoring::NewDraft { title: "Sets".into(), documents: None };
-    let draft = t.app.draft_course(learner, new_draft).await.expect("A's draft").id.to_string();
+    // A's own course, published from a draft and shared with nobody: B never lists it.
+    let new_draft = pathwise_app::authoring::NewDraft { title: "Ada private sets".into(), documents: None };
+    let draft = t.app.draft_course(learner, new_draft).await.expect("A's draft").id;
+    let course = t.app.publish_course_draft(learner, draft).await.expect("A's course").course.id;
+    let draft = draft.to_string();
     let secrets = vec![
         learner.to_string(),
         map.clone(),
@@ -139,6 +147,7 @@ async fn make_world(t: &TestApp) -> World {
         thread.clone(),
         document.clone(),
         draft.clone(),
+        course.clone(),
     ];
     let token = t.app.learner_tokens(learner).await.expect("A's tokens")[0].id.to_string();
     World {
@@ -153,6 +162,7 @@ async fn make_world(t: &TestApp) -> World {
         thread,
         document,
         draft,
+        course,
         secrets,
     }
 }
@@ -196,6 +206,8 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
     json!({
         "documents": documents,
         "drafts": drafts,
+        "courses": app.list_courses(l).await.unwrap(),
+        "shares": app.course_shares(l, "ADA-PRIVATE-SETS").await.unwrap(),
         "maps": maps,
         "aggregates": aggregates,
         "responses": app.list_responses(l, ResponseFilter::default(), Some(0), Some(500)).await.unwrap(),
@@ -283,7 +295,6 @@ fn sample(schema: &Value, root: &Value, name: &str, path: &str, w: &World) -> Va
             Some(id) => json!(id),
             None if schema["format"] == "uuid" => json!(w.map),
             None if schema["format"] == "date-time" => json!("2026-01-01T00:00:00Z"),
-            None if name.eq_ignore_ascii_case("courseId") || name == "course_id" => json!(COURSE),
             None => json!("x".repeat(schema["minLength"].as_u64().unwrap_or(1).max(1) as usize)),
         },
         "integer" => json!(schema["minimum"].as_i64().unwrap_or(1).max(0)),
@@ -351,7 +362,10 @@ fn calls(document: &Value, w: &World) -> Vec<Call> {
             for parameter in operation["parameters"].as_array().into_iter().flatten() {
                 let name = parameter["name"].as_str().unwrap();
                 match (parameter["in"].as_str(), name) {
-                    (Some("path"), "course_id") => concrete = concrete.replace("{course_id}", COURSE),
+                    (Some("path"), "course_id") => {
+                        concrete = concrete.replace("{course_id}", &w.course);
+                        targets_a = true;
+                    }
                     (Some("path"), _) => {
                         let id = w.id_for(name, path).unwrap_or_else(|| {
                             panic!(
@@ -507,7 +521,8 @@ async fn no_tool_lets_another_learner_near_a_learners_data(t: &TestApp) {
         let said = serde_json::to_string(&result).unwrap();
         if result.is_error == Some(true) {
             if targets_a {
-                assert!(said.contains("not found"), "{} with A's ids ({arguments}): {said}", tool.name);
+                let not_found = said.contains("not found") || said.contains("(not_found");
+                assert!(not_found, "{} with A's ids ({arguments}): {said}", tool.name);
                 // The refusal names the argument whose id it did not find.
                 let mut given = arguments.as_object().into_iter().flatten().map(|(field, _)| field.as_str());
                 let named = given.any(|field| w.id_for(field, "").is_some() && said.contains(&format!("{field}: ")));

@@ -79,6 +79,8 @@ CROSS_REFERENCES = [
          r"(config\.survey\.)?(skip_logic\..*|questions\[\d+\]\.(question_id|options|scale))", r"."),
         (r"POST /api/courses", "invalid_course", r".*", r"."),
         (r"POST /api/learners/import", "invalid", r"tables(\..*)?", r"."),
+        # A draft needs documents of the learner's to draft from, each named once.
+        (r"POST /api/author/drafts", "invalid", r"documents(\[\d+\])?", r"."),
         # A file's content is read, not described: random bytes are not a document.
         (r"POST /api/author/documents", "(empty|unsupported_format|binary|encrypted_pdf|no_text_layer|malformed_pdf|too_many_pages)",
          r".*", r"."),

@@ -73,3 +73,28 @@ export async function api(method, path, body, opts = {}) {
   }
   return data;
 }
+
+// A file sent as the request's body with upload progress (fetch reports none): resolves with
+// the JSON reply, rejects like api(). onProgress(fraction) hears of the bytes sent.
+export function apiUpload(path, file, onProgress = () => {}) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api${path}`);
+    xhr.setRequestHeader('Accept', 'application/json');
+    const t = token.get();
+    if (t) xhr.setRequestHeader('Authorization', `Bearer ${t}`);
+    xhr.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total); };
+    xhr.onerror = () => reject(new NetworkError("Can't reach the server — check that pathwise serve is running."));
+    xhr.onload = () => {
+      let data = null;
+      try { data = xhr.responseText ? JSON.parse(xhr.responseText) : null; } catch { /* not JSON */ }
+      if (xhr.status >= 200 && xhr.status < 300) { onProgress(1); resolve(data); return; }
+      const err = data?.error ?? {};
+      const e = new ApiError(xhr.status, err.code ?? `http_${xhr.status}`, err.message ?? `The server answered ${xhr.status}.`, err.details ?? null);
+      if (xhr.status === 401) onUnauthorized(e);
+      reject(e);
+    };
+    xhr.send(file);
+  });
+}

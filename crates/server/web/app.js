@@ -1,6 +1,6 @@
 // app.js: boot: sign-in (a one-time link from `pathwise serve`, or a pasted learner token), sign-out,
 // 401 recovery, and routing between views via location.hash (#/tutor, #/sessions,
-// #/maps, #/progress; a view may take more path after its name, e.g. #/maps/<id>).
+// #/maps, #/progress, #/material; a view may take more path after its name, e.g. #/maps/<id>).
 import { api, token, setUnauthorizedHandler, ApiError, NetworkError } from './api.js';
 import { el, showBanner, hideBanner, reportError } from './ui.js';
 
@@ -11,6 +11,7 @@ const views = {
   sessions: () => import('./sessions.js').then((m) => m.mountSessions),
   maps: () => import('./maps.js').then((m) => m.mountMaps),
   progress: () => import('./progress.js').then((m) => m.mountProgress),
+  material: () => import('./author.js').then((m) => m.mountMaterial),
 };
 let config = null;
 

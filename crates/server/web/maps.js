@@ -5,12 +5,11 @@
 // #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
 // map with no language model (POST /mind-maps/outline).
 import { api, ApiError, NetworkError, forgetKey, keyFor, newKey } from './api.js';
-import { el, fill, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge, skillsFor } from './ui.js';
+import { el, fill, svgEl, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge, skillsFor } from './ui.js';
 import { layout, curve } from './dag.js';
 import { mountReviews, recallCard } from './reviews.js';
 import { mountFlow, topicForm, FLOW_STEPS } from './flow.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const STATUSES = MASTERY_STATUSES;
 const NODE_W = 176, NODE_H = 50;
 
@@ -574,13 +573,6 @@ const isDue = (n) => !!n.next_review_at && new Date(n.next_review_at).getTime() 
 function joinLabels(list) {
   const labels = list.map((m) => m.label);
   return labels.length < 2 ? labels.join('') : `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}`;
-}
-
-function svgEl(tag, attrs = {}, ...kids) {
-  const n = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v != null) n.setAttribute(k, v);
-  for (const k of kids.flat()) if (k != null) n.append(k);
-  return n;
 }
 
 // Drag with a mouse to pan; touch screens pan by scrolling natively.

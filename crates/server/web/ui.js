@@ -15,6 +15,14 @@ export function el(tag, attrs = {}, ...kids) {
   return n;
 }
 
+// svgEl('rect', {width: 10}): el for SVG's namespace (attributes set as given).
+export function svgEl(tag, attrs = {}, ...kids) {
+  const n = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) if (v != null) n.setAttribute(k, v);
+  for (const k of kids.flat()) if (k != null) n.append(k);
+  return n;
+}
+
 // Like node.replaceChildren, but skips null/false (replaceChildren would print "null").
 export function fill(node, ...kids) { node.replaceChildren(...kids.flat().filter((k) => k != null && k !== false)); return node; }
 

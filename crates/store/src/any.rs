@@ -684,6 +684,10 @@ impl crate::AuthoringStore for AnyStore {
         delegate!(self.delete_course_draft(owner, id))
     }
 
+    async fn publish_course(&self, course: &crate::CourseRecord, owner: LearnerId) -> StoreResult<bool> {
+        delegate!(self.publish_course(course, owner))
+    }
+
     async fn share_course(&self, course_id: &str, learner: LearnerId, at: DateTime<Utc>) -> StoreResult<()> {
         delegate!(self.share_course(course_id, learner, at))
     }

@@ -135,6 +135,16 @@ pub trait AuthoringStore: Send + Sync {
         id: CourseDraftId,
     ) -> impl Future<Output = StoreResult<bool>> + Send;
 
+    /// Store a course `owner` publishes (its `owner_id` is theirs, whatever `course` says):
+    /// inserted, or replacing the stored one when that is the same owner's. False, and
+    /// nothing written, when a course of that id is someone else's: another learner's, the
+    /// operator's or a shipped one.
+    fn publish_course(
+        &self,
+        course: &crate::CourseRecord,
+        owner: LearnerId,
+    ) -> impl Future<Output = StoreResult<bool>> + Send;
+
     /// Let `learner` see the course (idempotent: the first sharing's time is kept);
     /// `NotFound` when there is no such course or learner.
     fn share_course(

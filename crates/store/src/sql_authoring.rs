@@ -354,6 +354,31 @@ macro_rules! authoring_store {
                 Ok(done.rows_affected() == 1)
             }
 
+            async fn publish_course(&self, course: &crate::CourseRecord, owner: LearnerId) -> StoreResult<bool> {
+                // The update applies only where the stored course is the same owner's; a course
+                // without an owner (the operator's, a shipped one) is never the learner's.
+                let done = sqlx::query(
+                    "INSERT INTO courses (id, title, pack, content_hash, builtin, unit_count, question_count, \
+                     imported_at, owner_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                     ON CONFLICT (id) DO UPDATE SET title = excluded.title, pack = excluded.pack, \
+                     content_hash = excluded.content_hash, unit_count = excluded.unit_count, \
+                     question_count = excluded.question_count, imported_at = excluded.imported_at \
+                     WHERE courses.owner_id = excluded.owner_id",
+                )
+                .bind(&course.id)
+                .bind(&course.title)
+                .bind(Json(&course.pack))
+                .bind(&course.content_hash)
+                .bind(false)
+                .bind(course.unit_count)
+                .bind(course.question_count)
+                .bind(Ts(course.imported_at))
+                .bind(owner.0)
+                .execute(self.writer())
+                .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
             async fn share_course(&self, course_id: &str, learner: LearnerId, at: DateTime<Utc>) -> StoreResult<()> {
                 sqlx::query(
                     "INSERT INTO course_shares (course_id, learner_id, shared_at) VALUES ($1, $2, $3) \

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 pathwise_test_support::conformance!(
+    a_learner_publishes_a_course_id_only_they_hold,
     an_ingested_document_is_stored_with_its_chunks_in_order,
     ingesting_a_changed_file_keeps_the_unchanged_chunks_and_the_documents_id,
     a_long_file_is_stored_and_synced_whole,
@@ -442,4 +443,25 @@ async fn deleting_a_learner_deletes_their_documents_drafts_and_courses(store: &A
         vec![listed(&course("algebra", None)), listed(&bobs_course)]
     );
     assert_eq!(store.course_shares("bob-logic").await.unwrap(), vec![]);
+}
+
+async fn a_learner_publishes_a_course_id_only_they_hold(store: &AnyStore) {
+    let (ada, bob) = (new_learner(store, "Ada").await, new_learner(store, "Bob").await);
+    store.put_course(&course("algebra", None)).await.unwrap();
+    let adas = course("ada-sets", None);
+    assert!(store.publish_course(&adas, ada).await.unwrap(), "a new id is published");
+    assert_eq!(store.get_course("ada-sets").await.unwrap().unwrap().owner_id, Some(ada));
+    let mut again = course("ada-sets", Some(bob));
+    again.title = "Sets, again".into();
+    assert!(store.publish_course(&again, ada).await.unwrap(), "the owner publishes again");
+    let stored = store.get_course("ada-sets").await.unwrap().unwrap();
+    assert_eq!((stored.title.as_str(), stored.owner_id), ("Sets, again", Some(ada)), "the owner is the publisher's");
+
+    // Someone else's id: another learner's, or the operator's, is not taken over.
+    let before = store.table_counts().await.unwrap();
+    assert!(!store.publish_course(&course("ada-sets", None), bob).await.unwrap());
+    assert!(!store.publish_course(&course("algebra", None), bob).await.unwrap());
+    assert_eq!(store.table_counts().await.unwrap(), before);
+    assert_eq!(store.get_course("ada-sets").await.unwrap().unwrap().title, "Sets, again");
+    assert_eq!(store.get_course("algebra").await.unwrap().unwrap().owner_id, None);
 }

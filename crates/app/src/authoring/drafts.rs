@@ -3,10 +3,11 @@
 //! checked as a whole on every read, and written out as a course pack once it has no
 //! problems. A draft is its author's alone.
 
+use crate::course_tutor::catalog::{course_error, CourseSummary, ImportedCourse};
 use crate::{App, AppError, AppResult, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_course::draft::{outline_from_headings, CourseDraft, DraftSource, Passage};
-use pathwise_course::PackFormat;
+use pathwise_course::{Course, CoursePack, PackFormat};
 use pathwise_domain::{CourseDraftId, LearnerId, SourceChunkId, SourceDocumentId};
 use pathwise_store::{CourseDraftRecord, SourceDocumentRecord, Store};
 use serde::{Deserialize, Serialize};
@@ -213,7 +214,7 @@ impl<S: Store> App<S> {
         let stored = self.draft_record(learner, id).await?;
         let record = CourseDraftRecord {
             title: draft.title.clone(),
-            version: edit.version + 1,
+            version: stored.version + 1,
             updated_at: self.now(),
             draft: serde_json::to_value(&draft).map_err(|e| AppError::internal(format!("a draft to JSON: {e}")))?,
             ..stored.clone()
@@ -224,7 +225,8 @@ impl<S: Store> App<S> {
                 ErrorKind::Conflict,
                 "version_conflict",
                 format!(
-                    "the draft was edited since version {}: it is at version {now}; read it again and redo the edit",
+                    "the edit was made from version {}, but the draft is at version {now}: read it again and redo \
+                     the edit",
                     edit.version
                 ),
             )
@@ -249,6 +251,40 @@ impl<S: Store> App<S> {
         id: CourseDraftId,
         format: PackFormat,
     ) -> AppResult<String> {
+        let pack = self.draft_pack(learner, id).await?;
+        pack.to_text(format).map_err(|e| AppError::internal(format!("writing a draft as a pack: {e}")))
+    }
+
+    /// Publish a draft as a course of the learner's: the tutor, sessions, maps and MCP see
+    /// it like a shipped one, and so do the learners it is shared with. Publishing again
+    /// replaces it. A draft with problems is refused with them; a course id someone else
+    /// holds (another learner, the operator, a shipped course) is a conflict.
+    pub async fn publish_course_draft(&self, learner: LearnerId, id: CourseDraftId) -> AppResult<ImportedCourse> {
+        let pack = self.draft_pack(learner, id).await?;
+        let course = Course::from_pack(pack, self.library()).map_err(course_error)?;
+        let record = self.course_record(course.pack(), false, Some(learner))?;
+        if let Some(stored) = self.store.get_course(&record.id).await? {
+            if stored.owner_id == Some(learner) && stored.content_hash == record.content_hash {
+                return Ok(ImportedCourse { course: CourseSummary::from(&stored), changed: false });
+            }
+        }
+        if !self.store.publish_course(&record, learner).await? {
+            return Err(AppError::new(
+                ErrorKind::Conflict,
+                "course_id_taken",
+                format!(
+                    "draft.course_id: another course is '{}' (someone else's, or the server's); give the draft a \
+                     course_id of its own",
+                    record.id
+                ),
+            )
+            .with_details(json!({ "field": "draft.course_id", "course_id": record.id })));
+        }
+        Ok(ImportedCourse { course: CourseSummary::from(&record), changed: true })
+    }
+
+    /// The draft as a pack, or its problems (422 `draft_has_problems`, each with its field).
+    async fn draft_pack(&self, learner: LearnerId, id: CourseDraftId) -> AppResult<CoursePack> {
         let record = self.draft_record(learner, id).await?;
         let draft = read_draft(&record)?;
         let passages = self.passages_of(learner, &draft).await?;
@@ -268,10 +304,7 @@ impl<S: Store> App<S> {
             )
             .with_details(json!({ "problems": listed })));
         }
-        draft
-            .to_pack(&passages)
-            .to_text(format)
-            .map_err(|e| AppError::internal(format!("writing a draft as a pack: {e}")))
+        Ok(draft.to_pack(&passages))
     }
 
     async fn draft_record(&self, learner: LearnerId, id: CourseDraftId) -> AppResult<CourseDraftRecord> {

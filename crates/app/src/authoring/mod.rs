@@ -5,9 +5,11 @@
 
 pub mod documents;
 pub mod drafts;
+pub mod sharing;
 
 pub use documents::{IngestedDocument, SourceChunk, SourceDocument, SourceDocumentWithChunks};
 pub use drafts::{DraftEdit, DraftPassage, DraftProblem, DraftSummary, DraftView, NewDraft};
+pub use sharing::CourseShares;
 
 use std::path::PathBuf;
 

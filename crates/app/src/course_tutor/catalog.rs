@@ -4,6 +4,7 @@
 
 use crate::{App, AppError, AppResult, ErrorKind};
 use pathwise_course::{builtin_courses, Course, CourseError, CoursePack, PackFormat, Tier};
+use pathwise_domain::LearnerId;
 use pathwise_retrieval::CourseIndex;
 use pathwise_store::{CourseRecord, Store};
 use serde::Serialize;
@@ -138,26 +139,35 @@ impl<S: Store> App<S> {
     }
 
     async fn store_course(&self, pack: &CoursePack, builtin: bool) -> AppResult<ImportedCourse> {
-        let value = serde_json::to_value(pack).map_err(|e| AppError::internal(format!("course pack to JSON: {e}")))?;
-        let hash = content_hash(&value);
+        let record = self.course_record(pack, builtin, None)?;
         if let Some(stored) = self.store.get_course(&pack.course_id).await? {
-            if stored.content_hash == hash {
+            if stored.content_hash == record.content_hash {
                 return Ok(ImportedCourse { course: CourseSummary::from(&stored), changed: false });
             }
         }
-        let record = CourseRecord {
+        self.store.put_course(&record).await?;
+        Ok(ImportedCourse { course: CourseSummary::from(&record), changed: true })
+    }
+
+    /// A checked pack as the store keeps it, with the hash that tells a changed one.
+    pub(crate) fn course_record(
+        &self,
+        pack: &CoursePack,
+        builtin: bool,
+        owner: Option<LearnerId>,
+    ) -> AppResult<CourseRecord> {
+        let value = serde_json::to_value(pack).map_err(|e| AppError::internal(format!("course pack to JSON: {e}")))?;
+        Ok(CourseRecord {
             id: pack.course_id.clone(),
             title: pack.title.clone(),
+            content_hash: content_hash(&value),
             pack: value,
-            content_hash: hash,
             builtin,
             unit_count: pack.units.len() as i32,
             question_count: pack.exam_questions.len() as i32,
             imported_at: self.now(),
-            owner_id: None,
-        };
-        self.store.put_course(&record).await?;
-        Ok(ImportedCourse { course: CourseSummary::from(&record), changed: true })
+            owner_id: owner,
+        })
     }
 
     /// A stored course's pack as a file its author can edit and import again: a shipped
@@ -176,12 +186,14 @@ impl<S: Store> App<S> {
         pack.to_text(format).map_err(|e| AppError::internal(format!("writing course {id} as a pack: {e}")))
     }
 
-    pub async fn list_courses(&self) -> AppResult<Vec<CourseSummary>> {
-        Ok(self.store.list_courses().await?.iter().map(CourseSummary::from).collect())
+    /// The courses the learner may see: the operator's and the shipped ones, their own, and
+    /// those shared with them.
+    pub async fn list_courses(&self, learner: LearnerId) -> AppResult<Vec<CourseSummary>> {
+        Ok(self.store.list_courses_for(learner).await?.iter().map(CourseSummary::from).collect())
     }
 
-    pub async fn course_outline(&self, id: &str) -> AppResult<CourseOutline> {
-        let loaded = self.course(id).await?;
+    pub async fn course_outline(&self, learner: LearnerId, id: &str) -> AppResult<CourseOutline> {
+        let loaded = self.course_for(learner, id).await?;
         let course = &loaded.course;
         let units = course
             .learning_order()
@@ -203,6 +215,15 @@ impl<S: Store> App<S> {
             confusion_tags: course.confusion_tags().to_vec(),
             units,
         })
+    }
+
+    /// A course the learner may see (else not found, as if there were none), checked and
+    /// indexed.
+    pub async fn course_for(&self, learner: LearnerId, id: &str) -> AppResult<Arc<LoadedCourse>> {
+        if !self.store.course_visible_to(id, learner).await? {
+            return Err(AppError::not_found("course", id));
+        }
+        self.course(id).await
     }
 
     /// A course, checked and indexed; loaded from the store when this server has no current

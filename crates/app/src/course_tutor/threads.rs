@@ -49,7 +49,7 @@ pub struct SnapshotView {
 
 impl<S: Store> App<S> {
     pub async fn create_thread(&self, learner: LearnerId, input: CreateThread) -> AppResult<Thread> {
-        let loaded = self.course(&input.course_id).await.map_err(|e| {
+        let loaded = self.course_for(learner, &input.course_id).await.map_err(|e| {
             if e.kind == crate::ErrorKind::NotFound {
                 AppError::absent(
                     "courseId",
@@ -160,7 +160,7 @@ impl<S: Store> App<S> {
 
     /// The learner's snapshot of a course (made on first use) and its summary.
     pub async fn tutor_snapshot(&self, learner: LearnerId, course: &str) -> AppResult<SnapshotView> {
-        let loaded = self.course(course).await?;
+        let loaded = self.course_for(learner, course).await?;
         let snap = self.course_snapshot(learner, &loaded).await?;
         let snapshot_lite = self.current_lite(learner, &loaded, &snap).await?;
         Ok(SnapshotView { mind_map_id: snap.map(), snapshot: snap.snapshot, snapshot_lite })

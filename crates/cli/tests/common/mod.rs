@@ -78,6 +78,10 @@ pub const TOOLS: &[&str] = &[
     "author_draft_edit",
     "author_draft_export",
     "author_draft_delete",
+    "author_draft_publish",
+    "author_course_shares",
+    "author_course_share",
+    "author_course_unshare",
 ];
 
 /// Kills the child when dropped, so that no test leaves a server behind.

@@ -4,7 +4,7 @@
 //! problems, edit it, export it as a course pack. Each calls one application operation, as
 //! over HTTP.
 
-use super::args::{DocumentArg, DraftArg, Nothing, With};
+use super::args::{CourseArg, DocumentArg, DraftArg, Nothing, With};
 use super::registry::{tool, Effect::Reads, Effect::Writes, ToolSpec};
 use pathwise_app::authoring::{DraftEdit, DraftSummary, IngestedDocument, NewDraft, SourceDocument};
 use pathwise_app::AppError;
@@ -78,6 +78,13 @@ pub struct Exported {
     pub format: FormatName,
     /// The course pack's text, which `pathwise import-course --check` accepts.
     pub pack: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareInput {
+    /// The other learner's id.
+    pub learner_id: pathwise_domain::LearnerId,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -178,6 +185,33 @@ pub fn all() -> Vec<ToolSpec> {
                 app.delete_course_draft(l, a.id).await?;
                 Ok(DraftRemoved { removed: a.id })
             },
+        ),
+        tool(
+            "author_draft_publish",
+            "Publish a course draft without problems as a course of the learner's: the tutor, sessions, maps \
+             and the course tools see it like a shipped course, and so do the learners it is shared with. \
+             Publishing again replaces it; a course_id someone else holds is refused (course_id_taken).",
+            Writes,
+            |app, l, a: With<DraftArg, Nothing>| async move { app.publish_course_draft(l, a.id).await },
+        ),
+        tool(
+            "author_course_shares",
+            "Who a course the learner published is shared with.",
+            Reads,
+            |app, l, a: With<CourseArg, Nothing>| async move { app.course_shares(l, &a.id).await },
+        ),
+        tool(
+            "author_course_share",
+            "Share a course the learner published with another learner (by learner id), who then lists it and \
+             opens tutor threads on it.",
+            Writes,
+            |app, l, a: With<CourseArg, ShareInput>| async move { app.share_course(l, &a.id, a.input.learner_id).await },
+        ),
+        tool(
+            "author_course_unshare",
+            "Stop sharing a course the learner published with another learner.",
+            Writes,
+            |app, l, a: With<CourseArg, ShareInput>| async move { app.unshare_course(l, &a.id, a.input.learner_id).await },
         ),
     ]
 }

@@ -66,14 +66,14 @@ fn discovery() -> Vec<ToolSpec> {
             "The courses the policy tutor teaches (shipped with Pathwise or imported by the operator): id, \
              title, how many units and exam questions.",
             Reads,
-            |app, _, _: Nothing| async move { Ok(Courses { courses: app.list_courses().await? }) },
+            |app, l, _: Nothing| async move { Ok(Courses { courses: app.list_courses(l).await? }) },
         ),
         tool(
             "course_get",
             "A course's units in learning order, each with its prerequisites, tags, whether it has drills, \
              and how many exam questions each tier has.",
             Reads,
-            |app, _, a: With<CourseArg, Nothing>| async move { app.course_outline(&a.id).await },
+            |app, l, a: With<CourseArg, Nothing>| async move { app.course_outline(l, &a.id).await },
         ),
         tool(
             "library_assessments",

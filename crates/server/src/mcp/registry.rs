@@ -72,9 +72,8 @@ where
                     KEY_ARGUMENT.into(),
                     serde_json::json!({
                         "type": "string",
-                        "description": "A key of yours for this call (1-255 printable characters, a UUID say): \
-                            calling again with the same key and arguments answers the first result and changes \
-                            nothing; the same key with other arguments is refused."
+                        "description": "Optional: a retry with this key and the same arguments answers the \
+                            first result."
                     }),
                 );
             }

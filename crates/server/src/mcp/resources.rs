@@ -34,7 +34,7 @@ pub async fn list(app: &App, learner: LearnerId) -> AppResult<Vec<Resource>> {
             .with_description(format!("The {} map '{}': nodes, edges, mastery and summary.", map.status, map.title))
             .with_mime_type(JSON)
     }));
-    for course in app.list_courses().await? {
+    for course in app.list_courses(learner).await? {
         resources.push(
             Resource::new(format!("{COURSES_URI}/{}", course.id), format!("course-{}", course.id))
                 .with_title(course.title.clone())
@@ -97,7 +97,7 @@ pub async fn read(app: &App, learner: LearnerId, uri: &str) -> AppResult<Resourc
         Ok(json!({ "map": map.map, "nodes": map.nodes, "edges": map.edges, "summary": summary }))
     } else if let Some(rest) = uri.strip_prefix(COURSES_URI).and_then(|rest| rest.strip_prefix('/')) {
         match rest.split_once('/') {
-            None => serde_json::to_value(app.course_outline(rest).await?),
+            None => serde_json::to_value(app.course_outline(learner, rest).await?),
             Some((course, "snapshot")) => serde_json::to_value(app.tutor_snapshot(learner, course).await?),
             Some(_) => return Err(unknown(uri)),
         }

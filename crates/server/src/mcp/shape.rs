@@ -8,6 +8,8 @@
 //! - **Standard formats only.** schemars marks integer widths as `format: uint8`, `int64`
 //!   and the like, which are not JSON Schema formats (clients warn on each); the bounds a
 //!   width implies are stated as `minimum`/`maximum` already, so such formats are dropped.
+//! - **One dialect, unstated.** Tool schemas are JSON Schema 2020-12 unless they say
+//!   otherwise, so no schema repeats `$schema`.
 //! - **Results described once, shallowly.** A result's own fields keep their types and
 //!   descriptions, and what they hold (a map's nodes, a card) is left open: the result
 //!   itself is what an assistant reads, and inlining every nested type in every tool made
@@ -42,6 +44,7 @@ const STANDARD_FORMATS: &[&str] = &[
 /// An input schema as shown: snake_case property names, standard formats only. Returns
 /// the names to map back (shown name to the type's own), empty when the type is snake_case.
 pub fn input_schema(schema: &mut Map<String, Value>) -> HashMap<String, String> {
+    schema.remove("$schema");
     let mut renamed = HashMap::new();
     let mut value = Value::Object(std::mem::take(schema));
     collect_renames(&value, &mut renamed);
@@ -74,16 +77,33 @@ fn rename_in_descriptions(value: &mut Value, renamed: &HashMap<String, String>) 
 }
 
 /// An output schema as shown: the result's own fields with their types, what they hold left
-/// open (every `$ref` becomes a schema that accepts anything), titles and non-standard
-/// formats dropped.
+/// open (every `$ref` becomes a schema that accepts anything), titles, non-standard formats
+/// and the descriptions of ids dropped.
 pub fn output_schema(schema: &mut Map<String, Value>) {
+    schema.remove("$schema");
     schema.remove("$defs");
     schema.remove("definitions");
     let mut value = Value::Object(std::mem::take(schema));
     open_references(&mut value);
     drop_nonstandard_formats(&mut value);
+    drop_id_descriptions(&mut value);
     if let Value::Object(map) = value {
         *schema = map;
+    }
+}
+
+/// A result's ids are named by their fields (`mind_map_id`, `document_id`): the id type's
+/// own description beside each one says it again.
+fn drop_id_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("format").and_then(Value::as_str) == Some("uuid") {
+                map.remove("description");
+            }
+            map.values_mut().for_each(drop_id_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_id_descriptions),
+        _ => {}
     }
 }
 

@@ -10,10 +10,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use pathwise_app::authoring::{
-    DraftEdit, DraftSummary, DraftView, IngestedDocument, NewDraft, SourceDocument, SourceDocumentWithChunks,
+    CourseShares, DraftEdit, DraftSummary, DraftView, IngestedDocument, NewDraft, SourceDocument,
+    SourceDocumentWithChunks,
 };
+use pathwise_app::course_tutor::ImportedCourse;
 use pathwise_course::PackFormat;
-use pathwise_domain::{CourseDraftId, SourceDocumentId};
+use pathwise_domain::{CourseDraftId, LearnerId, SourceDocumentId};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -178,4 +180,81 @@ pub async fn export_draft(
 ) -> ApiResult<impl axum::response::IntoResponse> {
     let format = q.format.as_deref().map(named_format).transpose()?.unwrap_or(PackFormat::Toml);
     Ok(pack_reply(format, s.app.export_course_draft(l.id, id, format).await?))
+}
+
+/// Publish the draft as a course of the learner's: the tutor, sessions, maps and MCP see it
+/// like a shipped one, and so do the learners it is shared with. Publishing again replaces it.
+#[utoipa::path(post, operation_id = "author_publish_draft", path = "/api/author/drafts/{id}/publish", tag = "authoring",
+    params(("id" = CourseDraftId, Path)),
+    responses(
+        (status = 201, body = ImportedCourse, description = "Published, or replaced."),
+        (status = 200, body = ImportedCourse, description = "Already published as it is; nothing changed."),
+        (status = 404, body = ErrorBody),
+        (status = 409, description = "Another course has the draft's `course_id` (someone else's, or the \
+            server's): `course_id_taken`, `details.field` = `draft.course_id`.", body = ErrorBody),
+        (status = 422, description = "The draft has problems (`draft_has_problems`, each with its field in \
+            `details.problems`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn publish_draft(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<CourseDraftId>,
+) -> ApiResult<(StatusCode, Json<ImportedCourse>)> {
+    let published = s.app.publish_course_draft(l.id, id).await?;
+    let status = if published.changed { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((status, Json(published)))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareWith {
+    /// The learner to share the course with (the operator's `pathwise learners list` names them).
+    pub learner_id: LearnerId,
+}
+
+/// Who a course the learner published is shared with.
+#[utoipa::path(get, operation_id = "author_course_shares", path = "/api/author/courses/{course_id}/shares", tag = "authoring",
+    params(("course_id" = String, Path)),
+    responses((status = 200, body = CourseShares),
+        (status = 404, description = "No course of the learner's by that id (`not_found`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn course_shares(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(course): PathIds<String>,
+) -> ApiResult<Json<CourseShares>> {
+    Ok(Json(s.app.course_shares(l.id, &course).await?))
+}
+
+/// Share a course the learner published with another learner, who then lists it, opens
+/// tutor threads on it and reads its outline. Sharing twice is sharing once.
+#[utoipa::path(post, operation_id = "author_share_course", path = "/api/author/courses/{course_id}/shares", tag = "authoring",
+    params(("course_id" = String, Path)), request_body = ShareWith,
+    responses((status = 200, body = CourseShares),
+        (status = 404, description = "No course of the learner's by that id, or no such learner (`not_found`).", body = ErrorBody),
+        (status = 422, description = "The learner named is the owner (`invalid`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn share_course(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(course): PathIds<String>,
+    JsonBody(with): JsonBody<ShareWith>,
+) -> ApiResult<Json<CourseShares>> {
+    Ok(Json(s.app.share_course(l.id, &course, with.learner_id).await?))
+}
+
+/// Stop sharing a course the learner published with another learner: they no longer list
+/// it or start threads on it.
+#[utoipa::path(delete, operation_id = "author_unshare_course", path = "/api/author/courses/{course_id}/shares/{learner_id}",
+    tag = "authoring", params(("course_id" = String, Path), ("learner_id" = LearnerId, Path)),
+    responses((status = 200, body = CourseShares),
+        (status = 404, description = "No course of the learner's by that id, or not shared with that learner \
+            (`not_found`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn unshare_course(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds((course, learner)): PathIds<(String, LearnerId)>,
+) -> ApiResult<Json<CourseShares>> {
+    Ok(Json(s.app.unshare_course(l.id, &course, learner).await?))
 }

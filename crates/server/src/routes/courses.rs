@@ -24,11 +24,12 @@ pub struct ImportQuery {
     format: Option<String>,
 }
 
-/// Every course.
+/// The courses the learner may see: the operator's and the shipped ones, their own, and those
+/// shared with them.
 #[utoipa::path(get, operation_id = "courses_list", path = "/api/courses", tag = "courses",
     responses((status = 200, body = Vec<CourseSummary>)), security(("bearer" = [])))]
-pub async fn list(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<Vec<CourseSummary>>> {
-    Ok(Json(s.app.list_courses().await?))
+pub async fn list(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Vec<CourseSummary>>> {
+    Ok(Json(s.app.list_courses(l.id).await?))
 }
 
 /// A course's units in learning order, with their prerequisites and how many exam
@@ -37,10 +38,10 @@ pub async fn list(State(s): State<AppState>, _learner: Auth) -> ApiResult<Json<V
     responses((status = 200, body = CourseOutline)), security(("bearer" = [])))]
 pub async fn get(
     State(s): State<AppState>,
-    _learner: Auth,
+    Auth(l): Auth,
     PathIds(id): PathIds<String>,
 ) -> ApiResult<Json<CourseOutline>> {
-    Ok(Json(s.app.course_outline(&id).await?))
+    Ok(Json(s.app.course_outline(l.id, &id).await?))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -1,0 +1,135 @@
+// The Material view in Chromium: three files uploaded at once (FILES, one path a line): two
+// are read, each with its progress bar run to the end, and a blank one is refused with its
+// name. A course drafted from the two ("My network notes"), then reviewed: a unit renamed (the
+// graph follows), a unit's passages removed (its problem shown, Publish disabled), that unit
+// deleted (the next one, now with nothing leading to it, is flagged) and the next one linked
+// to its predecessor (no problems left); published; a cited passage opened in its document.
+// Screenshots: material-uploads.png, material-review.png, material-problems.png,
+// material-phone.png, material-passage.png. The last line printed is a JSON report.
+import { launchChromium, failed, finish, onPhone } from './harness.mjs';
+
+const signin = process.env.SIGNIN_URL;
+const artifacts = process.env.ARTIFACTS;
+const files = process.env.FILES.split('\n');
+const timeout = 15000;
+
+const browser = await launchChromium();
+const report = { ok: false, steps: [], uploads: {} };
+let page;
+const step = (name) => report.steps.push(name);
+const pageErrors = [];
+const check = (cond, what) => { if (!cond) throw new Error(`expected: ${what}`); };
+const problemsHeading = () => page.locator('#problems-h').textContent();
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(timeout);
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // A refused request is expected only for the blank file.
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().includes('name=blank.md') && !r.url().endsWith('/favicon.ico')) pageErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+
+  await page.goto(`${signin}#/material`);
+  await page.getByRole('heading', { name: 'Your material' }).waitFor();
+  step('material view');
+
+  // ---- uploads, each with its progress and outcome
+  await page.locator('#upload-input').setInputFiles(files);
+  for (const path of files) {
+    const name = path.split('/').pop();
+    const row = page.locator(`.upload-log li[data-file="${name}"]`);
+    await page.waitForFunction((n) => {
+      const li = document.querySelector(`.upload-log li[data-file="${n}"]`);
+      return li && (li.classList.contains('ok') || li.classList.contains('failed'));
+    }, name);
+    report.uploads[name] = {
+      ok: await row.evaluate((li) => li.classList.contains('ok')),
+      progress: await row.locator('progress').evaluate((p) => p.value),
+      note: await row.locator('.small').textContent(),
+    };
+  }
+  await page.locator('.doc-list li[data-document="routing.pdf"]').waitFor();
+  check(await page.locator('.doc-list li[data-document]').count() === 2, 'two documents listed');
+  await page.screenshot({ path: `${artifacts}/material-uploads.png`, fullPage: true });
+  step('uploaded');
+
+  // ---- a draft from both
+  await page.locator('#draft-title').fill('My network notes');
+  await page.getByRole('button', { name: 'Draft an outline' }).click();
+  await page.waitForURL(/#\/material\/draft\/.+/);
+  await page.locator('.unit-card').first().waitFor();
+  const units = await page.locator('.unit-card').count();
+  check(units === 6, `six units drafted (got ${units})`);
+  check(await problemsHeading() === 'No problems', 'a fresh outline has no problems');
+  check(await page.locator('.draft-graph g.node').count() === 6, 'the graph draws every unit');
+  await page.screenshot({ path: `${artifacts}/material-review.png`, fullPage: true });
+  step('drafted');
+
+  // Renamed: saved (version 1), and the graph says so. Units are found by their ids: the
+  // documents come in by name (routing.pdf, then subnets.md).
+  const card = (id) => page.locator(`.unit-card[data-unit="${id}"]`);
+  const masks = card('masks').locator('.unit-head input');
+  await masks.fill('Subnet masks');
+  await masks.press('Enter');
+  await page.getByText(/^Version 1 ·/).waitFor();
+  check((await page.locator('.draft-graph g.node[data-unit="masks"] text.label').textContent()).includes('Subnet masks'), 'the graph shows the new title');
+  step('renamed');
+
+  // Hosts without its passages: its problem is shown, and Publish waits.
+  const hosts = card('hosts');
+  while (await hosts.locator('.unit-passages li').count() > 0) {
+    const before = await hosts.locator('.unit-passages li').count();
+    await hosts.locator('.unit-passages li').first().getByRole('button', { name: 'Remove' }).click();
+    await page.waitForFunction((n) => document.querySelector('.unit-card[data-unit="hosts"]').querySelectorAll('.unit-passages li').length === n - 1, before);
+  }
+  await page.locator('.problems.has-problems').waitFor();
+  check((await page.locator('.problems').textContent()).includes("unit 'hosts' has no material"), 'the unit without material is named');
+  check(await page.getByRole('button', { name: 'Publish' }).isDisabled(), 'Publish waits for the problems');
+  await page.screenshot({ path: `${artifacts}/material-problems.png`, fullPage: true });
+  step('problem shown');
+
+  // Deleted: the unit after it has nothing leading to it, until it is linked.
+  await page.getByRole('button', { name: 'Delete Hosts' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.unit-card').length === 5);
+  await page.waitForFunction(() => document.querySelector('.problems').textContent.includes("unit 'gateways' has no prerequisites"));
+  await card('gateways').getByRole('checkbox', { name: 'Subnet masks' }).check();
+  await page.waitForFunction(() => document.querySelector('#problems-h').textContent === 'No problems');
+  report.units_after_review = await page.locator('.unit-card').count();
+  step('reviewed');
+
+  // A phone sees the same review.
+  const phone = await onPhone(browser, page, timeout);
+  await phone.goto(page.url());
+  await phone.locator('.unit-card').first().waitFor();
+  await phone.screenshot({ path: `${artifacts}/material-phone.png`, fullPage: true });
+  await phone.close();
+
+  // ---- published: a course of the learner's
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await page.locator('#banner-text', { hasText: 'Published' }).waitFor();
+  const courses = await page.evaluate(async () => {
+    const r = await fetch('/api/courses', { headers: { Authorization: `Bearer ${localStorage.getItem('pw.token')}` } });
+    return r.json();
+  });
+  const mine = courses.find((c) => c.id === 'MY-NETWORK-NOTES');
+  check(mine, 'the published course is listed');
+  report.published = { id: mine.id, units: mine.unitCount };
+  step('published');
+
+  // A citation opens its passage in the document.
+  const cite = page.locator('.unit-passages a').first();
+  const citation = await cite.textContent();
+  await cite.click();
+  await page.locator('.passage.highlight').waitFor();
+  check((await page.locator('.passage.highlight cite').textContent()) === citation, 'the highlighted passage is the one cited');
+  await page.screenshot({ path: `${artifacts}/material-passage.png`, fullPage: true });
+  step('passage opened');
+
+  if (pageErrors.length) throw new Error(`page errors: ${pageErrors.join('; ')}`);
+  report.ok = true;
+} catch (e) {
+  await failed(report, e, page, 'material');
+}
+await finish(report, browser);
