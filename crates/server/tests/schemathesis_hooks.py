@@ -79,6 +79,11 @@ CROSS_REFERENCES = [
          r"(config\.survey\.)?(skip_logic\..*|questions\[\d+\]\.(question_id|options|scale))", r"."),
         (r"POST /api/courses", "invalid_course", r".*", r"."),
         (r"POST /api/learners/import", "invalid", r"tables(\..*)?", r"."),
+        # A draft becomes a pack or a course only without problems, which its state decides.
+        (r"(GET /api/author/drafts/\{id\}/pack|POST /api/author/drafts/\{id\}/publish)", "draft_has_problems",
+         r".*", r"."),
+        # A learner's own course is theirs already: shared with others, not with themselves.
+        (r"POST /api/author/courses/\{course_id\}/shares", "invalid", r"learner_id", r"is yours"),
         # A draft needs documents of the learner's to draft from, each named once.
         (r"POST /api/author/drafts", "invalid", r"documents(\[\d+\])?", r"."),
         # A file's content is read, not described: random bytes are not a document.
