@@ -1,10 +1,12 @@
-//! `pathwise course`: the operator's commands on the configured database's courses.
+//! `pathwise course`: the operator's commands on the configured database's courses: a
+//! pack written out, a learner's course shared with another learner or no longer.
 
 use crate::config::Settings;
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use pathwise_app::App;
 use pathwise_course::PackFormat;
+use pathwise_domain::LearnerId;
 use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
@@ -22,10 +24,24 @@ pub enum CourseCommand {
         #[arg(long)]
         format: Option<String>,
     },
+    /// Let a learner see another learner's published course (ids from `pathwise learners
+    /// list` and `GET /api/courses`).
+    Share { id: String, learner_id: LearnerId },
+    /// Stop letting a learner see another learner's published course.
+    Unshare { id: String, learner_id: LearnerId },
 }
 
 pub async fn run(settings: &Settings, command: CourseCommand) -> Result<()> {
     match command {
+        CourseCommand::Share { id, learner_id } => {
+            let app = App::new(crate::open_store(settings).await?);
+            crate::output::json(&app.operator_share_course(&id, learner_id).await.map_err(|e| anyhow::anyhow!("{e}"))?)
+        }
+        CourseCommand::Unshare { id, learner_id } => {
+            let app = App::new(crate::open_store(settings).await?);
+            let shares = app.operator_unshare_course(&id, learner_id).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+            crate::output::json(&shares)
+        }
         CourseCommand::Export { id, output, format } => {
             let format = pack_format(format.as_deref(), output.as_ref())?;
             let (library, _) = crate::serve::item_library(&settings.item_packs)?;

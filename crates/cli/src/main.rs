@@ -75,7 +75,8 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// The operator's commands on courses: export a course's pack (the shipped ones too).
+    /// The operator's commands on courses: export a course's pack (the shipped ones too),
+    /// share a learner's published course with another learner or stop sharing it.
     Course {
         #[command(subcommand)]
         command: course::CourseCommand,

@@ -159,6 +159,8 @@ fn operations() -> OpenApiRouter<AppState> {
         .routes(routes!(author::publish_draft))
         .routes(routes!(author::course_shares, author::share_course))
         .routes(routes!(author::unshare_course))
+        .routes(routes!(courses::share))
+        .routes(routes!(courses::unshare))
         .routes(routes!(maps::list_maps, maps::create_map))
         .routes(routes!(curriculum::import_outline))
         .routes(routes!(maps::get_map, maps::update_map, maps::delete_map))

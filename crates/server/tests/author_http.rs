@@ -301,6 +301,28 @@ async fn a_published_draft_is_its_authors_course_until_shared(t: &TestApp) {
     assert_eq!(shares["learners"], serde_json::json!([]), "{shares}");
     assert!(!listed(t.b.clone()).await.contains(&"LOGIC-BASICS".to_string()));
 
+    // The operator decides too: shares A's course with B, and takes it back; a course of the
+    // server's is every learner's already.
+    let share = serde_json::json!({ "learner_id": b_id });
+    let shares = t
+        .call(Method::POST, "/api/courses/LOGIC-BASICS/shares", Some(OPERATOR_TOKEN), Body::Json(share.clone()))
+        .await
+        .expect(200);
+    assert_eq!(shares["learners"], serde_json::json!([b_id]), "{shares}");
+    assert!(listed(t.b.clone()).await.contains(&"LOGIC-BASICS".to_string()));
+    t.call(Method::POST, "/api/courses/LOGIC-BASICS/shares", Some(&t.b), Body::Json(share.clone())).await.expect_error(
+        401,
+        "unauthorized",
+        &["operator"],
+    );
+    let path = format!("/api/courses/LOGIC-BASICS/shares/{b_id}");
+    t.call(Method::DELETE, &path, Some(OPERATOR_TOKEN), Body::Empty).await.expect(200);
+    assert!(!listed(t.b.clone()).await.contains(&"LOGIC-BASICS".to_string()));
+    t.app.install_builtin_courses().await.unwrap();
+    t.call(Method::POST, "/api/courses/MATH-FOUNDATIONS/shares", Some(OPERATOR_TOKEN), Body::Json(share))
+        .await
+        .expect_error(422, "invalid", &["every learner sees it already"]);
+
     // A course id someone else holds is not taken over: B's draft of the same title.
     upload(t, &t.b, "logic.md", notes.as_bytes().to_vec(), "text/markdown").await.expect(201);
     let bs = t.post(&t.b, "/api/author/drafts", serde_json::json!({ "title": "Logic basics" })).await.expect(201);
@@ -335,7 +357,8 @@ on_both_stores!(
 );
 
 /// A file over the server's `ingest_max_mb` is a 413 before it is read, even with an
-/// `Idempotency-Key` (a file may be larger than a kept request).
+/// `Idempotency-Key` (a file may be larger than a kept request), and a 100 MB one against
+/// the default limit.
 #[tokio::test]
 async fn a_file_over_the_servers_limit_is_413_before_it_is_read() {
     let mut settings = AuthoringSettings::default();
@@ -354,6 +377,16 @@ async fn a_file_over_the_servers_limit_is_413_before_it_is_read() {
         .await;
     let error = reply.expect_error(413, "too_large", &["1 MiB", "ingest_max_mb"]);
     assert_eq!(error["details"]["max_bytes"], 1024 * 1024, "{error}");
+    assert_eq!(t.counts().await, before);
+
+    // A 100 MB file against the default limit (32 MiB): refused before it is read.
+    let t = spawn_app().await;
+    let before = t.counts().await;
+    let huge = vec![b'a'; 100_000_000];
+    let reply =
+        t.call(Method::POST, "/api/author/documents?name=huge.txt", Some(&t.a), Body::File(huge, "text/plain")).await;
+    let error = reply.expect_error(413, "too_large", &["32 MiB"]);
+    assert_eq!(error["details"]["max_bytes"], 32 * 1024 * 1024, "{error}");
     assert_eq!(t.counts().await, before);
 
     // Under the limit, a keyed upload larger than an ordinary request's 1 MiB goes through.

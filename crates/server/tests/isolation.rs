@@ -33,7 +33,7 @@ const OPEN_OPERATIONS: [(&str, &str); 1] = [(
 
 /// The operations only the operator token may call (learner administration, course
 /// imports): a learner's token is refused there, 401.
-const OPERATOR_OPERATIONS: [&str; 10] = [
+const OPERATOR_OPERATIONS: [&str; 12] = [
     "learners_list",
     "learners_create",
     "learners_delete",
@@ -44,6 +44,8 @@ const OPERATOR_OPERATIONS: [&str; 10] = [
     "learners_export",
     "learners_import",
     "courses_pack",
+    "courses_share",
+    "courses_unshare",
 ];
 
 /// The course every learner may read; not A's data.

@@ -83,7 +83,7 @@ CROSS_REFERENCES = [
         (r"(GET /api/author/drafts/\{id\}/pack|POST /api/author/drafts/\{id\}/publish)", "draft_has_problems",
          r".*", r"."),
         # A learner's own course is theirs already: shared with others, not with themselves.
-        (r"POST /api/author/courses/\{course_id\}/shares", "invalid", r"learner_id", r"is yours"),
+        (r"POST /api/(author/)?courses/\{course_id\}/shares", "invalid", r"learner_id", r"owner sees it"),
         # A draft needs documents of the learner's to draft from, each named once.
         (r"POST /api/author/drafts", "invalid", r"documents(\[\d+\])?", r"."),
         # A file's content is read, not described: random bytes are not a document.

@@ -17,15 +17,8 @@ pub struct CourseShares {
 impl<S: Store> App<S> {
     /// Let `learner` see the owner's course (sharing twice is sharing once).
     pub async fn share_course(&self, owner: LearnerId, course_id: &str, learner: LearnerId) -> AppResult<CourseShares> {
-        self.owned_course(owner, course_id).await?;
-        if learner == owner {
-            return Err(AppError::invalid("learner_id", "the course is yours: you see it already"));
-        }
-        match self.store.share_course(course_id, learner, self.now()).await {
-            Err(StoreError::NotFound(_)) => return Err(AppError::not_found("learner", learner)),
-            done => done?,
-        }
-        self.course_shares(owner, course_id).await
+        let owner = self.course_owner(Some(owner), course_id).await?;
+        self.share_with(owner, course_id, learner).await
     }
 
     /// Stop sharing the owner's course with `learner`; their threads on it stay theirs, and
@@ -36,23 +29,63 @@ impl<S: Store> App<S> {
         course_id: &str,
         learner: LearnerId,
     ) -> AppResult<CourseShares> {
-        self.owned_course(owner, course_id).await?;
-        if !self.store.unshare_course(course_id, learner).await? {
-            return Err(AppError::not_found("share with learner", learner));
-        }
-        self.course_shares(owner, course_id).await
+        self.course_owner(Some(owner), course_id).await?;
+        self.unshare_with(course_id, learner).await
     }
 
     pub async fn course_shares(&self, owner: LearnerId, course_id: &str) -> AppResult<CourseShares> {
-        self.owned_course(owner, course_id).await?;
+        self.course_owner(Some(owner), course_id).await?;
+        self.shares_of(course_id).await
+    }
+
+    /// The operator shares any learner's course (one without an owner every learner sees
+    /// already).
+    pub async fn operator_share_course(&self, course_id: &str, learner: LearnerId) -> AppResult<CourseShares> {
+        let owner = self.course_owner(None, course_id).await?;
+        self.share_with(owner, course_id, learner).await
+    }
+
+    pub async fn operator_unshare_course(&self, course_id: &str, learner: LearnerId) -> AppResult<CourseShares> {
+        self.course_owner(None, course_id).await?;
+        self.unshare_with(course_id, learner).await
+    }
+
+    async fn share_with(&self, owner: LearnerId, course_id: &str, learner: LearnerId) -> AppResult<CourseShares> {
+        if learner == owner {
+            return Err(AppError::invalid("learner_id", "the course is theirs: its owner sees it already"));
+        }
+        match self.store.share_course(course_id, learner, self.now()).await {
+            Err(StoreError::NotFound(_)) => return Err(AppError::not_found("learner", learner)),
+            done => done?,
+        }
+        self.shares_of(course_id).await
+    }
+
+    async fn unshare_with(&self, course_id: &str, learner: LearnerId) -> AppResult<CourseShares> {
+        if !self.store.unshare_course(course_id, learner).await? {
+            return Err(AppError::not_found("share with learner", learner));
+        }
+        self.shares_of(course_id).await
+    }
+
+    async fn shares_of(&self, course_id: &str) -> AppResult<CourseShares> {
         let learners = self.store.course_shares(course_id).await?;
         Ok(CourseShares { course_id: course_id.to_string(), learners })
     }
 
-    async fn owned_course(&self, owner: LearnerId, course_id: &str) -> AppResult<()> {
-        match self.store.get_course(course_id).await? {
-            Some(course) if course.owner_id == Some(owner) => Ok(()),
-            _ => Err(AppError::not_found("course of yours", course_id)),
+    /// The owner of a learner's course: the caller's own (`Some(caller)`), or any learner's
+    /// for the operator (`None`); another's is not found.
+    async fn course_owner(&self, caller: Option<LearnerId>, course_id: &str) -> AppResult<LearnerId> {
+        let owner = self.store.get_course(course_id).await?.map(|c| c.owner_id);
+        match (owner, caller) {
+            (Some(Some(owner)), Some(caller)) if owner == caller => Ok(owner),
+            (Some(Some(owner)), None) => Ok(owner),
+            (Some(None), None) => Err(AppError::invalid(
+                "course_id",
+                format!("{course_id} is the server's course: every learner sees it already"),
+            )),
+            (None, None) => Err(AppError::not_found("course", course_id)),
+            (_, Some(_)) => Err(AppError::not_found("course of yours", course_id)),
         }
     }
 }

@@ -1,16 +1,19 @@
 //! Courses: authored packs (units, content, exam bank, blueprints) that the policy tutor
-//! teaches from. Importing is the operator's; reading is every learner's.
+//! teaches from. Importing is the operator's, and so is sharing a learner's course with
+//! others; a learner reads the server's courses, their own and those shared with them.
 
 use super::learners::Operator;
 use crate::error::{ApiResult, ErrorBody};
-use crate::extract::{Auth, PathIds, QueryParams, TextBody};
+use crate::extract::{Auth, JsonBody, PathIds, QueryParams, TextBody};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
+use pathwise_app::authoring::CourseShares;
 use pathwise_app::course_tutor::{CourseOutline, CourseSummary, ImportedCourse};
 use pathwise_app::AppError;
 use pathwise_course::PackFormat;
+use pathwise_domain::LearnerId;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -136,4 +139,41 @@ pub(crate) fn named_format(name: &str) -> Result<PackFormat, AppError> {
         "json" => Ok(PackFormat::Json),
         other => Err(AppError::invalid("format", format!("'{other}' is not a format; allowed: toml, json"))),
     }
+}
+
+/// Share a learner's course with another learner (operator only): they then list it and
+/// open tutor threads on it. Sharing twice is sharing once.
+#[utoipa::path(post, operation_id = "courses_share", path = "/api/courses/{course_id}/shares", tag = "courses",
+    params(("course_id" = String, Path)), request_body = super::author::ShareWith,
+    responses((status = 200, body = CourseShares),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such course, or no such learner (`not_found`).", body = ErrorBody),
+        (status = 422, description = "The course is the server's, which every learner sees, or the learner named \
+            is its owner (`invalid`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn share(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds(id): PathIds<String>,
+    JsonBody(with): JsonBody<super::author::ShareWith>,
+) -> ApiResult<Json<CourseShares>> {
+    Ok(Json(s.app.operator_share_course(&id, with.learner_id).await?))
+}
+
+/// Stop sharing a learner's course with another learner (operator only).
+#[utoipa::path(delete, operation_id = "courses_unshare", path = "/api/courses/{course_id}/shares/{learner_id}", tag = "courses",
+    params(("course_id" = String, Path), ("learner_id" = LearnerId, Path)),
+    responses((status = 200, body = CourseShares),
+        (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
+        (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
+        (status = 404, description = "No such course, or not shared with that learner (`not_found`).", body = ErrorBody),
+        (status = 422, description = "The course is the server's (`invalid`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn unshare(
+    State(s): State<AppState>,
+    _: Operator,
+    PathIds((id, learner)): PathIds<(String, LearnerId)>,
+) -> ApiResult<Json<CourseShares>> {
+    Ok(Json(s.app.operator_unshare_course(&id, learner).await?))
 }
