@@ -66,16 +66,8 @@ impl<const LIMIT: usize> FromRequest<AppState> for LargeTextBody<LIMIT> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _: &AppState) -> Result<Self, Self::Rejection> {
-        let bytes = axum::body::to_bytes(request.into_body(), LIMIT).await.map_err(|_| {
-            ApiError::from(
-                AppError::new(
-                    ErrorKind::TooLarge,
-                    "body_too_large",
-                    format!("body: larger than the {LIMIT} byte limit"),
-                )
-                .with_details(serde_json::json!({ "field": "body", "max_bytes": LIMIT })),
-            )
-        })?;
+        let bytes =
+            bytes_up_to(request, LIMIT, "body_too_large", format!("body: larger than the {LIMIT} byte limit")).await?;
         utf8(&bytes).map(LargeTextBody)
     }
 }
@@ -89,21 +81,21 @@ impl FromRequest<AppState> for FileBody {
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         let limit = state.app.authoring_settings().limits.max_bytes;
-        let bytes = axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| {
-            ApiError::from(
-                AppError::new(
-                    ErrorKind::TooLarge,
-                    "too_large",
-                    format!(
-                        "body: the file is larger than the server's {} MiB limit (ingest_max_mb)",
-                        limit / (1024 * 1024)
-                    ),
-                )
-                .with_details(serde_json::json!({ "field": "body", "max_bytes": limit })),
-            )
-        })?;
+        let too_large =
+            format!("body: the file is larger than the server's {} MiB limit (ingest_max_mb)", limit / (1024 * 1024));
+        let bytes = bytes_up_to(request, limit, "too_large", too_large).await?;
         Ok(FileBody(bytes.to_vec()))
     }
+}
+
+/// A body of up to `limit` bytes, read past the usual limit; a larger one is refused (413)
+/// with `code` and `message`, naming the limit, before the rest of it is read.
+async fn bytes_up_to(request: Request, limit: usize, code: &'static str, message: String) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| {
+        AppError::new(ErrorKind::TooLarge, code, message)
+            .with_details(serde_json::json!({ "field": "body", "max_bytes": limit }))
+            .into()
+    })
 }
 
 /// A JSON body that may be left out: an empty body, or `null` (what the document's
