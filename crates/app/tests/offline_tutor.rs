@@ -194,7 +194,7 @@ async fn a_struggling_learner_gets_a_concept_card_and_comes_back_to_the_unit_ask
         reply =
             press(t, thread, ClientEvent::DrillContinue { unit_id: unit, last_result: DrillResult::Incorrect }).await;
     }
-    let TutorCard::Concept { unit_id, key_ideas, worked_example } = card(&reply) else {
+    let TutorCard::Concept { unit_id, key_ideas, worked_example, .. } = card(&reply) else {
         panic!("a stuck learner gets a concept card, got {:?}", card(&reply))
     };
     assert_eq!(unit_id, "MATH-PV");

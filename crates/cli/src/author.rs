@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
 use pathwise_app::authoring::documents::files_under;
-use pathwise_app::authoring::{DraftEdit, NewDraft};
+use pathwise_app::authoring::{DraftEdit, DraftUnits, NewDraft};
 use pathwise_course::PackFormat;
 use pathwise_domain::{CourseDraftId, LearnerId, SourceDocumentId};
 use std::path::PathBuf;
@@ -49,6 +49,15 @@ pub enum AuthorCommand {
     /// Replace a course draft with FILE: what `author draft-show` printed, edited (its
     /// `version` and `draft` are read; an edit of an old version is refused).
     Edit { id: CourseDraftId, file: PathBuf },
+    /// Draft the units' exam questions (bronze, silver, gold) and drills from their passages:
+    /// each a sentence of the unit's material with a key term to fill in, citing it. Every
+    /// unit without any yet, or those named (their earlier ones replaced).
+    DraftUnits {
+        id: CourseDraftId,
+        /// A unit to draft (repeat for several).
+        #[arg(long = "unit")]
+        units: Vec<String>,
+    },
     /// Write a course draft out as a course pack (TOML unless `--format json`), which
     /// `pathwise import-course --check` accepts; a draft with problems is refused with them.
     Export {
@@ -120,6 +129,10 @@ pub async fn run(settings: &Settings, token: Option<&str>, command: AuthorComman
                 )
             })?;
             crate::output::json(&app.edit_course_draft(me, id, edit).await?)
+        }
+        AuthorCommand::DraftUnits { id, units } => {
+            let version = app.course_draft(me, id).await?.version;
+            crate::output::json(&app.draft_units(me, id, DraftUnits { version, units }).await?)
         }
         AuthorCommand::Export { id, format } => {
             let format = if format == "json" { PackFormat::Json } else { PackFormat::Toml };

@@ -741,6 +741,12 @@ async fn stdio_calls_every_tool() {
     let read = ok("author_draft_get", json!({ "draft_id": draft_id })).await;
     assert_eq!(read["version"], 1, "{read}");
     assert_eq!(read["passages"][1]["citation"], "subnets.md, Subnets > Masks", "{read}");
+    // The units' exam questions and drills, drafted from their own passages.
+    let drafted = ok("author_draft_units", json!({ "draft_id": draft_id, "version": 1 })).await;
+    let masks = &drafted["draft"]["units"][1];
+    assert_eq!((masks["questions"][0]["tier"].as_str(), drafted["stage"].as_str()), (Some("bronze"), Some("units")));
+    assert_eq!(masks["questions"][0]["passage"], masks["chunks"][0], "{drafted}");
+    assert_eq!(drafted["problems"], json!([]), "{drafted}");
     let exported = ok("author_draft_export", json!({ "draft_id": draft_id })).await;
     assert!(exported["pack"].as_str().unwrap().contains("course_id = \"SUBNETTING-NOTES\""), "{exported}");
     let published = ok("author_draft_publish", json!({ "draft_id": draft_id })).await;

@@ -15,6 +15,9 @@ pub enum TutorCard {
         key_ideas: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worked_example: Option<WorkedExample>,
+        /// The passages of the course's material the card draws on.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        sources: Vec<Source>,
     },
     /// A drill, generated for this turn and never stored as an entity: what the learner
     /// sends back for grading is this card.
@@ -50,6 +53,15 @@ pub enum TutorCard {
     /// each is answered with a `CHOOSE_UNIT` event. `unitId` is the unit the tutor is on.
     #[serde(rename_all = "camelCase")]
     Choices { unit_id: String, choices: Vec<UnitChoice> },
+}
+
+/// A passage a card draws on: its id in the course and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Source {
+    pub passage_id: String,
+    /// The file, page and headings (`notes.pdf, p. 3, Masks`).
+    pub citation: String,
 }
 
 /// A unit offered on a `CHOICES` card.

@@ -14,6 +14,8 @@ pub struct Course {
     pack: CoursePack,
     units: HashMap<String, usize>,
     questions: HashMap<String, usize>,
+    /// Content chunks with an id, by id.
+    passages: HashMap<String, usize>,
     /// Units that name each unit as a prerequisite, by position.
     dependents: Vec<Vec<usize>>,
     /// Built-in blueprints and the course's own.
@@ -42,13 +44,15 @@ impl Course {
         })?;
         let units: HashMap<String, usize> = pack.units.iter().enumerate().map(|(i, u)| (u.id.clone(), i)).collect();
         let questions = pack.exam_questions.iter().enumerate().map(|(i, q)| (q.id.clone(), i)).collect();
+        let passages =
+            pack.content.iter().enumerate().filter_map(|(i, c)| c.id.as_ref().map(|id| (id.clone(), i))).collect();
         let mut dependents = vec![Vec::new(); pack.units.len()];
         for (i, unit) in pack.units.iter().enumerate() {
             for p in &unit.prerequisites {
                 dependents[units[p]].push(i);
             }
         }
-        Ok(Course { pack, units, questions, dependents, library })
+        Ok(Course { pack, units, questions, passages, dependents, library })
     }
 
     pub fn id(&self) -> &str {
@@ -101,6 +105,28 @@ impl Course {
 
     pub fn chunks(&self) -> &[ChunkSpec] {
         &self.pack.content
+    }
+
+    /// A content chunk by its passage id.
+    pub fn passage(&self, id: &str) -> Option<&ChunkSpec> {
+        self.passages.get(id).map(|&i| &self.pack.content[i])
+    }
+
+    /// Whether the course was drafted from someone's material, whose passages its replies
+    /// must cite (its content has passage ids).
+    pub fn grounded(&self) -> bool {
+        !self.passages.is_empty()
+    }
+
+    /// A passage as a card cites it.
+    pub fn source(&self, passage: &str) -> Option<crate::card::Source> {
+        self.passage(passage).map(|c| crate::card::Source { passage_id: passage.to_string(), citation: c.citation() })
+    }
+
+    /// A unit's written drills as items of the course's library (which grades them by id).
+    pub fn written_drills(&self, unit: &str) -> Vec<pathwise_items::Item> {
+        self.unit(unit)
+            .map_or_else(Vec::new, |u| u.drills.iter().filter_map(|d| d.to_inline().to_item().ok()).collect())
     }
 
     pub fn questions(&self) -> &[ExamQuestionSpec] {

@@ -8,7 +8,9 @@
 //! too long) plus what only a draft can get wrong: a unit with no material behind it, a
 //! passage that is no longer there, a unit nothing leads to.
 
-use crate::{ChunkSpec, ChunkType, Course, CoursePack, FieldPath, Problem, UnitSpec};
+use crate::recall::{recall, supported_by, RecallPassage, BLANK};
+use crate::WrittenDrill;
+use crate::{ChunkSpec, ChunkType, Course, CoursePack, ExamQuestionSpec, FieldPath, Problem, Segment, Tier, UnitSpec};
 use pathwise_domain::{SourceChunkId, SourceDocumentId};
 use pathwise_items::Library;
 use serde::{Deserialize, Serialize};
@@ -81,6 +83,39 @@ pub struct DraftUnit {
     pub misconceptions: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort_minutes: Option<u32>,
+    /// Exam questions: passing them earns the unit's bronze, silver and gold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<DraftQuestion>,
+    /// Drills the tutor asks to practise the unit, answered by typing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drills: Vec<DraftDrill>,
+}
+
+/// A multiple-choice exam question whose answer comes from one of the unit's passages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftQuestion {
+    /// Unique in the course: letters, digits, `.`, `_` and `-`.
+    pub id: String,
+    pub tier: Tier,
+    pub stem: String,
+    /// 2-6 distinct options.
+    pub options: Vec<String>,
+    /// The correct option's index, from 0.
+    pub correct: usize,
+    /// The worked answer, shown on request.
+    pub memo: String,
+    /// The passage the answer comes from: one of the unit's.
+    pub passage: SourceChunkId,
+}
+
+/// A drill answered by typing, whose answer comes from one of the unit's passages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftDrill {
+    pub stem: String,
+    pub answer: String,
+    pub passage: SourceChunkId,
 }
 
 /// The outline of `sources` drafted from their headings, without a model.
@@ -159,6 +194,8 @@ fn unit_of(name: &str, passages: &[&Passage], ids: &mut HashSet<String>, titles:
         misconceptions: Vec::new(),
         // Reading at about 150 words a minute, and as long again to practise.
         effort_minutes: Some((words.div_ceil(75) as u32).clamp(5, 120)),
+        questions: Vec::new(),
+        drills: Vec::new(),
     }
 }
 
@@ -247,7 +284,36 @@ impl CourseDraft {
                 misconceptions: u.misconceptions.clone(),
                 anchor: u.anchor.clone(),
                 blueprints: Vec::new(),
+                drills: u
+                    .drills
+                    .iter()
+                    .map(|d| WrittenDrill {
+                        stem: d.stem.clone(),
+                        options: Vec::new(),
+                        answer: d.answer.clone(),
+                        passage: Some(d.passage.to_string()),
+                    })
+                    .collect(),
                 effort_minutes: u.effort_minutes,
+            })
+            .collect();
+        let exam_questions = self
+            .units
+            .iter()
+            .flat_map(|u| {
+                u.questions.iter().map(move |q| ExamQuestionSpec {
+                    id: q.id.clone(),
+                    units: vec![u.id.clone()],
+                    tier: q.tier,
+                    tags: Vec::new(),
+                    stem: q.stem.clone(),
+                    options: q.options.clone(),
+                    correct: q.correct,
+                    memo: q.memo.clone(),
+                    video: None,
+                    video_transcript: None,
+                    passage: Some(q.passage.to_string()),
+                })
             })
             .collect();
         let content = self
@@ -255,6 +321,7 @@ impl CourseDraft {
             .iter()
             .flat_map(|u| u.chunks.iter().filter_map(|id| passages.get(id)).map(move |p| (u, p)))
             .map(|(u, p)| ChunkSpec {
+                id: Some(p.id.to_string()),
                 unit: u.id.clone(),
                 chunk_type: ChunkType::Document,
                 source_id: p.document.clone(),
@@ -270,7 +337,7 @@ impl CourseDraft {
             confusion_tags: self.confusion_tags.clone(),
             units,
             content,
-            exam_questions: Vec::new(),
+            exam_questions,
             skills: Vec::new(),
         }
     }
@@ -312,11 +379,142 @@ impl CourseDraft {
                 );
             }
         }
+        self.material_problems(passages, &mut push);
         if let Err(error) = Course::from_pack(self.to_pack(passages), library) {
-            problems.extend(error.problems().iter().filter(|p| !is_entry_problem(p)).cloned());
+            let questions: Vec<(usize, usize)> =
+                self.units.iter().enumerate().flat_map(|(i, u)| (0..u.questions.len()).map(move |j| (i, j))).collect();
+            problems.extend(
+                error
+                    .problems()
+                    .iter()
+                    .filter(|p| !is_entry_problem(p) && !is_repeated_passage(p))
+                    .map(|p| Problem { field: draft_field(&p.field, &questions), ..p.clone() }),
+            );
         }
         problems
     }
+
+    /// A passage in two units, and questions and drills whose answer their passage does not
+    /// hold.
+    fn material_problems(&self, passages: &HashMap<SourceChunkId, Passage>, push: &mut impl FnMut(FieldPath, String)) {
+        let units = FieldPath::root().key("units");
+        let mut owner: HashMap<SourceChunkId, &str> = HashMap::new();
+        for (i, unit) in self.units.iter().enumerate() {
+            for (j, chunk) in unit.chunks.iter().enumerate() {
+                if let Some(first) = owner.insert(*chunk, &unit.id) {
+                    owner.insert(*chunk, first);
+                    push(
+                        units.index(i).key("chunks").index(j),
+                        format!("passage {chunk} is also in unit '{first}'; a passage belongs to one unit"),
+                    );
+                }
+            }
+        }
+        let unsupported = |answer: &str, passage: &SourceChunkId| -> Option<String> {
+            let p = passages.get(passage)?;
+            (!supported_by(answer, &p.text)).then(|| {
+                format!(
+                    "the answer '{answer}' is not in the passage it cites ({}); cite the passage it comes from",
+                    p.citation()
+                )
+            })
+        };
+        for (i, unit) in self.units.iter().enumerate() {
+            let at = units.index(i);
+            for (j, q) in unit.questions.iter().enumerate() {
+                if let Some(message) = q.options.get(q.correct).and_then(|key| unsupported(key, &q.passage)) {
+                    push(at.key("questions").index(j).key("correct"), message);
+                }
+            }
+            for (j, d) in unit.drills.iter().enumerate() {
+                if let Some(message) = unsupported(&d.answer, &d.passage) {
+                    push(at.key("drills").index(j).key("answer"), message);
+                }
+            }
+        }
+    }
+
+    /// Questions and drills written from their passages without a model (see
+    /// [`crate::recall`]) for the units named, or for every unit that has neither when none
+    /// is named; a unit's earlier ones are replaced. The units drafted, by id.
+    pub fn draft_units(&mut self, passages: &HashMap<SourceChunkId, Passage>, only: &[String]) -> Vec<String> {
+        let chosen: Vec<bool> = self
+            .units
+            .iter()
+            .map(|u| if only.is_empty() { u.questions.is_empty() && u.drills.is_empty() } else { only.contains(&u.id) })
+            .collect();
+        let material: Vec<(usize, &Passage)> = self
+            .units
+            .iter()
+            .enumerate()
+            .flat_map(|(i, u)| u.chunks.iter().filter_map(|c| passages.get(c)).map(move |p| (i, p)))
+            .collect();
+        let recall_passages: Vec<RecallPassage<'_>> =
+            material.iter().map(|(unit, p)| RecallPassage { unit: *unit, text: &p.text }).collect();
+        let titles: Vec<&str> = self.units.iter().map(|u| u.title.as_str()).collect();
+        let drafted = recall(self.units.len(), &titles, &recall_passages, DRILLS_PER_UNIT);
+        let mut done = Vec::new();
+        for ((unit, recall), chosen) in self.units.iter_mut().zip(drafted).zip(chosen) {
+            if !chosen {
+                continue;
+            }
+            unit.questions = recall
+                .questions
+                .into_iter()
+                .map(|q| {
+                    let passage = material[q.cloze.passage].1;
+                    DraftQuestion {
+                        id: format!("{}-{}", unit.id, q.tier.name()),
+                        tier: q.tier,
+                        stem: format!("Which completes this sentence? \"{}\"", q.cloze.blanked),
+                        options: q.options,
+                        correct: q.correct,
+                        memo: format!("{} reads: \"{}\"", passage.citation(), q.cloze.sentence),
+                        passage: passage.id,
+                    }
+                })
+                .collect();
+            unit.drills = recall
+                .drills
+                .into_iter()
+                .map(|c| DraftDrill {
+                    stem: format!("Fill in the blank ({}): \"{}\"", BLANK, c.blanked),
+                    answer: c.term,
+                    passage: material[c.passage].1.id,
+                })
+                .collect();
+            done.push(unit.id.clone());
+        }
+        done
+    }
+}
+
+/// Drills drafted for each unit.
+const DRILLS_PER_UNIT: usize = 3;
+
+/// A passage in two units is named on the draft's unit (see `material_problems`), not on
+/// the pack's content.
+fn is_repeated_passage(problem: &Problem) -> bool {
+    problem.field.segments().first() == Some(&Segment::Key("content".into()))
+        && problem.message.contains("appears twice")
+}
+
+/// A pack problem's field as the draft has it: the pack lists exam questions on their own,
+/// in the draft's unit order, where the draft keeps them under their unit.
+fn draft_field(field: &FieldPath, questions: &[(usize, usize)]) -> FieldPath {
+    let segments = field.segments();
+    let (Some(Segment::Key(key)), Some(Segment::Index(k))) = (segments.first(), segments.get(1)) else {
+        return field.clone();
+    };
+    let Some(&(unit, question)) = questions.get(*k).filter(|_| key == "exam_questions") else { return field.clone() };
+    let mut path = FieldPath::root().key("units").index(unit).key("questions").index(question);
+    for segment in &segments[2..] {
+        path = match segment {
+            Segment::Key(k) => path.key(k),
+            Segment::Index(i) => path.index(*i),
+        };
+    }
+    path
 }
 
 /// The pack's entry unit is the draft's first unit, so a problem with it is the first
@@ -490,5 +688,88 @@ mod tests {
         let text = pack.to_text(crate::PackFormat::Toml).unwrap();
         let course = Course::parse(&text, crate::PackFormat::Toml, &Library::builtin()).expect("the pack checks");
         assert_eq!(course.id(), "NETWORKING-NOTES");
+    }
+
+    fn plants() -> Vec<DraftSource> {
+        let p = |n: u128, heading: &str, text: &str| Passage {
+            id: SourceChunkId(Uuid::from_u128(n)),
+            document_id: SourceDocumentId(Uuid::from_u128(9)),
+            document: "plants.md".into(),
+            heading_path: vec!["Plants".into(), heading.into()],
+            page: None,
+            text: text.into(),
+        };
+        vec![source(
+            9,
+            "plants.md",
+            Some("Plants"),
+            vec![
+                p(11, "Leaves", "Photosynthesis turns light energy into chemical energy inside the chloroplasts."),
+                p(12, "Leaves", "Chlorophyll absorbs mostly red and blue light and reflects green light back."),
+                p(13, "Roots", "Root hairs absorb water and minerals from the soil around the plant."),
+                p(14, "Roots", "Xylem vessels carry the water upward from the roots to every leaf."),
+            ],
+        )]
+    }
+
+    #[test]
+    fn units_drafted_offline_get_questions_and_drills_from_their_own_passages() {
+        let sources = plants();
+        let passages = by_id(&sources);
+        let mut draft = outline_from_headings("Plants", &sources);
+        assert_eq!(draft.draft_units(&passages, &[]), ["leaves", "roots"]);
+        for unit in &draft.units {
+            assert!(!unit.questions.is_empty() && !unit.drills.is_empty(), "{unit:?}");
+            for q in &unit.questions {
+                assert!(unit.chunks.contains(&q.passage), "{q:?}");
+                assert!(q.id.starts_with(&unit.id) && q.stem.contains(crate::recall::BLANK), "{q:?}");
+                assert!(q.memo.starts_with("plants.md, Plants > "), "{q:?}");
+            }
+        }
+        assert!(draft.problems(&passages, &Library::builtin()).is_empty());
+        // Drafted already: only a unit named is drafted again.
+        assert!(draft.draft_units(&passages, &[]).is_empty());
+        assert_eq!(draft.draft_units(&passages, &["roots".into()]), ["roots"]);
+        // Written out, it is a course whose questions and drills cite passages it has.
+        let course = Course::from_pack(draft.to_pack(&passages), &Library::builtin()).expect("the pack checks");
+        assert!(course.grounded());
+        let q = &course.questions()[0];
+        let cited = course.passage(q.passage.as_deref().unwrap()).unwrap();
+        assert_eq!((cited.unit.as_str(), cited.citation()), ("leaves", "plants.md, Plants > Leaves".to_string()));
+        assert!(!course.written_drills("roots").is_empty());
+    }
+
+    #[test]
+    fn a_key_its_passage_does_not_hold_and_a_passage_in_two_units_are_problems() {
+        let sources = plants();
+        let passages = by_id(&sources);
+        let mut draft = outline_from_headings("Plants", &sources);
+        draft.draft_units(&passages, &[]);
+        // The roots' passage cited by a leaves question: the pack's rule, on the draft's field.
+        draft.units[0].questions[0].passage = SourceChunkId(Uuid::from_u128(13));
+        draft.units[0].drills[0].answer = "gravity".into();
+        draft.units[1].chunks.push(SourceChunkId(Uuid::from_u128(11)));
+        let problems: Vec<String> =
+            draft.problems(&passages, &Library::builtin()).iter().map(ToString::to_string).collect();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("units[0].questions[0].passage: passage '")
+                    && p.contains("belongs to unit 'roots'")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("units[0].drills[0].answer: the answer 'gravity' is not in the passage")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("units[1].chunks[2]: passage") && p.contains("also in unit 'leaves'")),
+            "{problems:#?}"
+        );
+        assert!(!problems.iter().any(|p| p.starts_with("content") || p.starts_with("exam_questions")), "{problems:#?}");
     }
 }

@@ -131,13 +131,14 @@ pub fn fallback_turn(input: &FallbackInput<'_>) -> FallbackTurn {
 }
 
 fn drillable(input: &FallbackInput<'_>) -> bool {
-    input.course.unit(&input.policy.focus_unit_id).is_some_and(|u| !u.blueprints.is_empty())
+    input.course.unit(&input.policy.focus_unit_id).is_some_and(|u| !u.blueprints.is_empty() || !u.drills.is_empty())
 }
 
-/// A drill from one of the focus unit's blueprints, pitched at the unit's tier.
+/// A drill from one of the focus unit's blueprints, pitched at the unit's tier, or else one
+/// of its written drills.
 pub fn blueprint_drill(input: &FallbackInput<'_>) -> Option<TutorCard> {
     let unit = input.course.unit(&input.policy.focus_unit_id)?;
-    let item = blueprint_item(input, unit, input.seed)?;
+    let item = blueprint_item(input, unit, input.seed).or_else(|| written_drill(input, unit))?;
     Some(TutorCard::Drill {
         unit_id: unit.id.clone(),
         prompt: item.stem.clone(),
@@ -159,6 +160,13 @@ fn blueprint_item(input: &FallbackInput<'_>, unit: &UnitSpec, seed: u64) -> Opti
         let skill = &unit.blueprints[((seed + i) % count) as usize];
         input.course.library().generate(skill, seed, Target::Band(band)).ok()
     })
+}
+
+/// One of the unit's written drills, by the turn's seed.
+fn written_drill(input: &FallbackInput<'_>, unit: &UnitSpec) -> Option<pathwise_items::Item> {
+    let drills = input.course.written_drills(&unit.id);
+    let count = drills.len() as u64;
+    (count > 0).then(|| drills[(input.seed % count) as usize].clone())
 }
 
 /// A concept card from the course's own words: the unit's anchor, its first misconception as
@@ -190,7 +198,24 @@ pub fn concept_card(input: &FallbackInput<'_>) -> Option<TutorCard> {
         final_answer_latex: latex_text(&item.key.answer),
         steps_latex: Vec::new(),
     });
-    Some(TutorCard::Concept { unit_id: unit.id.clone(), key_ideas, worked_example })
+    let sources = cited_passages(input.course, &unit.id, &key_ideas);
+    Some(TutorCard::Concept { unit_id: unit.id.clone(), key_ideas, worked_example, sources })
+}
+
+/// The unit's passages that hold one of `ideas` word for word.
+fn cited_passages(course: &Course, unit: &str, ideas: &[String]) -> Vec<crate::card::Source> {
+    let squeeze = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let ideas: Vec<String> = ideas.iter().map(|i| squeeze(i)).collect();
+    course
+        .chunks()
+        .iter()
+        .filter(|c| c.unit == unit)
+        .filter(|c| {
+            let text = squeeze(&c.text);
+            ideas.iter().any(|i| text.contains(i.as_str()))
+        })
+        .filter_map(|c| c.id.as_deref().and_then(|id| course.source(id)))
+        .collect()
 }
 
 /// An EXAM card for a question of the bank: what may be shown before it is answered.

@@ -21,6 +21,7 @@ mod locate;
 pub mod notation;
 mod pack;
 pub mod policy;
+pub mod recall;
 pub mod response;
 pub mod scoring;
 pub mod snapshot;
@@ -29,12 +30,14 @@ pub mod tier;
 mod validate;
 
 pub use builtin::{builtin_courses, builtin_source, BUILTIN_COURSES};
-pub use card::{TutorCard, UnitChoice, WorkedExample};
+pub use card::{Source, TutorCard, UnitChoice, WorkedExample};
 pub use course::Course;
 pub use error::{CourseError, Problem};
 pub use event::{ClientEvent, DrillResult, ExamResult};
 pub use locate::{FieldPath, Segment};
-pub use pack::{ChunkSpec, ChunkType, CoursePack, ExamQuestionSpec, PackFormat, SupportType, Tier, UnitSpec};
+pub use pack::{
+    ChunkSpec, ChunkType, CoursePack, ExamQuestionSpec, PackFormat, SupportType, Tier, UnitSpec, WrittenDrill,
+};
 pub use policy::{Action, Availability, ExamAvailability, ExamStatus, PolicyDraft, QuestionStatus, TutorPolicy};
 pub use snapshot::{MappedUnit, StudentSnapshot, TurnAnalysis, UnitProgress};
 pub use tier::MasteryTier;

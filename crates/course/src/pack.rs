@@ -62,6 +62,10 @@ pub struct UnitSpec {
     /// Skill blueprints drills for this unit are generated from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blueprints: Vec<String>,
+    /// Drills written out, such as recall questions on the unit's passages; the tutor asks
+    /// them when the unit has no blueprints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drills: Vec<WrittenDrill>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort_minutes: Option<u32>,
 }
@@ -70,6 +74,9 @@ pub struct UnitSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChunkSpec {
+    /// The passage's id, by which questions and drills cite it (unique in the course).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub unit: String,
     pub chunk_type: ChunkType,
     /// The lesson or document it comes from, e.g. `lesson-ALG-01`.
@@ -77,6 +84,13 @@ pub struct ChunkSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
     pub text: String,
+}
+
+impl ChunkSpec {
+    /// Where the passage comes from, as a learner looks it up (`notes.pdf, p. 3, Masks`).
+    pub fn citation(&self) -> String {
+        pathwise_domain::citation::cite(&self.source_id, self.section.as_deref())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
@@ -120,6 +134,42 @@ pub struct ExamQuestionSpec {
     /// What the video says, for tutoring context (`exam_support_chunks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub video_transcript: Option<String>,
+    /// The passage (a content chunk's `id`) the correct answer comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passage: Option<String>,
+}
+
+/// A drill written out rather than generated: answered by typing, or by picking one of its
+/// options, and graded exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WrittenDrill {
+    pub stem: String,
+    /// 2-6 choices; without them the answer is typed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    /// The answer (with options, the correct option's text). A number also accepts its
+    /// equivalent forms (`0.5` for `1/2`); text is compared without regard to case.
+    pub answer: String,
+    /// The passage (a content chunk's `id`) the answer comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passage: Option<String>,
+}
+
+impl WrittenDrill {
+    /// The drill as an inline item of the library, which grades it.
+    pub fn to_inline(&self) -> pathwise_items::InlineItem {
+        pathwise_items::InlineItem {
+            stem: self.stem.clone(),
+            options: (!self.options.is_empty()).then(|| self.options.clone()),
+            correct: serde_json::Value::String(self.answer.clone()),
+            difficulty: None,
+            a: None,
+            skill_domain: None,
+            time_limit_seconds: None,
+            evaluation: None,
+        }
+    }
 }
 
 /// An exam question's support material: its worked memo, or its video.

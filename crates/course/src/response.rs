@@ -34,6 +34,9 @@ pub struct LlmTutorResponse {
     pub drill_card: Option<LlmDrillCard>,
     #[serde(default)]
     pub exam_suggestion: Option<LlmExamSuggestion>,
+    /// The `passageId`s of `CONTEXT.unitContentChunks` the reply draws on.
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
@@ -115,6 +118,10 @@ pub enum Violation {
     ExamWrongTier { given: String, desired: Tier },
     #[error("exam question '{question}' is locked until {until}")]
     ExamLocked { question: String, until: String },
+    #[error("sources names '{0}', which is not a passageId of CONTEXT.unitContentChunks")]
+    SourceNotOffered(String),
+    #[error("the reply cites none of the passages it was given; this course's replies must cite their sources")]
+    Uncited,
 }
 
 impl Violation {
@@ -137,6 +144,8 @@ impl Violation {
             Violation::ExamNotCandidate(_) => "exam_not_candidate",
             Violation::ExamWrongTier { .. } => "exam_wrong_tier",
             Violation::ExamLocked { .. } => "exam_locked",
+            Violation::SourceNotOffered(_) => "source_not_offered",
+            Violation::Uncited => "uncited",
         }
     }
 }
@@ -148,6 +157,8 @@ pub struct OfferedContext<'a> {
     pub exam_candidates: &'a [String],
     /// The exam service's statuses of those questions.
     pub exam_statuses: &'a HashMap<String, ExamStatus>,
+    /// `CONTEXT.unitContentChunks`' passage ids, which a reply cites.
+    pub passages: &'a [String],
     pub now: DateTime<Utc>,
 }
 
@@ -161,6 +172,8 @@ pub struct ValidTurn {
     pub card: Option<TutorCard>,
     pub exam_question_id: Option<String>,
     pub analysis: TurnAnalysis,
+    /// The passages the reply cites, each one offered.
+    pub sources: Vec<String>,
 }
 
 /// Checks a model's reply (already read as JSON) against the policy and the context.
@@ -194,10 +207,11 @@ pub fn validate(
         return Err(Violation::TextTooLong(chars));
     }
     check_cards(&r, action)?;
+    let sources = sources(&r, offered, course)?;
     let unit = r.target_unit_id.clone();
     let (card, exam_question_id) = match action {
         Action::SocraticQuestion => (None, None),
-        Action::ConceptCard => (Some(concept_card(&r, policy, unit)?), None),
+        Action::ConceptCard => (Some(concept_card(&r, policy, unit, &sources, course)?), None),
         Action::DrillCard => (Some(drill_card(&r, unit)?), None),
         Action::ExamBlock => (None, Some(exam_question(&r, policy, offered)?)),
     };
@@ -208,7 +222,27 @@ pub fn validate(
         card,
         exam_question_id,
         analysis: analysis(&r, course),
+        sources,
     })
+}
+
+/// The passages a reply cites: each must be one it was given, and on a course drafted
+/// from someone's material (its passages have ids) a reply given passages cites one.
+fn sources(r: &LlmTutorResponse, offered: OfferedContext<'_>, course: &Course) -> Result<Vec<String>, Violation> {
+    let mut cited: Vec<String> = Vec::new();
+    for source in &r.sources {
+        let source = source.trim();
+        if !offered.passages.iter().any(|p| p == source) {
+            return Err(Violation::SourceNotOffered(source.to_string()));
+        }
+        if !cited.iter().any(|c| c == source) {
+            cited.push(source.to_string());
+        }
+    }
+    if cited.is_empty() && course.grounded() && !offered.passages.is_empty() {
+        return Err(Violation::Uncited);
+    }
+    Ok(cited)
 }
 
 /// Any key naming confusion tags, anywhere in the reply.
@@ -243,7 +277,13 @@ fn check_cards(r: &LlmTutorResponse, action: Action) -> Result<(), Violation> {
     Ok(())
 }
 
-fn concept_card(r: &LlmTutorResponse, policy: &TutorPolicy, unit_id: String) -> Result<TutorCard, Violation> {
+fn concept_card(
+    r: &LlmTutorResponse,
+    policy: &TutorPolicy,
+    unit_id: String,
+    sources: &[String],
+    course: &Course,
+) -> Result<TutorCard, Violation> {
     let card =
         r.concept_card.as_ref().ok_or(Violation::MissingCard { action: "CONCEPT_CARD", card: "concept_card" })?;
     if !policy.stuck {
@@ -263,7 +303,8 @@ fn concept_card(r: &LlmTutorResponse, policy: &TutorPolicy, unit_id: String) -> 
         final_answer_latex: w.final_answer_latex.clone(),
         steps_latex: w.steps_latex.clone(),
     });
-    Ok(TutorCard::Concept { unit_id, key_ideas: ideas, worked_example })
+    let sources = sources.iter().filter_map(|id| course.source(id)).collect();
+    Ok(TutorCard::Concept { unit_id, key_ideas: ideas, worked_example, sources })
 }
 
 fn drill_card(r: &LlmTutorResponse, unit_id: String) -> Result<TutorCard, Violation> {

@@ -257,6 +257,7 @@ mod tests {
             memo: "m".into(),
             video: None,
             video_transcript: None,
+            passage: None,
         }
     }
 

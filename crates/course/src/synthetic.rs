@@ -75,6 +75,7 @@ fn generate_units(count: usize, rng: &mut SplitMix64) -> (Vec<UnitSpec>, Vec<Vec
             misconceptions,
             anchor,
             blueprints: Vec::new(),
+            drills: Vec::new(),
             effort_minutes: Some(10 + rng.below(30) as u32),
         });
         all_topics.push(topics);
@@ -174,7 +175,7 @@ fn generate_chunk(index: usize, units: &[UnitSpec], topics: &[Vec<&str>], rng: &
     let section = (chunk_type == ChunkType::Document || index.is_multiple_of(4))
         .then(|| format!("{} {}", capitalized(topics[unit][rng.below(topics[unit].len())]), rng.pick(SECTION_WORDS)));
     let text = sentence_of(rng, &topics[unit], 60, 150);
-    ChunkSpec { unit: units[unit].id.clone(), chunk_type, source_id, section, text }
+    ChunkSpec { id: None, unit: units[unit].id.clone(), chunk_type, source_id, section, text }
 }
 
 /// Question `index` examines unit `(index / 3) % units` at tier `index % 3`, so the first
@@ -207,6 +208,7 @@ fn generate_question(index: usize, units: &[UnitSpec], topics: &[Vec<&str>], rng
         options,
         correct: rng.below(4),
         memo,
+        passage: None,
     }
 }
 

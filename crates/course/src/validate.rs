@@ -50,8 +50,9 @@ pub(crate) fn validate(pack: &CoursePack, base: &Library) -> Result<Library, Vec
     if graph_sound {
         check_acyclic(pack, &units, &mut p);
     }
-    check_content(pack, &units, &mut p);
-    check_questions(pack, &units, &mut p);
+    let passages = check_content(pack, &units, &mut p);
+    check_questions(pack, &units, &passages, &mut p);
+    let library = check_drills(pack, library, &passages, &mut p);
 
     if p.0.is_empty() {
         Ok(library)
@@ -190,8 +191,10 @@ fn check_acyclic(pack: &CoursePack, ids: &HashMap<&str, usize>, p: &mut Problems
     }
 }
 
-fn check_content(pack: &CoursePack, ids: &HashMap<&str, usize>, p: &mut Problems) {
+/// The content's passage ids, each with the unit it belongs to.
+fn check_content<'p>(pack: &'p CoursePack, ids: &HashMap<&str, usize>, p: &mut Problems) -> HashMap<&'p str, &'p str> {
     let field = FieldPath::root().key("content");
+    let mut passages = HashMap::new();
     for (i, chunk) in pack.content.iter().enumerate() {
         let at = field.index(i);
         if !ids.contains_key(chunk.unit.as_str()) {
@@ -199,10 +202,50 @@ fn check_content(pack: &CoursePack, ids: &HashMap<&str, usize>, p: &mut Problems
         }
         p.text(&at.key("source_id"), &chunk.source_id, 200);
         p.text(&at.key("text"), &chunk.text, 20_000);
+        if let Some(id) = &chunk.id {
+            if p.id(&at.key("id"), id) {
+                if passages.contains_key(id.as_str()) {
+                    p.push(&at.key("id"), format!("passage id '{id}' appears twice"));
+                } else {
+                    passages.insert(id.as_str(), chunk.unit.as_str());
+                }
+            }
+        }
+    }
+    passages
+}
+
+/// A reference to a passage must name one of `units`' passages.
+fn check_passage(at: &FieldPath, passage: &str, units: &[String], passages: &HashMap<&str, &str>, p: &mut Problems) {
+    match passages.get(passage) {
+        None => p.push(at, format!("unknown passage '{passage}'; name a content chunk's id")),
+        Some(unit) if !units.iter().any(|u| u == unit) => {
+            p.push(at, format!("passage '{passage}' belongs to unit '{unit}'; cite a passage of {}", units.join(", ")))
+        }
+        Some(_) => {}
     }
 }
 
-fn check_questions(pack: &CoursePack, ids: &HashMap<&str, usize>, p: &mut Problems) {
+/// Written drills become inline items of the course's library, which grades them.
+fn check_drills(pack: &CoursePack, mut library: Library, passages: &HashMap<&str, &str>, p: &mut Problems) -> Library {
+    for (i, unit) in pack.units.iter().enumerate() {
+        let at = FieldPath::root().key("units").index(i).key("drills");
+        for (j, drill) in unit.drills.iter().enumerate() {
+            let at = at.index(j);
+            p.text(&at.key("stem"), &drill.stem, crate::response::MAX_DRILL_CHARS);
+            match drill.to_inline().to_item() {
+                Ok(item) => library.add_inline(item),
+                Err(e) => p.push(&at, e.to_string()),
+            }
+            if let Some(passage) = &drill.passage {
+                check_passage(&at.key("passage"), passage, std::slice::from_ref(&unit.id), passages, p);
+            }
+        }
+    }
+    library
+}
+
+fn check_questions(pack: &CoursePack, ids: &HashMap<&str, usize>, passages: &HashMap<&str, &str>, p: &mut Problems) {
     let field = FieldPath::root().key("exam_questions");
     let mut seen = HashSet::new();
     for (i, q) in pack.exam_questions.iter().enumerate() {
@@ -241,6 +284,9 @@ fn check_questions(pack: &CoursePack, ids: &HashMap<&str, usize>, p: &mut Proble
             );
         }
         p.text(&at.key("memo"), &q.memo, 10_000);
+        if let Some(passage) = &q.passage {
+            check_passage(&at.key("passage"), passage, &q.units, passages, p);
+        }
         if let Some(video) = &q.video {
             if !(video.starts_with("https://") || video.starts_with("http://")) || video.contains(char::is_whitespace) {
                 p.push(&at.key("video"), format!("'{video}' is not a link; allowed: an http:// or https:// URL"));

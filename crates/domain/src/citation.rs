@@ -15,7 +15,12 @@ pub fn section(page: Option<u32>, heading_path: &[String]) -> Option<String> {
 
 /// The file, then its [`section`]: `notes.pdf, p. 3, Chapter 2 Subnets > 2.1 Masks`.
 pub fn citation(file: &str, page: Option<u32>, heading_path: &[String]) -> String {
-    match section(page, heading_path) {
+    cite(file, section(page, heading_path).as_deref())
+}
+
+/// The file, then a [`section`] already written out (a course's content keeps it so).
+pub fn cite(file: &str, section: Option<&str>) -> String {
+    match section {
         Some(section) => format!("{file}, {section}"),
         None => file.to_owned(),
     }

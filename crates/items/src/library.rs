@@ -87,6 +87,12 @@ impl Library {
         Ok(summary)
     }
 
+    /// Adds an item written out (a course's drill), so that its id resolves like a
+    /// generated one's; the same item again changes nothing.
+    pub fn add_inline(&mut self, item: Item) {
+        self.inline.insert(item.id.clone(), item);
+    }
+
     pub fn skill(&self, skill_id: &str) -> Option<&Blueprint> {
         self.skills.get(skill_id)
     }

@@ -87,6 +87,7 @@ pub(crate) fn content_chunks(course: &Course) -> tantivy::Result<Chunks> {
         };
         namespace.add(NewDocument { texts: [section, &[chunk.text.as_str()]], keywords: [&[chunk.unit.as_str()]] })?;
         hits.push(ChunkHit {
+            passage_id: chunk.id.clone(),
             course_id: course.id().to_string(),
             unit_id: chunk.unit.clone(),
             chunk_type: chunk.chunk_type,

@@ -29,6 +29,9 @@ pub struct AnchorHit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChunkHit {
+    /// The passage's id, when the course gives it one: what a reply cites it by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passage_id: Option<String>,
     pub course_id: String,
     pub unit_id: String,
     pub chunk_type: ChunkType,

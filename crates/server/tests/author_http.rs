@@ -348,7 +348,182 @@ async fn a_published_draft_is_its_authors_course_until_shared(t: &TestApp) {
     );
 }
 
+const PLANTS: &str = "# Plant biology\n\n## Photosynthesis\n\nPhotosynthesis turns light energy into chemical energy \
+inside the chloroplasts of a leaf. Chlorophyll absorbs mostly red and blue light and reflects green light. The process \
+takes in carbon dioxide and water and releases oxygen as a product.\n\n## Respiration\n\nCellular respiration releases \
+the energy stored in glucose inside the mitochondria. Aerobic respiration needs oxygen and produces carbon dioxide and \
+water. Anaerobic respiration in muscles produces lactic acid when oxygen runs short.\n\n## Transport\n\nXylem vessels \
+carry water and minerals upward from the roots to the leaves. Phloem tubes carry dissolved sugars from the leaves to \
+the rest of the plant. Transpiration pulls water up the xylem as it evaporates from the leaves.\n";
+
+async fn grade_drill(t: &TestApp, path: &str, card: Value, answer: String) -> Value {
+    t.post(&t.a, path, serde_json::json!({ "unitId": "photosynthesis", "drill": card, "studentAnswer": answer }))
+        .await
+        .expect(200)
+}
+
+/// The answer a drafted drill card asks for, found in the draft by its stem.
+fn drill_answer(draft: &Value, card: &Value) -> String {
+    let drills = draft["units"].as_array().unwrap().iter().flat_map(|u| u["drills"].as_array().unwrap().iter());
+    drills.clone().find(|d| d["stem"] == card["prompt"]).map(|d| text(&d["answer"])).unwrap_or_else(|| {
+        panic!("{card} is none of the draft's drills: {:?}", drills.collect::<Vec<_>>());
+    })
+}
+
+/// Notes drafted offline into units with exam questions and drills that cite their
+/// passages; a key its passage does not hold is a problem; published, the course takes a
+/// learner without a model to bronze, and the tutor's concept card cites the passage it
+/// teaches from.
+async fn notes_become_questions_and_drills_that_teach_to_a_tier_citing_their_source(t: &TestApp) {
+    upload(t, &t.a, "plants.md", PLANTS.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Plant biology" })).await.expect(201);
+    let id = text(&draft["id"]);
+    let units_path = format!("/api/author/drafts/{id}/units");
+    t.refused(
+        Method::POST,
+        &units_path,
+        Some(&t.a),
+        Body::Json(serde_json::json!({ "version": 0, "units": ["botany"] })),
+        (422, "invalid"),
+        &["units[0]", "no unit 'botany'"],
+    )
+    .await;
+    let drafted = t.post(&t.a, &units_path, serde_json::json!({ "version": 0 })).await.expect(200);
+    assert_eq!((drafted["stage"].as_str(), drafted["version"].as_i64()), (Some("units"), Some(1)), "{drafted}");
+    assert_eq!(drafted["problems"], serde_json::json!([]), "{drafted}");
+    let passages: std::collections::HashMap<String, String> = drafted["passages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (text(&p["id"]), text(&p["text"]).to_lowercase()))
+        .collect();
+    for unit in drafted["draft"]["units"].as_array().unwrap() {
+        let tiers: Vec<&str> =
+            unit["questions"].as_array().unwrap().iter().map(|q| q["tier"].as_str().unwrap()).collect();
+        assert_eq!(tiers, ["bronze", "silver", "gold"], "{unit}");
+        assert!(!unit["drills"].as_array().unwrap().is_empty(), "{unit}");
+        for q in unit["questions"].as_array().unwrap() {
+            assert!(unit["chunks"].as_array().unwrap().contains(&q["passage"]), "{q} cites its unit's passage");
+            let key = text(&q["options"][q["correct"].as_u64().unwrap() as usize]).to_lowercase();
+            assert!(passages[&text(&q["passage"])].contains(&key), "{q}: its key is in its passage");
+        }
+    }
+    // Made again from the old version: a conflict, nothing changes.
+    t.refused(
+        Method::POST,
+        &units_path,
+        Some(&t.a),
+        Body::Json(serde_json::json!({ "version": 0 })),
+        (409, "version_conflict"),
+        &["version 1"],
+    )
+    .await;
+
+    // A key its passage does not hold is a problem on that question.
+    let mut edited = drafted["draft"].clone();
+    let bronze = &mut edited["units"][0]["questions"][0];
+    let wrong = (bronze["correct"].as_u64().unwrap() + 1) % bronze["options"].as_array().unwrap().len() as u64;
+    bronze["correct"] = wrong.into();
+    let path = format!("/api/author/drafts/{id}");
+    let shown = t
+        .call(Method::PUT, &path, Some(&t.a), Body::Json(serde_json::json!({ "version": 1, "draft": edited })))
+        .await
+        .expect(200);
+    assert_eq!(shown["problems"][0]["field"], "units[0].questions[0].correct", "{shown}");
+    assert!(text(&shown["problems"][0]["message"]).contains("is not in the passage it cites"), "{shown}");
+    t.post(&t.a, &format!("{path}/publish"), serde_json::json!({})).await.expect_error(
+        422,
+        "draft_has_problems",
+        &["units[0].questions[0].correct"],
+    );
+    // Drafted again for that unit: mended.
+    let drafted =
+        t.post(&t.a, &units_path, serde_json::json!({ "version": 2, "units": ["photosynthesis"] })).await.expect(200);
+    assert_eq!(drafted["problems"], serde_json::json!([]), "{drafted}");
+    let draft = drafted["draft"].clone();
+    let pack = t.get(&t.a, &format!("{path}/pack")).await;
+    assert!(pack.text.contains("[[units.drills]]") && pack.text.contains("passage = \""), "{}", pack.text);
+    t.post(&t.a, &format!("{path}/publish"), serde_json::json!({})).await.expect(201);
+
+    // Taught without a model: two drills right open the bronze exam, which earns bronze.
+    let thread = text(
+        &t.post(&t.a, "/api/tutor/threads", serde_json::json!({ "courseId": "PLANT-BIOLOGY" })).await.expect(201)["id"],
+    );
+    let turn = |event: Value| {
+        let path = format!("/api/tutor/threads/{thread}/turn");
+        async move { t.post(&t.a, &path, event).await.expect(200) }
+    };
+    let drill = || async {
+        let reply =
+            turn(serde_json::json!({ "clientEvent": { "type": "REQUEST_DRILL", "unitId": "photosynthesis" } })).await;
+        let card = reply["messages"][0]["card"].clone();
+        assert_eq!(card["type"], "DRILL", "{reply}");
+        card
+    };
+    let grade_path = format!("/api/tutor/threads/{thread}/drill/grade");
+    let grade = |card: Value, answer: String| {
+        let path = grade_path.clone();
+        async move { grade_drill(t, &path, card, answer).await }
+    };
+    for _ in 0..2 {
+        let card = drill().await;
+        let graded = grade(card.clone(), drill_answer(&draft, &card).to_uppercase()).await;
+        assert_eq!(
+            (graded["isCorrect"].as_bool(), graded["gradedBy"].as_str()),
+            (Some(true), Some("written")),
+            "{graded}"
+        );
+    }
+    let reply =
+        turn(serde_json::json!({ "clientEvent": { "type": "REQUEST_EXAM", "unitId": "photosynthesis" } })).await;
+    let exam = reply["messages"][0]["card"].clone();
+    assert_eq!(
+        (exam["type"].as_str(), exam["questionId"].as_str()),
+        (Some("EXAM"), Some("photosynthesis-bronze")),
+        "{reply}"
+    );
+    let question = &draft["units"][0]["questions"][0];
+    let key = &question["options"][question["correct"].as_u64().unwrap() as usize];
+    let selected = exam["options"].as_array().unwrap().iter().position(|o| o == key).unwrap();
+    t.post(
+        &t.a,
+        &format!("/api/tutor/threads/{thread}/exam/mcq-submit"),
+        serde_json::json!({ "unitId": "photosynthesis", "questionId": "photosynthesis-bronze", "selectedIndex": selected }),
+    )
+    .await
+    .expect(200);
+    let snapshot = t.get(&t.a, "/api/tutor/courses/PLANT-BIOLOGY/snapshot").await.expect(200);
+    assert_eq!(snapshot["snapshot"]["unitProgress"]["photosynthesis"]["masteryTier"], "bronze", "{snapshot}");
+
+    // Stuck after two wrong drills: the concept card cites the passage it comes from.
+    for _ in 0..2 {
+        let graded = grade(drill().await, "no idea".into()).await;
+        assert_eq!(graded["isCorrect"], false, "{graded}");
+    }
+    let reply = turn(serde_json::json!({
+        "clientEvent": { "type": "DRILL_CONTINUE", "unitId": "photosynthesis", "lastResult": "incorrect" }
+    }))
+    .await;
+    let card = reply["messages"].as_array().unwrap().iter().find_map(|m| m.get("card")).cloned().unwrap_or_default();
+    assert_eq!(card["type"], "CONCEPT", "{reply}");
+    let source = &card["sources"][0];
+    assert_eq!(source["citation"], "plants.md, Plant biology > Photosynthesis", "{card}");
+    let passage_id = text(&source["passageId"]);
+    assert_eq!(passage_id, text(&draft["units"][0]["chunks"][0]), "{card}");
+    let passage = t.get(&t.a, &format!("/api/courses/PLANT-BIOLOGY/passages/{passage_id}")).await.expect(200);
+    assert!(text(&passage["text"]).contains(text(&card["keyIdeas"][0]).trim_end_matches('.')), "{passage}");
+    t.get(&t.b, &format!("/api/courses/PLANT-BIOLOGY/passages/{passage_id}")).await.expect_error(
+        404,
+        "not_found",
+        &["PLANT-BIOLOGY"],
+    );
+    let turns = t.get(&t.a, &format!("/api/tutor/threads/{thread}/turns?limit=100")).await.expect(200);
+    let last = turns["items"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["log"]["sources"], serde_json::json!([passage_id]), "{last}");
+}
+
 on_both_stores!(
+    notes_become_questions_and_drills_that_teach_to_a_tier_citing_their_source,
     a_published_draft_is_its_authors_course_until_shared,
     notes_become_a_draft_course_the_author_edits_and_exports,
     a_learner_uploads_notes_and_reads_them_back_with_citations,

@@ -68,6 +68,8 @@ struct World {
     draft: String,
     /// A's own course, published from the draft and shared with nobody.
     course: String,
+    /// A passage of A's course (a chunk of A's document).
+    passage: String,
     /// Every id of A's that B must never see in a success: the above and the responses'.
     secrets: Vec<String>,
 }
@@ -85,6 +87,7 @@ impl World {
             "threadid" => &self.thread,
             "documentid" => &self.document,
             "draftid" => &self.draft,
+            "passageid" => &self.passage,
             "learnerid" => &self.learner_id,
             "courseid" => &self.course,
             "tokenid" => &self.token,
@@ -138,7 +141,11 @@ async fn make_world(t: &TestApp) -> World {
     let draft = t.app.draft_course(learner, new_draft).await.expect("A's draft").id;
     let course = t.app.publish_course_draft(learner, draft).await.expect("A's course").course.id;
     let draft = draft.to_string();
+    // A passage of A's document, which A's course cites by its id.
+    let document_id = document.parse().expect("a document id");
+    let passage = t.app.source_document(learner, document_id).await.expect("A's document").chunks[0].id.to_string();
     let secrets = vec![
+        passage.clone(),
         learner.to_string(),
         map.clone(),
         root.clone(),
@@ -164,6 +171,7 @@ async fn make_world(t: &TestApp) -> World {
         thread,
         document,
         draft,
+        passage,
         course,
         secrets,
     }

@@ -82,6 +82,8 @@ CROSS_REFERENCES = [
         # A draft becomes a pack or a course only without problems, which its state decides.
         (r"(GET /api/author/drafts/\{id\}/pack|POST /api/author/drafts/\{id\}/publish)", "draft_has_problems",
          r".*", r"."),
+        # Units are named by the draft's own ids, which its state decides.
+        (r"POST /api/author/drafts/\{id\}/units", "invalid", r"units\[\d+\]", r"no unit"),
         # A learner's own course is theirs already: shared with others, not with themselves.
         (r"POST /api/(author/)?courses/\{course_id\}/shares", "invalid", r"learner_id", r"owner sees it"),
         # A draft needs documents of the learner's to draft from, each named once.

@@ -415,6 +415,65 @@ async fn offer_exam(t: &TestApp, fake: &FakeLlm, thread: &str) {
     assert!(turn["messages"][0]["card"].get("correct").is_none());
 }
 
+/// A course from someone's notes: its passages have ids, which CONTEXT shows and a reply
+/// must cite (one it was given); a reply citing nothing, or a passage it was not given, is
+/// refused like any other broken rule.
+const NOTES_COURSE: &str = r#"
+course_id = "NOTES-01"
+title = "Leaves"
+entry_unit = "leaves"
+confusion_tags = ["misread_the_material"]
+
+[[units]]
+id = "leaves"
+title = "Leaves"
+anchor = "Photosynthesis turns light into chemical energy."
+
+[[units.drills]]
+stem = "Fill in the blank: photosynthesis turns _____ into chemical energy."
+answer = "light"
+passage = "p1"
+
+[[content]]
+id = "p1"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves"
+text = "Photosynthesis turns light into chemical energy inside the chloroplasts."
+"#;
+
+async fn a_reply_on_a_course_from_notes_cites_a_passage_it_was_given((t, fake): &(TestApp, FakeLlm)) {
+    t.call(Method::POST, "/api/courses?format=toml", Some(OPERATOR_TOKEN), Body::Raw(NOTES_COURSE.into()))
+        .await
+        .expect(201);
+    let thread = text(&t.post(&t.a, "/api/tutor/threads", json!({ "courseId": "NOTES-01" })).await.expect(201)["id"]);
+    let turn_path = format!("/api/tutor/threads/{thread}/turn");
+    let say = || t.post(&t.a, &turn_path, json!({ "messageText": "photosynthesis and light" }));
+    let last_log = || async {
+        let turns = t.get(&t.a, &format!("/api/tutor/threads/{thread}/turns?limit=100")).await.expect(200);
+        turns["items"].as_array().unwrap().last().unwrap()["log"].clone()
+    };
+    for (sources, violation) in [(json!([]), "uncited"), (json!(["p9"]), "source_not_offered")] {
+        fake.script([model_turn("SOCRATIC_QUESTION", "leaves", json!({ "sources": sources }))]);
+        say().await.expect(200);
+        let log = last_log().await;
+        assert_eq!((log["validated"].as_bool(), log["violation"].as_str()), (Some(false), Some(violation)), "{log}");
+    }
+    fake.script([model_turn("SOCRATIC_QUESTION", "leaves", json!({ "sources": ["p1"] }))]);
+    let reply = say().await.expect(200);
+    let log = last_log().await;
+    assert_eq!((log["validated"].as_bool(), log["sources"].clone()), (Some(true), json!(["p1"])), "{log}");
+    assert_eq!(reply["messages"].as_array().unwrap().last().unwrap()["text"], "Next step.", "{reply}");
+    // What the model was given: the passage with its id, and a schema that asks for it.
+    let asked = fake.requests().last().unwrap().to_string();
+    assert!(asked.contains(r#"\"passageId\":\"p1\""#), "{asked}");
+    // Its drill is the course's own, graded exactly without a model's help.
+    let passage = t.get(&t.a, "/api/courses/NOTES-01/passages/p1").await.expect(200);
+    assert_eq!((passage["unitId"].as_str(), passage["citation"].as_str()), (Some("leaves"), Some("plants.md, Leaves")));
+    t.get(&t.a, "/api/courses/NOTES-01/passages/p2").await.expect_error(404, "not_found", &["p2"]);
+}
+
 async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
     let fake = FakeLlm::start().await;
     let config =
@@ -425,4 +484,9 @@ async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
     (t, fake)
 }
 
-pathwise_test_support::conformance!(with_model; a_course_is_taught_over_http, bad_tutor_requests_are_refused_and_store_nothing);
+pathwise_test_support::conformance!(
+    with_model;
+    a_course_is_taught_over_http,
+    bad_tutor_requests_are_refused_and_store_nothing,
+    a_reply_on_a_course_from_notes_cites_a_passage_it_was_given
+);

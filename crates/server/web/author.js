@@ -186,7 +186,10 @@ function mountDraft(root, id) {
     problems.classList.toggle('has-problems', view.problems.length > 0);
     drawGraph(graph, draft.units);
     fill(units, draft.units.map((u, i) => unitCard(draft, u, i, passages)));
+    const drafted = draft.units.some((u) => u.questions?.length || u.drills?.length);
     fill(actions,
+      el('button', { type: 'button', onclick: () => withBusy(draftUnits) },
+        drafted ? 'Draft questions for units without any' : 'Draft questions and drills'),
       el('button', { type: 'button', disabled: view.problems.length > 0, onclick: () => withBusy(exportPack) }, 'Export pack'),
       el('button', { type: 'button', class: 'primary', disabled: view.problems.length > 0, onclick: () => withBusy(publish) }, 'Publish'));
   }
@@ -226,7 +229,56 @@ function mountDraft(root, id) {
               d.units.find((o) => o.id === e.target.value).chunks.push(c);
             }); } }, el('option', { value: '' }, 'Move to…'), others.map((o) => el('option', { value: o.id }, o.title))) : null,
             el('button', { type: 'button', class: 'link-btn', onclick: () => save((d) => { d.units[i].chunks.splice(j, 1); }) }, 'Remove')));
-      })));
+      })),
+      questionList(u, i, passages),
+      drillList(u, i, passages));
+  }
+
+  // A citation that opens the passage in its document.
+  const cited = (passages, id) => {
+    const p = passages.get(id);
+    return p ? el('a', { class: 'small', href: `#/material/document/${p.document_id}/${p.id}` }, el('cite', {}, p.citation))
+      : el('cite', { class: 'small' }, 'a passage not in this unit');
+  };
+
+  // The unit's exam questions by tier, each with the passage its answer comes from; a tier
+  // without one can be written here.
+  function questionList(u, i, passages) {
+    const questions = u.questions ?? [];
+    return el('section', { class: 'unit-questions', 'aria-label': `${u.title}: exam questions` },
+      el('h3', { class: 'small' }, 'Exam questions'),
+      TIERS.map((tier) => {
+        const here = questions.map((q, j) => [q, j]).filter(([q]) => q.tier === tier);
+        if (!here.length) {
+          return el('p', { class: 'muted small missing-tier' }, `No ${tier} question: a learner earns ${tier} here only with one. `,
+            el('button', { type: 'button', class: 'link-btn', disabled: !u.chunks.length, onclick: () => save((d) => {
+              (d.units[i].questions ??= []).push({ id: `${u.id}-${tier}`, tier, stem: '', options: ['', ''], correct: 0, memo: '', passage: u.chunks[0] });
+            }) }, `Write one`));
+        }
+        return here.map(([q, j]) => el('div', { class: `question tier-${tier}`, 'data-question': q.id },
+          el('p', { class: 'small' }, el('span', { class: `badge ${tier}` }, tier), ' ', cited(passages, q.passage),
+            el('button', { type: 'button', class: 'link-btn', onclick: () => save((d) => { d.units[i].questions.splice(j, 1); }) }, 'Delete')),
+          textField(q.stem, (v) => save((d) => { d.units[i].questions[j].stem = v; }), `${u.title} ${tier} question`),
+          el('ol', { class: 'options' }, q.options.map((o, k) => el('li', {},
+            el('input', { type: 'radio', name: `correct-${q.id}-${j}`, checked: k === q.correct, 'aria-label': `Option ${k + 1} is correct`,
+              onchange: () => save((d) => { d.units[i].questions[j].correct = k; }) }),
+            field('', o, (v) => save((d) => { d.units[i].questions[j].options[k] = v; }), { maxlength: 300, label: `Option ${k + 1}` })))),
+          el('p', { class: 'muted small memo' }, q.memo)));
+      }));
+  }
+
+  function drillList(u, i, passages) {
+    const drills = u.drills ?? [];
+    if (!drills.length) return el('p', { class: 'muted small' }, 'No drills: the tutor asks the unit\'s drills for practice before its exam.');
+    return el('section', { class: 'unit-drills', 'aria-label': `${u.title}: drills` },
+      el('h3', { class: 'small' }, 'Drills'),
+      el('ul', {}, drills.map((d, j) => el('li', { class: 'small' }, d.stem, ' → ', el('strong', {}, d.answer), ' ', cited(passages, d.passage),
+        el('button', { type: 'button', class: 'link-btn', onclick: () => save((x) => { x.units[i].drills.splice(j, 1); }) }, 'Delete')))));
+  }
+
+  async function draftUnits() {
+    view = await api('POST', `/author/drafts/${id}/units`, { version: view.version });
+    render();
   }
 
   async function exportPack() {
@@ -278,5 +330,6 @@ function textField(value, onChange, aria) {
   return area;
 }
 
+const TIERS = ['bronze', 'silver', 'gold'];
 const swap = (list, a, b) => { [list[a], list[b]] = [list[b], list[a]]; };
 const excerpt = (text) => (text.length > 220 ? `${text.slice(0, 219)}…` : text);

@@ -43,9 +43,26 @@ function conceptCard(card, ctx) {
       el('p', {}, renderMath(ex.problemLatex, true)),
       ex.stepsLatex?.length ? el('ol', {}, ex.stepsLatex.map((s) => el('li', {}, renderMath(s)))) : null,
       el('p', {}, 'Answer: ', renderMath(ex.finalAnswerLatex))),
+    card.sources?.length ? sources(card.sources, ctx) : null,
     actions(
       btn('Ask follow-up', 'secondary', () => ctx.focusComposer()),
       turnBtn('Try a Drill', 'primary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId })));
+}
+
+// Where the card's ideas come from: each citation opens its passage, read from the course.
+function sources(list, ctx) {
+  return el('div', { class: 'sources small' }, el('span', { class: 'muted' }, 'From your material: '),
+    list.map((src) => {
+      const text = el('blockquote', { class: 'passage-text' });
+      const box = el('details', { class: 'source', 'data-passage': src.passageId }, el('summary', {}, el('cite', {}, src.citation)), text);
+      box.addEventListener('toggle', () => {
+        if (!box.open || text.childNodes.length) return;
+        text.textContent = 'Loading…';
+        ctx.passage(src.passageId).then((p) => { text.textContent = p.text; },
+          () => { text.textContent = 'This passage is no longer in the course.'; });
+      });
+      return box;
+    }));
 }
 
 // "Which do you mean?": each unit a button that answers with CHOOSE_UNIT; once a later turn

@@ -52,6 +52,8 @@ export function mountTutor(root, config) {
     focusComposer: () => textarea.focus(),
     // The exam the policy has opened now (from the latest snapshot), if any.
     examCheck: () => s.snapshot?.examCheck ?? null,
+    // A passage of the course's material that a card cites.
+    passage: (passageId) => api('GET', `/courses/${encodeURIComponent(s.thread.courseId)}/passages/${encodeURIComponent(passageId)}`),
   };
   async function post(path, body, idempotencyKey) {
     const r = await api('POST', `/tutor/threads/${s.thread.id}/${path}`, body, { idempotencyKey });

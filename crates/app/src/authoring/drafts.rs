@@ -42,6 +42,18 @@ pub struct DraftEdit {
     pub draft: CourseDraft,
 }
 
+/// Drafting units' questions and drills, from the version the request was made at.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftUnits {
+    /// The `version` the request was made from; another edit in between makes it a conflict.
+    pub version: i64,
+    /// The units to draft (their earlier questions and drills are replaced); every unit
+    /// that has none yet when left out.
+    #[serde(default)]
+    pub units: Vec<String>,
+}
+
 /// A problem of a draft: the field at fault (`units[2].chunks[0]`) and what is wrong.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct DraftProblem {
@@ -53,7 +65,8 @@ pub struct DraftProblem {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct DraftView {
     pub id: CourseDraftId,
-    /// `outline`: units and the passages each covers.
+    /// `outline`: units and the passages each covers; `units`: questions and drills drafted
+    /// for them too.
     pub stage: String,
     /// Changes with every edit; an edit names the version it was made from.
     pub version: i64,
@@ -212,22 +225,61 @@ impl<S: Store> App<S> {
             return Err(AppError::invalid("draft.units", format!("at most {MAX_UNITS} units")));
         }
         let stored = self.draft_record(learner, id).await?;
+        let stage = stored.stage.clone();
+        self.save_draft(learner, stored, edit.version, &draft, stage).await
+    }
+
+    /// Draft the units' questions and drills from their passages, without a model: for
+    /// each, exam questions bronze to gold and drills, each a sentence of one of the unit's
+    /// passages with a key term to fill in (see `pathwise_course::recall`), citing it.
+    pub async fn draft_units(
+        &self,
+        learner: LearnerId,
+        id: CourseDraftId,
+        request: DraftUnits,
+    ) -> AppResult<DraftView> {
+        let stored = self.draft_record(learner, id).await?;
+        let mut draft = read_draft(&stored)?;
+        for (i, unit) in request.units.iter().enumerate() {
+            if !draft.units.iter().any(|u| &u.id == unit) {
+                return Err(AppError::invalid(
+                    &format!("units[{i}]"),
+                    format!("the draft has no unit '{unit}'; name units by their id"),
+                ));
+            }
+        }
+        let passages = self.passages_of(learner, &draft).await?;
+        draft.draft_units(&passages, &request.units);
+        self.save_draft(learner, stored, request.version, &draft, "units".into()).await
+    }
+
+    /// Write the draft over `stored` if it is still at `version` (409 `version_conflict`
+    /// otherwise, with the version it is at).
+    async fn save_draft(
+        &self,
+        learner: LearnerId,
+        stored: CourseDraftRecord,
+        version: i64,
+        draft: &CourseDraft,
+        stage: String,
+    ) -> AppResult<DraftView> {
+        let id = stored.id;
         let record = CourseDraftRecord {
             title: draft.title.clone(),
+            stage,
             version: stored.version + 1,
             updated_at: self.now(),
-            draft: serde_json::to_value(&draft).map_err(|e| AppError::internal(format!("a draft to JSON: {e}")))?,
+            draft: serde_json::to_value(draft).map_err(|e| AppError::internal(format!("a draft to JSON: {e}")))?,
             ..stored.clone()
         };
-        if stored.version != edit.version || !self.store.update_course_draft(&record, edit.version).await? {
+        if stored.version != version || !self.store.update_course_draft(&record, version).await? {
             let now = self.draft_record(learner, id).await?.version;
             return Err(AppError::new(
                 ErrorKind::Conflict,
                 "version_conflict",
                 format!(
-                    "the edit was made from version {}, but the draft is at version {now}: read it again and redo \
-                     the edit",
-                    edit.version
+                    "the change was made from version {version}, but the draft is at version {now}: read it again \
+                     and redo the change"
                 ),
             )
             .with_details(json!({ "field": "version", "version": now })));

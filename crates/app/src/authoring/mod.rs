@@ -8,7 +8,7 @@ pub mod drafts;
 pub mod sharing;
 
 pub use documents::{IngestedDocument, SourceChunk, SourceDocument, SourceDocumentWithChunks};
-pub use drafts::{DraftEdit, DraftPassage, DraftProblem, DraftSummary, DraftView, NewDraft};
+pub use drafts::{DraftEdit, DraftPassage, DraftProblem, DraftSummary, DraftUnits, DraftView, NewDraft};
 pub use sharing::CourseShares;
 
 use std::path::PathBuf;

@@ -82,9 +82,21 @@ pub struct UnitOutline {
     pub title: String,
     pub prerequisites: Vec<String>,
     pub tags: Vec<String>,
-    /// Drills can be generated (and graded exactly) without a model.
+    /// Drills can be given (generated, or written in the course) and graded exactly without
+    /// a model.
     pub has_drills: bool,
     pub exam_questions: HashMap<Tier, usize>,
+}
+
+/// A passage of a course's material, as a tutor's card cites it (`sources[].passageId`).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CoursePassage {
+    pub passage_id: String,
+    pub unit_id: String,
+    /// The file, page and headings it comes from (`notes.pdf, p. 3, Masks`).
+    pub citation: String,
+    pub text: String,
 }
 
 /// What an import did.
@@ -203,7 +215,7 @@ impl<S: Store> App<S> {
                 title: u.title.clone(),
                 prerequisites: u.prerequisites.clone(),
                 tags: u.tags.clone(),
-                has_drills: !u.blueprints.is_empty(),
+                has_drills: !u.blueprints.is_empty() || !u.drills.is_empty(),
                 exam_questions: Tier::ALL.into_iter().map(|t| (t, course.questions_for(&u.id, t).count())).collect(),
             })
             .collect();
@@ -214,6 +226,18 @@ impl<S: Store> App<S> {
             entry_unit_id: course.entry_unit().to_string(),
             confusion_tags: course.confusion_tags().to_vec(),
             units,
+        })
+    }
+
+    /// A passage of a course the learner may see, by the id a card cites it by.
+    pub async fn course_passage(&self, learner: LearnerId, course: &str, passage: &str) -> AppResult<CoursePassage> {
+        let loaded = self.course_for(learner, course).await?;
+        let chunk = loaded.course.passage(passage).ok_or_else(|| AppError::not_found("passage", passage))?;
+        Ok(CoursePassage {
+            passage_id: passage.to_string(),
+            unit_id: chunk.unit.clone(),
+            citation: chunk.citation(),
+            text: chunk.text.clone(),
         })
     }
 

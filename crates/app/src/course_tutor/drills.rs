@@ -65,7 +65,8 @@ pub struct DrillGradeReply {
     pub feedback_text: String,
     /// From the course's fixed list; only for a wrong answer.
     pub common_mistake_tag: Option<String>,
-    /// `blueprint` (exact) or `model`.
+    /// `blueprint` or `written` (both exact: a generated drill, or one of the course's own),
+    /// or `model`.
     pub graded_by: String,
     /// The right answer, for a blueprint drill (shown once graded).
     pub expected_answer: Option<String>,
@@ -304,7 +305,8 @@ impl<S: Store> App<S> {
     }
 }
 
-/// Exact grading of a blueprint drill, regenerated from the item its offer recorded.
+/// Exact grading of a blueprint drill, regenerated from the item its offer recorded, or of
+/// a written drill, found in the course's library by its id.
 fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<Grade> {
     let library = course.library();
     let item = library
@@ -332,5 +334,6 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
             .map(str::to_string)
     };
     let feedback = crate::learning_loop::feedback::drill_feedback(check.correct, &check.expected, tag.as_deref());
-    Ok(Grade { correct: check.correct, feedback, tag, by: "blueprint".into(), expected: Some(check.expected) })
+    let by = if item.blueprint_id == pathwise_items::INLINE_BLUEPRINT_ID { "written" } else { "blueprint" };
+    Ok(Grade { correct: check.correct, feedback, tag, by: by.into(), expected: Some(check.expected) })
 }

@@ -18,7 +18,7 @@ mod snapshots;
 mod threads;
 mod turn;
 
-pub use catalog::{CourseOutline, CourseSummary, ImportedCourse, LoadedCourse, UnitOutline};
+pub use catalog::{CourseOutline, CoursePassage, CourseSummary, ImportedCourse, LoadedCourse, UnitOutline};
 pub use drills::{DrillGradeReply, DrillGradeRequest, DrillText};
 pub use exam_service::{BuiltinExamService, ExamService, SubmitOutcome, SupportType};
 pub use exams::{McqSubmitReply, McqSubmitRequest, SupportViewedReply, SupportViewedRequest};

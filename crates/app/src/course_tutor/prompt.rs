@@ -128,6 +128,19 @@ pub(crate) fn build_prompt_within(
     }
 }
 
+/// The passage ids of the content chunks the prompt kept (cutting it to the budget may
+/// have dropped some): what the reply may cite.
+pub(crate) fn offered_passages(context: &TurnContext, prompt: &Request) -> Vec<String> {
+    let sent = &prompt.messages[CONTEXT_MESSAGE].content;
+    context
+        .unit_content_chunks
+        .iter()
+        .filter_map(|c| c.passage_id.as_ref())
+        .filter(|id| sent.contains(&format!("\"passageId\":\"{id}\"")))
+        .cloned()
+        .collect()
+}
+
 /// Where CONTEXT stands among a turn's messages (system rules, POLICY, CONTEXT, student).
 const CONTEXT_MESSAGE: usize = 2;
 
@@ -205,6 +218,14 @@ fn response_schema(policy: &TutorPolicy, context: &TurnContext) -> Value {
     if !allows(Action::DrillCard) {
         p["drill_card"] = null.clone();
     }
+    // The passages it may cite are the content chunks it was given that have ids; on a
+    // course drafted from someone's material (all of them have), it cites at least one.
+    let passages: Vec<&str> = context.unit_content_chunks.iter().filter_map(|c| c.passage_id.as_deref()).collect();
+    p["sources"] = if passages.is_empty() {
+        json!({ "type": "array", "items": { "type": "string" }, "maxItems": 0 })
+    } else {
+        json!({ "type": "array", "items": one_of(passages), "minItems": 1, "maxItems": 3 })
+    };
     if allows(Action::ExamBlock) && !candidates.is_empty() {
         let exam = &mut p["exam_suggestion"]["anyOf"][0]["properties"];
         exam["question_id"] = one_of(candidates);

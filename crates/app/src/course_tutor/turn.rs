@@ -5,7 +5,7 @@
 
 use super::catalog::LoadedCourse;
 use super::messages::{appended, new_message, TutorMessage};
-use super::prompt::{build_prompt_within, TurnContext};
+use super::prompt::{build_prompt_within, offered_passages, TurnContext};
 use super::request::TurnRequest;
 use super::snapshots::VersionedSnapshot;
 use crate::{App, AppError, AppResult};
@@ -72,6 +72,8 @@ struct Decision {
     fallback_reason: Option<String>,
     violation: Option<&'static str>,
     usage: Usage,
+    /// The passages of the course's material the reply cites, by id.
+    sources: Vec<String>,
 }
 
 /// What the turn log keeps of a turn (PF-3.7): the policy's parts, what was decided and
@@ -96,6 +98,8 @@ struct TurnLog<'a> {
     exam_candidate_ids: &'a [String],
     action: Action,
     target_unit_id: &'a str,
+    /// The passages the reply cites.
+    sources: &'a [String],
     validated: bool,
     fallback_reason: Option<&'a str>,
     violation: Option<&'static str>,
@@ -209,6 +213,7 @@ impl Decided<'_> {
             exam_candidate_ids: self.candidate_ids,
             action: decision.action,
             target_unit_id: &decision.target,
+            sources: &decision.sources,
             validated: decision.validated,
             fallback_reason: decision.fallback_reason.as_deref(),
             violation: decision.violation,
@@ -398,7 +403,12 @@ impl<S: Store> App<S> {
         let course = &loaded.course;
         let fall_back = |reason: String, violation: Option<&'static str>, usage: Usage| -> Decision {
             let turn = fallback_turn(fallback);
+            let sources = match &turn.card {
+                Some(TutorCard::Concept { sources, .. }) => sources.iter().map(|s| s.passage_id.clone()).collect(),
+                _ => Vec::new(),
+            };
             Decision {
+                sources,
                 action: turn.action,
                 target: turn.target_unit_id,
                 text: turn.tutor_text,
@@ -449,7 +459,13 @@ impl<S: Store> App<S> {
                 return Ok(fall_back(format!("model failed: {}", e.reason()), Some("malformed"), usage));
             }
         };
-        let offered = OfferedContext { exam_candidates: candidates, exam_statuses: statuses, now: self.now() };
+        let passages = offered_passages(context, &prompt);
+        let offered = OfferedContext {
+            exam_candidates: candidates,
+            exam_statuses: statuses,
+            passages: &passages,
+            now: self.now(),
+        };
         match validate(&value, policy, offered, course) {
             Ok(valid) => {
                 let card = match (valid.action, &valid.exam_question_id) {
@@ -466,6 +482,7 @@ impl<S: Store> App<S> {
                     fallback_reason: None,
                     violation: None,
                     usage,
+                    sources: valid.sources,
                 })
             }
             Err(violation) => Ok(fall_back(format!("policy violation: {violation}"), Some(violation.code()), usage)),

@@ -4,6 +4,10 @@
 //! (snapshot, policy, exam availability, retrieval, prompt, validation, persistence), with an
 //! in-process model that answers at once with a valid turn, so that the model's time is
 //! left out; retrieval is timed alone as well; prompt tokens are counted (cl100k_base).
+//!
+//! `tutor_turn_drafted` runs the same turns on a course drafted from someone's material
+//! without a model: 2,000 passages of 100 documents, outlined from their headings, every
+//! unit's questions and drills drafted from its passages; its replies cite a passage.
 
 use super::stats::Stats;
 use anyhow::{Context, Result};
@@ -45,8 +49,16 @@ impl LanguageModel for InstantTutor {
                 .and_then(|p| serde_json::from_str::<Value>(p).ok())
                 .and_then(|p| p["focusUnitId"].as_str().map(str::to_string))
                 .unwrap_or_default();
+            // On a course drafted from someone's material a reply cites a passage it was given.
+            let cited: Vec<String> = prompt
+                .split("\"passageId\":\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .map(|id| vec![id.to_string()])
+                .unwrap_or_default();
             self.prompts.lock().expect("prompts lock").push(prompt);
             let content = json!({
+                "sources": cited,
                 "mapped_units": [{ "unit_id": focus, "confidence": 0.8 }],
                 "action": "SOCRATIC_QUESTION",
                 "target_unit_id": focus,
@@ -82,12 +94,103 @@ pub enum Tutor {
 }
 
 pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<()> {
+    let name = match tutor {
+        Tutor::Model => "tutor_turn",
+        Tutor::Offline => "tutor_turn_offline",
+    };
+    run(app, store, turns, tutor, generated_pack(UNITS, QUESTIONS, CHUNKS, 7), name).await
+}
+
+/// Passages in a course drafted from material.
+pub const DRAFTED_PASSAGES: usize = 2_000;
+
+pub async fn drafted_turns(app: App, store: &str, turns: usize) -> Result<()> {
+    run(app, store, turns, Tutor::Model, drafted_pack(DRAFTED_PASSAGES), "tutor_turn_drafted").await
+}
+
+/// A course drafted without a model from `passages` passages: 100 documents of sections of
+/// ten passages each, with their questions and drills.
+fn drafted_pack(passages: usize) -> pathwise_course::CoursePack {
+    use pathwise_course::draft::{outline_from_headings, DraftSource, Passage};
+    use pathwise_domain::{SourceChunkId, SourceDocumentId};
+    const WORDS: [&str; 24] = [
+        "network",
+        "address",
+        "packet",
+        "router",
+        "prefix",
+        "gateway",
+        "subnet",
+        "switch",
+        "frame",
+        "protocol",
+        "header",
+        "checksum",
+        "segment",
+        "window",
+        "socket",
+        "port",
+        "latency",
+        "bandwidth",
+        "route",
+        "table",
+        "broadcast",
+        "multicast",
+        "tunnel",
+        "firewall",
+    ];
+    let mut rng = StdRng::seed_from_u64(23);
+    let documents = 100;
+    let per_section = 10;
+    let sections = passages.div_ceil(documents * per_section).max(1);
+    let mut n = 0u128;
+    let sources: Vec<DraftSource> = (0..documents)
+        .map(|d| {
+            let document = SourceDocumentId(uuid::Uuid::from_u128(1_000_000 + d as u128));
+            let name = format!("chapter-{d:03}.md");
+            let passages = (0..sections * per_section)
+                .map(|i| {
+                    n += 1;
+                    let topic = WORDS[(d * sections + i / per_section) % WORDS.len()];
+                    let sentences: Vec<String> = (0..3)
+                        .map(|_| {
+                            let words: Vec<&str> = (0..9).map(|_| WORDS[rng.gen_range(0..WORDS.len())]).collect();
+                            format!("The {topic} {} carries {} {}.", words[..4].join(" "), n, words[4..].join(" "))
+                        })
+                        .collect();
+                    Passage {
+                        id: SourceChunkId(uuid::Uuid::from_u128(n)),
+                        document_id: document,
+                        document: name.clone(),
+                        heading_path: vec![format!("Chapter {d}"), format!("Section {d}.{}", i / per_section)],
+                        page: None,
+                        text: sentences.join(" "),
+                    }
+                })
+                .collect();
+            DraftSource { id: document, name, title: Some(format!("Chapter {d}")), passages }
+        })
+        .collect();
+    let by_id = sources.iter().flat_map(|s| s.passages.iter()).map(|p| (p.id, p.clone())).collect();
+    let mut draft = outline_from_headings("Drafted network notes", &sources);
+    draft.draft_units(&by_id, &[]);
+    draft.to_pack(&by_id)
+}
+
+async fn run(
+    app: App,
+    store: &str,
+    turns: usize,
+    tutor: Tutor,
+    pack: pathwise_course::CoursePack,
+    name: &str,
+) -> Result<()> {
     let model = Arc::new(InstantTutor::default());
     let app = match tutor {
         Tutor::Model => app.with_llm(Llm::new(model.clone(), 64)),
         Tutor::Offline => app,
     };
-    let pack = generated_pack(UNITS, QUESTIONS, CHUNKS, 7);
+    let (unit_count, question_count, chunk_count) = (pack.units.len(), pack.exam_questions.len(), pack.content.len());
     let course_id = pack.course_id.clone();
     let started = Instant::now();
     app.install_course(pack).await.context("install the generated course")?;
@@ -190,7 +293,7 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
     };
     let retrieval_p99 = p99(&mut retrieval);
     let extra = json!({
-        "units": UNITS, "exam_questions": QUESTIONS, "content_chunks": CHUNKS, "learners": LEARNERS,
+        "units": unit_count, "exam_questions": question_count, "content_chunks": chunk_count, "learners": LEARNERS,
         "import_ms": import_ms,
         "load_and_index_ms": load_ms,
         "first_use_ms_median": first_use[first_use.len() / 2].as_millis(),
@@ -202,10 +305,6 @@ pub async fn turns(app: App, store: &str, turns: usize, tutor: Tutor) -> Result<
         "exam_requests": exam_requests,
         "target_p99_ms": 5, "target_retrieval_p99_ms": 10,
     });
-    let name = match tutor {
-        Tutor::Model => "tutor_turn",
-        Tutor::Offline => "tutor_turn_offline",
-    };
     Stats { ops: turns, concurrency: 1, elapsed, latencies }.print(name, store, extra);
     Ok(())
 }

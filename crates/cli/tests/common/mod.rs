@@ -76,6 +76,7 @@ pub const TOOLS: &[&str] = &[
     "author_drafts",
     "author_draft_get",
     "author_draft_edit",
+    "author_draft_units",
     "author_draft_export",
     "author_draft_delete",
     "author_draft_publish",

@@ -3,9 +3,13 @@
 // name. A course drafted from the two ("My network notes"), then reviewed: a unit renamed (the
 // graph follows), a unit's passages removed (its problem shown, Publish disabled), that unit
 // deleted (the next one, now with nothing leading to it, is flagged) and the next one linked
-// to its predecessor (no problems left); published; a cited passage opened in its document.
+// to its predecessor (no problems left); the units' questions and drills drafted, a bronze
+// key changed to a word its passage lacks (the problem shown) and back; published; taught:
+// stuck after two wrong drills, the tutor's concept card cites its passage, which opens in
+// the card; a cited passage opened in its document.
 // Screenshots: material-uploads.png, material-review.png, material-problems.png,
-// material-phone.png, material-passage.png. The last line printed is a JSON report.
+// material-questions.png, material-phone.png, tutor-sources.png, material-passage.png. The
+// last line printed is a JSON report.
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
 const signin = process.env.SIGNIN_URL;
@@ -99,6 +103,24 @@ try {
   report.units_after_review = await page.locator('.unit-card').count();
   step('reviewed');
 
+  // Questions and drills from the units' own passages, each citing its passage.
+  await page.getByRole('button', { name: 'Draft questions and drills' }).click();
+  await page.locator('.unit-card[data-unit="routing"] .question.tier-bronze').waitFor();
+  report.questions = await page.locator('.question').count();
+  report.drills = await page.locator('.unit-drills li').count();
+  check(report.questions >= 3 && report.drills >= 3, 'questions and drills drafted');
+  check(await problemsHeading() === 'No problems', 'drafted questions have no problems');
+  // A key its passage lacks is a problem on that question; set back, it is gone.
+  const bronze = card('routing').locator('.question.tier-bronze');
+  const keyIndex = await bronze.locator('input[type=radio]').evaluateAll((rs) => rs.findIndex((r) => r.checked));
+  const other = keyIndex === 0 ? 1 : 0;
+  await bronze.locator('input[type=radio]').nth(other).check();
+  await page.waitForFunction(() => document.querySelector('.problems').textContent.includes('is not in the passage it cites'));
+  await page.screenshot({ path: `${artifacts}/material-questions.png`, fullPage: true });
+  await card('routing').locator('.question.tier-bronze input[type=radio]').nth(keyIndex).check();
+  await page.waitForFunction(() => document.querySelector('#problems-h').textContent === 'No problems');
+  step('questions drafted');
+
   // A phone sees the same review.
   const phone = await onPhone(browser, page, timeout);
   await phone.goto(page.url());
@@ -117,6 +139,30 @@ try {
   check(mine, 'the published course is listed');
   report.published = { id: mine.id, units: mine.unitCount };
   step('published');
+
+  // ---- taught from it: two wrong drills, then the concept card cites where it comes from
+  await page.evaluate(async () => {
+    const headers = { Authorization: `Bearer ${localStorage.getItem('pw.token')}`, 'Content-Type': 'application/json' };
+    const post = async (path, body) => (await fetch(`/api${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json();
+    const thread = await post('/tutor/threads', { courseId: 'MY-NETWORK-NOTES' });
+    for (let i = 0; i < 2; i += 1) {
+      const turn = await post(`/tutor/threads/${thread.id}/turn`, { clientEvent: { type: 'REQUEST_DRILL', unitId: 'routing' } });
+      const drill = turn.messages.find((m) => m.card?.type === 'DRILL').card;
+      await post(`/tutor/threads/${thread.id}/drill/grade`, { unitId: drill.unitId, drill, studentAnswer: 'no idea' });
+    }
+    await post(`/tutor/threads/${thread.id}/turn`, { clientEvent: { type: 'DRILL_CONTINUE', unitId: 'routing', lastResult: 'incorrect' } });
+    localStorage.setItem('pw.thread', thread.id);
+  });
+  const materialUrl = page.url();
+  await page.evaluate(() => { location.hash = '#/tutor'; });
+  const concept = page.locator('.card.concept').last();
+  await concept.locator('.sources summary').first().click();
+  await concept.locator('.passage-text', { hasText: 'router forwards packets' }).waitFor();
+  report.cited = await concept.locator('.sources cite').first().textContent();
+  await page.screenshot({ path: `${artifacts}/tutor-sources.png` });
+  step('taught with citations');
+  await page.goto(materialUrl);
+  await page.locator('.unit-passages a').first().waitFor();
 
   // A citation opens its passage in the document.
   const cite = page.locator('.unit-passages a').first();

@@ -1,8 +1,10 @@
 //! The Material view in the browser (tests/e2e/material.mjs): a learner's notes (Markdown)
 //! and a book (a two-chapter PDF written here) uploaded with their progress, a blank file
 //! refused by name; a course drafted from them, reviewed (renamed, a unit left without
-//! material and its problem shown, the unit deleted and the next one re-linked), published,
-//! and a cited passage opened. No model is configured: drafting an outline needs none.
+//! material and its problem shown, the unit deleted and the next one re-linked), its units'
+//! questions and drills drafted (a key its passage lacks shown as a problem), published,
+//! taught (the concept card citing its passage), and a cited passage opened. No model is
+//! configured: none of it needs one.
 
 use super::{ready, run_script, serve_with};
 use pathwise_ingest::sample::{self, SamplePage, SampleParagraph};
@@ -40,4 +42,6 @@ async fn material_is_uploaded_drafted_reviewed_and_published_in_the_browser() {
     }
     assert_eq!(report["published"]["id"], "MY-NETWORK-NOTES", "{report}");
     assert_eq!(report["published"]["units"], report["units_after_review"], "{report}");
+    assert!(report["questions"].as_u64() >= Some(3) && report["drills"].as_u64() >= Some(3), "{report}");
+    assert_eq!(report["cited"], "routing.pdf, p. 1, Routing", "{report}");
 }

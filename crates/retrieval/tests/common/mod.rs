@@ -19,12 +19,14 @@ fn unit(
         misconceptions: misconceptions.iter().map(|s| s.to_string()).collect(),
         anchor: anchor.into(),
         blueprints: vec![],
+        drills: vec![],
         effort_minutes: None,
     }
 }
 
 fn chunk(unit: &str, chunk_type: ChunkType, section: Option<&str>, text: &str) -> ChunkSpec {
     ChunkSpec {
+        id: None,
         unit: unit.into(),
         chunk_type,
         source_id: format!("lesson-{unit}"),
@@ -53,6 +55,7 @@ pub fn question(
         memo: memo.into(),
         video: video.map(|_| format!("https://videos.example.org/{id}")),
         video_transcript: video.map(str::to_string),
+        passage: None,
     }
 }
 

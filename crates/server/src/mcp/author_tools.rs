@@ -6,7 +6,7 @@
 
 use super::args::{CourseArg, DocumentArg, DraftArg, Nothing, With};
 use super::registry::{tool, Effect::Reads, Effect::Writes, ToolSpec};
-use pathwise_app::authoring::{DraftEdit, DraftSummary, IngestedDocument, NewDraft, SourceDocument};
+use pathwise_app::authoring::{DraftEdit, DraftSummary, DraftUnits, IngestedDocument, NewDraft, SourceDocument};
 use pathwise_app::AppError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -166,6 +166,14 @@ pub fn all() -> Vec<ToolSpec> {
              (version_conflict): read the draft again and redo it.",
             Writes,
             |app, l, a: With<DraftArg, DraftEdit>| async move { app.edit_course_draft(l, a.id, a.input).await },
+        ),
+        tool(
+            "author_draft_units",
+            "Draft units' exam questions (bronze to gold) and drills from their passages, each a sentence of the \
+             material with a key term to fill in, citing its passage: every unit without any, or `units` (theirs \
+             replaced). `version` as for author_draft_edit.",
+            Writes,
+            |app, l, a: With<DraftArg, DraftUnits>| async move { app.draft_units(l, a.id, a.input).await },
         ),
         tool(
             "author_draft_export",

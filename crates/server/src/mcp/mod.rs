@@ -66,7 +66,8 @@ Record every answer (mastery_record_response or teaching_flow_advance) so that r
 reviews with the `review` prompt. For a shipped course, course_list, then the `tutor_course` prompt: the policy \
 tutor's turns, drills and exams (tutor_*). For a quiz or survey, library_assessments, then the `run_evaluation` \
 prompt: session_create, session_run, session_respond. To make a course of the learner's own notes: author_ingest, \
-author_draft_outline, author_draft_edit until it has no problems, author_draft_publish. Every tool that writes \
+author_draft_outline, author_draft_edit, author_draft_units (exam questions and drills citing the notes), \
+author_draft_edit until it has no problems, author_draft_publish. Every tool that writes \
 takes an idempotency_key of yours: a retry with the same key and arguments answers the first result and changes \
 nothing; the same key with other arguments is refused. A refused call says what was wrong: fix the arguments and \
 call again.";

@@ -1,7 +1,8 @@
 //! What an assistant can put in its context without a tool call: the learner's maps
 //! (`pathwise://mind-maps`, and `pathwise://mind-maps/{id}` with its nodes, edges, mastery and
 //! summary), each course (`pathwise://courses/{id}`: its units in learning order) with the
-//! learner's snapshot of it (`pathwise://courses/{id}/snapshot`), and a session's transcript
+//! learner's snapshot of it (`pathwise://courses/{id}/snapshot`) and the passages of its
+//! material a tutor's card cites (`pathwise://courses/{id}/passages/{passage_id}`), and a session's transcript
 //! (`pathwise://sessions/{id}/transcript`).
 
 use pathwise_app::{App, AppError, AppResult, ErrorKind};
@@ -14,6 +15,7 @@ const MAP_TEMPLATE: &str = "pathwise://mind-maps/{mind_map_id}";
 const COURSES_URI: &str = "pathwise://courses";
 const COURSE_TEMPLATE: &str = "pathwise://courses/{course_id}";
 const SNAPSHOT_TEMPLATE: &str = "pathwise://courses/{course_id}/snapshot";
+const PASSAGE_TEMPLATE: &str = "pathwise://courses/{course_id}/passages/{passage_id}";
 const SESSIONS_URI: &str = "pathwise://sessions";
 const TRANSCRIPT_TEMPLATE: &str = "pathwise://sessions/{session_id}/transcript";
 /// How many sessions `resources/list` names (the most recently active).
@@ -75,6 +77,10 @@ pub fn templates() -> Vec<ResourceTemplate> {
             .with_title("The learner's progress in a course")
             .with_description("The learner's snapshot of a course and SnapshotLite: what the next turn works on.")
             .with_mime_type(JSON),
+        ResourceTemplate::new(PASSAGE_TEMPLATE, "course-passage")
+            .with_title("A passage of a course's material")
+            .with_description("A passage a tutor's card cites (sources[].passageId): its unit, citation and text.")
+            .with_mime_type(JSON),
         ResourceTemplate::new(TRANSCRIPT_TEMPLATE, "session-transcript")
             .with_title("A session's transcript")
             .with_description("A session's conversation: what was asked and answered, in order.")
@@ -99,6 +105,10 @@ pub async fn read(app: &App, learner: LearnerId, uri: &str) -> AppResult<Resourc
         match rest.split_once('/') {
             None => serde_json::to_value(app.course_outline(learner, rest).await?),
             Some((course, "snapshot")) => serde_json::to_value(app.tutor_snapshot(learner, course).await?),
+            Some((course, rest)) if rest.starts_with("passages/") => {
+                let passage = &rest["passages/".len()..];
+                serde_json::to_value(app.course_passage(learner, course, passage).await?)
+            }
             Some(_) => return Err(unknown(uri)),
         }
     } else if let Some(rest) = uri.strip_prefix(SESSIONS_URI).and_then(|rest| rest.strip_prefix('/')) {

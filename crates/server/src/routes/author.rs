@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use pathwise_app::authoring::{
-    CourseShares, DraftEdit, DraftSummary, DraftView, IngestedDocument, NewDraft, SourceDocument,
+    CourseShares, DraftEdit, DraftSummary, DraftUnits, DraftView, IngestedDocument, NewDraft, SourceDocument,
     SourceDocumentWithChunks,
 };
 use pathwise_app::course_tutor::ImportedCourse;
@@ -147,6 +147,26 @@ pub async fn edit_draft(
     JsonBody(edit): JsonBody<DraftEdit>,
 ) -> ApiResult<Json<DraftView>> {
     Ok(Json(s.app.edit_course_draft(l.id, id, edit).await?))
+}
+
+/// Draft the units' exam questions (bronze, silver, gold) and drills from their passages,
+/// without a model: each a sentence of the unit's material with a key term to fill in,
+/// citing its passage. Every unit without any yet, or those named (their earlier ones
+/// replaced); made from `version`, like an edit.
+#[utoipa::path(post, operation_id = "author_draft_units", path = "/api/author/drafts/{id}/units", tag = "authoring",
+    params(("id" = CourseDraftId, Path)), request_body = DraftUnits,
+    responses((status = 200, body = DraftView), (status = 404, body = ErrorBody),
+        (status = 409, description = "The draft was edited since `version` (`version_conflict`, with \
+            `details.version`, the version it is at).", body = ErrorBody),
+        (status = 422, description = "`units` names a unit the draft does not have.", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn draft_units(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds(id): PathIds<CourseDraftId>,
+    JsonBody(request): JsonBody<DraftUnits>,
+) -> ApiResult<Json<DraftView>> {
+    Ok(Json(s.app.draft_units(l.id, id, request).await?))
 }
 
 /// Remove one of the learner's drafts.

@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use pathwise_app::authoring::CourseShares;
-use pathwise_app::course_tutor::{CourseOutline, CourseSummary, ImportedCourse};
+use pathwise_app::course_tutor::{CourseOutline, CoursePassage, CourseSummary, ImportedCourse};
 use pathwise_app::AppError;
 use pathwise_course::PackFormat;
 use pathwise_domain::LearnerId;
@@ -45,6 +45,21 @@ pub async fn get(
     PathIds(id): PathIds<String>,
 ) -> ApiResult<Json<CourseOutline>> {
     Ok(Json(s.app.course_outline(l.id, &id).await?))
+}
+
+/// A passage of a course's material, by the id a tutor's card cites it by
+/// (`sources[].passageId`): its unit, citation and text.
+#[utoipa::path(get, operation_id = "courses_passage", path = "/api/courses/{course_id}/passages/{passage_id}", tag = "courses",
+    params(("course_id" = String, Path), ("passage_id" = String, Path)),
+    responses((status = 200, body = CoursePassage),
+        (status = 404, description = "No such course, or no such passage in it.", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn passage(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    PathIds((id, passage)): PathIds<(String, String)>,
+) -> ApiResult<Json<CoursePassage>> {
+    Ok(Json(s.app.course_passage(l.id, &id, &passage).await?))
 }
 
 #[derive(Deserialize, IntoParams)]
