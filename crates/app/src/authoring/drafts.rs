@@ -65,8 +65,7 @@ pub struct DraftProblem {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 pub struct DraftView {
     pub id: CourseDraftId,
-    /// `outline`: units and the passages each covers; `units`: questions and drills drafted
-    /// for them too.
+    /// `outline`, then `units` once questions and drills are drafted.
     pub stage: String,
     /// Changes with every edit; an edit names the version it was made from.
     pub version: i64,

@@ -14,6 +14,9 @@
 //!   descriptions, and what they hold (a map's nodes, a card) is left open: the result
 //!   itself is what an assistant reads, and inlining every nested type in every tool made
 //!   the list several times larger than all the arguments together.
+//! - **Nothing said twice in arguments.** An optional argument's `"default": null` and an id
+//!   type's own description on each item of a list of ids are dropped: leaving the argument
+//!   out, and the list's own description, say as much.
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -54,10 +57,43 @@ pub fn input_schema(schema: &mut Map<String, Value>) -> HashMap<String, String> 
     rename_properties(&mut value, &renamed);
     rename_in_descriptions(&mut value, &renamed);
     drop_nonstandard_formats(&mut value);
+    drop_listed_id_descriptions(&mut value);
+    drop_null_defaults(&mut value);
     if let Value::Object(map) = value {
         *schema = map;
     }
     renamed
+}
+
+/// `"default": null` on an optional argument says what leaving it out says already.
+fn drop_null_defaults(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            map.values_mut().for_each(drop_null_defaults);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_defaults),
+        _ => {}
+    }
+}
+
+/// A list of ids is described by its field (`chunks`: the passages a unit teaches): the id
+/// type's own description on each item says less, again.
+fn drop_listed_id_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(item)) = map.get_mut("items") {
+                if item.get("format").and_then(Value::as_str) == Some("uuid") {
+                    item.remove("description");
+                }
+            }
+            map.values_mut().for_each(drop_listed_id_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_listed_id_descriptions),
+        _ => {}
+    }
 }
 
 /// Descriptions that name a field (`the unit of unitId`) name it as shown.
