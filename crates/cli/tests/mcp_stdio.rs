@@ -310,6 +310,7 @@ async fn stdio_lists_every_tool_prompt_and_resource() {
             "pathwise://mind-maps/{mind_map_id}",
             "pathwise://courses/{course_id}",
             "pathwise://courses/{course_id}/snapshot",
+            "pathwise://courses/{course_id}/passages/{passage_id}",
             "pathwise://sessions/{session_id}/transcript"
         ]
     );
@@ -363,9 +364,12 @@ async fn stdio_lists_every_tool_prompt_and_resource() {
     assert!(!course["units"].as_array().unwrap().is_empty(), "{course}");
     let snapshot = read("pathwise://courses/MATH-FOUNDATIONS/snapshot".into()).await;
     assert!(snapshot["snapshotLite"]["focus"]["unitId"].is_string(), "{snapshot}");
-    for unknown in
-        ["pathwise://courses/NO-SUCH", "pathwise://courses/MATH-FOUNDATIONS/grades", "pathwise://sessions/x/transcript"]
-    {
+    for unknown in [
+        "pathwise://courses/NO-SUCH",
+        "pathwise://courses/MATH-FOUNDATIONS/grades",
+        "pathwise://courses/MATH-FOUNDATIONS/passages/p1",
+        "pathwise://sessions/x/transcript",
+    ] {
         let unknown = ReadResourceRequestParams::new(unknown.to_string());
         assert!(within("an unknown resource", client.read_resource(unknown)).await.is_err());
     }
