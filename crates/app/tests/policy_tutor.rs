@@ -1153,6 +1153,9 @@ async fn a_prompt_budget_cuts_retrieved_context_and_never_the_policy(t: &TestApp
     let (fake, app) = with_model(t).await;
     let settings = pathwise_app::course_tutor::TutorSettings { prompt_tokens: Some(900), ..Default::default() };
     let small = app.clone().with_tutor_settings(settings);
+    // Uncut: more room than the whole context takes (an unmeasured model's default would cut it).
+    let roomy = pathwise_app::course_tutor::TutorSettings { prompt_tokens: Some(8_000), ..Default::default() };
+    let large = app.clone().with_tutor_settings(roomy);
     let thread = thread(&app, t).await;
     prerequisites_met(&app, t).await;
     drills(&app, t, "ALG-01", &[true, true]).await;
@@ -1166,7 +1169,7 @@ async fn a_prompt_budget_cuts_retrieved_context_and_never_the_policy(t: &TestApp
             fake.requests().pop().unwrap()
         }
     };
-    let whole = sent(&app, "how do I solve linear equations").await;
+    let whole = sent(&large, "how do I solve linear equations").await;
     let cut = sent(&small, "how do I solve linear equations").await;
     let context = |r: &Value| -> Value {
         let text = r["messages"][2]["content"].as_str().unwrap();

@@ -57,6 +57,11 @@ pub enum AuthorCommand {
         /// A unit to draft (repeat for several).
         #[arg(long = "unit")]
         units: Vec<String>,
+        /// Have the configured language model write them (each proposal checked; a unit
+        /// whose proposals are refused twice is drafted from its material). `author
+        /// draft-show` gives `model_estimate`, the calls and tokens it takes.
+        #[arg(long = "model")]
+        use_model: bool,
     },
     /// Write a course draft out as a course pack (TOML unless `--format json`), which
     /// `pathwise import-course --check` accepts; a draft with problems is refused with them.
@@ -130,9 +135,9 @@ pub async fn run(settings: &Settings, token: Option<&str>, command: AuthorComman
             })?;
             crate::output::json(&app.edit_course_draft(me, id, edit).await?)
         }
-        AuthorCommand::DraftUnits { id, units } => {
+        AuthorCommand::DraftUnits { id, units, use_model } => {
             let version = app.course_draft(me, id).await?.version;
-            crate::output::json(&app.draft_units(me, id, DraftUnits { version, units }).await?)
+            crate::output::json(&app.draft_units(me, id, DraftUnits { version, units, use_model }).await?)
         }
         AuthorCommand::Export { id, format } => {
             let format = if format == "json" { PackFormat::Json } else { PackFormat::Toml };

@@ -8,7 +8,7 @@
 //! too long) plus what only a draft can get wrong: a unit with no material behind it, a
 //! passage that is no longer there, a unit nothing leads to.
 
-use crate::recall::{recall, supported_by, RecallPassage, BLANK};
+use crate::recall::{recall, supported_by, RecallPassage};
 use crate::WrittenDrill;
 use crate::{ChunkSpec, ChunkType, Course, CoursePack, ExamQuestionSpec, FieldPath, Problem, Segment, Tier, UnitSpec};
 use pathwise_domain::{SourceChunkId, SourceDocumentId};
@@ -478,7 +478,7 @@ impl CourseDraft {
                 .drills
                 .into_iter()
                 .map(|c| DraftDrill {
-                    stem: format!("Fill in the blank ({}): \"{}\"", BLANK, c.blanked),
+                    stem: format!("Fill in the blank: \"{}\"", c.blanked),
                     answer: c.term,
                     passage: material[c.passage].1.id,
                 })

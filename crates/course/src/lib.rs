@@ -21,6 +21,7 @@ mod locate;
 pub mod notation;
 mod pack;
 pub mod policy;
+pub mod proposal;
 pub mod recall;
 pub mod response;
 pub mod scoring;

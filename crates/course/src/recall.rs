@@ -17,6 +17,8 @@ pub const BLANK: &str = "_____";
 const SENTENCE_WORDS: std::ops::RangeInclusive<usize> = 6..=40;
 /// An exam question offers the key and up to this many other terms.
 const DISTRACTORS: usize = 3;
+/// The blanks a sentence is tried with, its most telling terms first.
+const BLANKS_PER_SENTENCE: usize = 3;
 
 /// Words that never make a blank: they say nothing about the material.
 const STOPWORDS: &[&str] = &[
@@ -205,26 +207,34 @@ pub fn recall(
     let mut out = vec![UnitRecall::default(); units];
     for (unit, recall) in out.iter_mut().enumerate() {
         let title = titles.get(unit).map(|t| words(t)).unwrap_or_default();
+        // Each sentence's few best blanks, best first; the sort is stable, so equal scores
+        // keep the material's order.
         let mut clozes: Vec<Cloze> = passages
             .iter()
             .enumerate()
             .filter(|(_, p)| p.unit == unit)
             .flat_map(|(i, p)| sentences(p.text).into_iter().map(move |s| (i, s)))
-            .filter_map(|(i, sentence)| terms.cloze(unit, i, &sentence, &title))
+            .flat_map(|(i, sentence)| terms.clozes(unit, i, &sentence, &title))
             .collect();
-        // Best first; the sort is stable, so equal scores keep the material's order.
         clozes.sort_by(|a, b| b.score.total_cmp(&a.score));
+        // A question per tier, each from a sentence of its own: the best blank that has
+        // other terms of its kind to offer beside it.
         let mut used_sentences = HashSet::new();
         for tier in Tier::ALL {
-            let Some(cloze) = clozes.iter().find(|c| !used_sentences.contains(&c.sentence)) else { break };
-            let Some(question) = terms.question(unit, tier, cloze) else { continue };
-            used_sentences.insert(cloze.sentence.clone());
+            let question = clozes
+                .iter()
+                .filter(|c| !used_sentences.contains(&c.sentence))
+                .find_map(|c| terms.question(unit, tier, c));
+            let Some(question) = question else { break };
+            used_sentences.insert(question.cloze.sentence.clone());
             recall.questions.push(question);
         }
-        // Drills practise other sentences where there are any, and the questions' otherwise.
-        let fresh = clozes.iter().filter(|c| !used_sentences.contains(&c.sentence));
-        let reused = clozes.iter().filter(|c| used_sentences.contains(&c.sentence));
-        recall.drills = fresh.chain(reused).take(drills_per_unit).cloned().collect();
+        // Drills: each sentence's best blank, other sentences than the questions' first.
+        let mut drilled = HashSet::new();
+        let best: Vec<&Cloze> = clozes.iter().filter(|c| drilled.insert(c.sentence.clone())).collect();
+        let fresh = best.iter().filter(|c| !used_sentences.contains(&c.sentence));
+        let reused = best.iter().filter(|c| used_sentences.contains(&c.sentence));
+        recall.drills = fresh.chain(reused).take(drills_per_unit).map(|c| (*c).clone()).collect();
     }
     out
 }
@@ -271,14 +281,14 @@ impl TermStats {
         f64::from(counts[unit]) * (1.0 + (self.units as f64 / in_units as f64).ln())
     }
 
-    /// The sentence with its best term blanked, if it has one.
-    fn cloze(&self, unit: usize, passage: usize, sentence: &str, title: &[String]) -> Option<Cloze> {
+    /// The sentence with each of its best few terms blanked, best first.
+    fn clozes(&self, unit: usize, passage: usize, sentence: &str, title: &[String]) -> Vec<Cloze> {
         let tokens: Vec<&str> = sentence.split_whitespace().collect();
         if !SENTENCE_WORDS.contains(&tokens.len()) || sentence.ends_with(['?', ':']) {
-            return None;
+            return Vec::new();
         }
         let lower: Vec<String> = tokens.iter().map(|t| trim_term(t).to_lowercase()).collect();
-        let (position, score) = tokens
+        let mut scored: Vec<(usize, f64)> = tokens
             .iter()
             .enumerate()
             .filter(|(_, t)| is_term(trim_term(t)))
@@ -288,14 +298,22 @@ impl TermStats {
                 let numeric = trim_term(t).chars().any(|c| c.is_ascii_digit());
                 (i, self.weight(unit, &lower[i]) + if in_title { 2.0 } else { 0.0 } + if numeric { 1.0 } else { 0.0 })
             })
-            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
-        let term = trim_term(tokens[position]).to_string();
-        let blanked: Vec<String> = tokens
-            .iter()
-            .enumerate()
-            .map(|(i, t)| if i == position { t.replacen(term.as_str(), BLANK, 1) } else { t.to_string() })
             .collect();
-        Some(Cloze { passage, sentence: sentence.to_string(), blanked: blanked.join(" "), term, score })
+        // Best first; of equal ones, the earlier word.
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        scored
+            .into_iter()
+            .take(BLANKS_PER_SENTENCE)
+            .map(|(position, score)| {
+                let term = trim_term(tokens[position]).to_string();
+                let blanked: Vec<String> = tokens
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| if i == position { t.replacen(term.as_str(), BLANK, 1) } else { t.to_string() })
+                    .collect();
+                Cloze { passage, sentence: sentence.to_string(), blanked: blanked.join(" "), term, score }
+            })
+            .collect()
     }
 
     /// The cloze as a question of `tier`, when there are other terms to offer beside its key.

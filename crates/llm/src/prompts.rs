@@ -25,6 +25,8 @@ const PROMPTS: &[(&str, &str)] = &[
     ("tutor_system", include_str!("../prompts/tutor_system.md")),
     ("tutor_student", include_str!("../prompts/tutor_student.md")),
     ("tutor_drill_grading", include_str!("../prompts/tutor_drill_grading.md")),
+    // A unit of a course drafted from someone's material: its questions and drills.
+    ("author_unit", include_str!("../prompts/author_unit.md")),
     // Instructions for an assistant that teaches through Pathwise's MCP tools itself.
     ("assistant_curriculum_planning", include_str!("../prompts/assistant_curriculum_planning.md")),
     ("assistant_diagnostic", include_str!("../prompts/assistant_diagnostic.md")),

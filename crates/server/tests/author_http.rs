@@ -6,6 +6,7 @@ mod support;
 
 use pathwise_app::authoring::AuthoringSettings;
 use pathwise_app::App;
+use pathwise_fake_llm::{FakeLlm, Script};
 use pathwise_ingest::sample::{self, SamplePage, SampleParagraph};
 use reqwest::Method;
 use serde_json::Value;
@@ -520,6 +521,83 @@ async fn notes_become_questions_and_drills_that_teach_to_a_tier_citing_their_sou
     let turns = t.get(&t.a, &format!("/api/tutor/threads/{thread}/turns?limit=100")).await.expect(200);
     let last = turns["items"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["log"]["sources"], serde_json::json!([passage_id]), "{last}");
+}
+
+fn proposal(stem: &str, options: &[&str], drill: (&str, &str)) -> Script {
+    Script::json(serde_json::json!({
+        "anchor": "What the passage says.",
+        "misconceptions": [],
+        "questions": [{ "tier": "bronze", "stem": stem, "options": options, "correct": 0, "memo": "", "passage": "P1" }],
+        "drills": [{ "stem": drill.0, "answer": drill.1, "passage": "P1" }],
+    }))
+}
+
+/// With a model: its cost estimated before it is asked; each unit's proposal kept only when
+/// every answer is in the passage it cites; a refused one explained to the model once; a unit
+/// refused twice drafted from its material instead.
+async fn a_models_questions_are_kept_only_when_their_passages_hold_their_answers((t, fake): &(TestApp, FakeLlm)) {
+    upload(t, &t.a, "plants.md", PLANTS.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Plant biology" })).await.expect(201);
+    let estimate = &draft["model_estimate"];
+    assert_eq!((estimate["units"].as_u64(), estimate["calls"].as_u64()), (Some(3), Some(3)), "{draft}");
+    assert!(estimate["prompt_tokens"].as_u64() > Some(300), "{draft}");
+    let bad = || proposal("What pulls things down?", &["gravity", "light"], ("Things fall by ____.", "gravity"));
+    fake.script([
+        proposal(
+            "Where does photosynthesis happen?",
+            &["in the chloroplasts", "in the roots"],
+            ("It releases ____.", "oxygen"),
+        ),
+        bad(),
+        bad(),
+        bad(),
+        proposal(
+            "What carries water upward?",
+            &["xylem vessels", "phloem tubes"],
+            ("Water rises in the ____.", "xylem"),
+        ),
+    ]);
+    let id = text(&draft["id"]);
+    let drafted = t
+        .post(&t.a, &format!("/api/author/drafts/{id}/units"), serde_json::json!({ "version": 0, "use_model": true }))
+        .await
+        .expect(200);
+    let by: Vec<(&str, &str)> = drafted["drafted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["unit_id"].as_str().unwrap(), d["by"].as_str().unwrap()))
+        .collect();
+    assert_eq!(by, [("photosynthesis", "model"), ("respiration", "material"), ("transport", "model")], "{drafted}");
+    assert!(text(&drafted["drafted"][1]["refused"]).contains("'gravity' is not in P1"), "{drafted}");
+    let units = &drafted["draft"]["units"];
+    assert_eq!(units[0]["questions"][0]["stem"], "Where does photosynthesis happen?", "{drafted}");
+    assert!(text(&units[1]["questions"][0]["stem"]).starts_with("Which completes this sentence?"), "{drafted}");
+    assert_eq!(units[2]["drills"][0]["answer"], "xylem", "{drafted}");
+    assert_eq!(drafted["problems"], serde_json::json!([]), "{drafted}");
+    assert!(drafted.get("model_estimate").is_none(), "every unit has questions now: {drafted}");
+    // Five calls: one per unit, and one more for each unit refused the first time.
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 5);
+    let retry = requests[4].to_string();
+    assert!(retry.contains("That proposal was refused") && retry.contains("gravity"), "{retry}");
+    assert_eq!(fake.unused(), 0);
+}
+
+async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
+    let fake = FakeLlm::start().await;
+    let config = pathwise_llm::OpenAiConfig {
+        timeout: std::time::Duration::from_secs(10),
+        ..pathwise_llm::OpenAiConfig::new(fake.base_url(), "author")
+    };
+    let llm = pathwise_llm::Llm::new(std::sync::Arc::new(pathwise_llm::OpenAiClient::new(config).unwrap()), 4);
+    let t = spawn_app_made(test_store, move |s| App::new(s).with_llm(llm)).await;
+    (t, fake)
+}
+
+mod with_a_model {
+    use super::*;
+    pathwise_test_support::conformance!(with_model; a_models_questions_are_kept_only_when_their_passages_hold_their_answers);
 }
 
 on_both_stores!(

@@ -188,8 +188,11 @@ function mountDraft(root, id) {
     fill(units, draft.units.map((u, i) => unitCard(draft, u, i, passages)));
     const drafted = draft.units.some((u) => u.questions?.length || u.drills?.length);
     fill(actions,
-      el('button', { type: 'button', onclick: () => withBusy(draftUnits) },
+      el('button', { type: 'button', onclick: () => withBusy(() => draftUnits(false)) },
         drafted ? 'Draft questions for units without any' : 'Draft questions and drills'),
+      view.model_estimate ? el('button', { type: 'button', onclick: () => withBusy(() => draftUnits(true)),
+        title: `At most ${view.model_estimate.calls * 2} calls and ${view.model_estimate.max_completion_tokens * 2} reply tokens, if every first proposal is refused` },
+      `Draft with the model (${count(view.model_estimate.calls, 'call')}, about ${view.model_estimate.prompt_tokens.toLocaleString()} prompt tokens)`) : null,
       el('button', { type: 'button', disabled: view.problems.length > 0, onclick: () => withBusy(exportPack) }, 'Export pack'),
       el('button', { type: 'button', class: 'primary', disabled: view.problems.length > 0, onclick: () => withBusy(publish) }, 'Publish'));
   }
@@ -247,7 +250,7 @@ function mountDraft(root, id) {
     const questions = u.questions ?? [];
     return el('section', { class: 'unit-questions', 'aria-label': `${u.title}: exam questions` },
       el('h3', { class: 'small' }, 'Exam questions'),
-      TIERS.map((tier) => {
+      TIERS.flatMap((tier) => {
         const here = questions.map((q, j) => [q, j]).filter(([q]) => q.tier === tier);
         if (!here.length) {
           return el('p', { class: 'muted small missing-tier' }, `No ${tier} question: a learner earns ${tier} here only with one. `,
@@ -276,8 +279,12 @@ function mountDraft(root, id) {
         el('button', { type: 'button', class: 'link-btn', onclick: () => save((x) => { x.units[i].drills.splice(j, 1); }) }, 'Delete')))));
   }
 
-  async function draftUnits() {
-    view = await api('POST', `/author/drafts/${id}/units`, { version: view.version });
+  async function draftUnits(useModel) {
+    view = await api('POST', `/author/drafts/${id}/units`, { version: view.version, use_model: useModel });
+    const refused = (view.drafted ?? []).filter((d) => d.refused);
+    if (useModel && refused.length) {
+      showBanner(`The model's questions for ${refused.map((d) => d.unit_id).join(', ')} were refused (${refused[0].refused}); those units were drafted from their material.`, 'info');
+    }
     render();
   }
 

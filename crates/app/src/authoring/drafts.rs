@@ -52,6 +52,10 @@ pub struct DraftUnits {
     /// that has none yet when left out.
     #[serde(default)]
     pub units: Vec<String>,
+    /// Written by the configured model (see `model_estimate`); a unit it fails twice is
+    /// drafted from its material.
+    #[serde(default)]
+    pub use_model: bool,
 }
 
 /// A problem of a draft: the field at fault (`units[2].chunks[0]`) and what is wrong.
@@ -76,6 +80,12 @@ pub struct DraftView {
     pub problems: Vec<DraftProblem>,
     /// The passages its units cover, each with its citation.
     pub passages: Vec<DraftPassage>,
+    /// With a model: what drafting the units without questions takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_estimate: Option<super::ModelEstimate>,
+    /// How each unit was just drafted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drafted: Vec<super::UnitDrafted>,
 }
 
 /// A passage a draft's unit covers.
@@ -248,8 +258,18 @@ impl<S: Store> App<S> {
             }
         }
         let passages = self.passages_of(learner, &draft).await?;
-        draft.draft_units(&passages, &request.units);
-        self.save_draft(learner, stored, request.version, &draft, "units".into()).await
+        let mut offline = draft.clone();
+        let chosen = offline.draft_units(&passages, &request.units);
+        let report = if request.use_model {
+            self.draft_units_with_model(learner, &mut draft, &offline, &passages, &chosen).await?
+        } else {
+            draft = offline;
+            let by = |unit_id: String| super::UnitDrafted { unit_id, by: "material".into(), refused: None };
+            chosen.into_iter().map(by).collect()
+        };
+        let mut view = self.save_draft(learner, stored, request.version, &draft, "units".into()).await?;
+        view.drafted = report;
+        Ok(view)
     }
 
     /// Write the draft over `stored` if it is still at `version` (409 `version_conflict`
@@ -396,7 +416,16 @@ impl<S: Store> App<S> {
             .filter_map(|id| passages.get(id))
             .map(DraftPassage::from)
             .collect();
+        let model_estimate = self
+            .llm
+            .is_configured()
+            .then(|| {
+                super::unit_drafting::estimate(&draft, &passages, |u| u.questions.is_empty() && u.drills.is_empty())
+            })
+            .filter(|e| e.units > 0);
         Ok(DraftView {
+            model_estimate,
+            drafted: Vec::new(),
             id: record.id,
             stage: record.stage,
             version: record.version,

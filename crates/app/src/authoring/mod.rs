@@ -6,10 +6,12 @@
 pub mod documents;
 pub mod drafts;
 pub mod sharing;
+pub mod unit_drafting;
 
 pub use documents::{IngestedDocument, SourceChunk, SourceDocument, SourceDocumentWithChunks};
 pub use drafts::{DraftEdit, DraftPassage, DraftProblem, DraftSummary, DraftUnits, DraftView, NewDraft};
 pub use sharing::CourseShares;
+pub use unit_drafting::{ModelEstimate, UnitDrafted};
 
 use std::path::PathBuf;
 

@@ -55,9 +55,12 @@ async fn seed(data_dir: &std::path::Path) -> Seeded {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     };
-    // The server's analytics read the real date: the history ends an hour ago and stays
-    // within the week the trend covers.
-    let end: DateTime<Utc> = Utc::now() - Duration::hours(1);
+    // The server's analytics read the real date: the history ends an hour ago (or, in the
+    // first hour of a day, halfway through it so far: still today) and stays within the week
+    // the trend covers.
+    let now = Utc::now();
+    let midnight = now.date_naive().and_hms_opt(0, 0, 0).expect("midnight").and_utc();
+    let end: DateTime<Utc> = (now - Duration::hours(1)).max(midnight + (now - midnight) / 2);
     let clock = Arc::new(ManualClock::new(end - Duration::days(21)));
     let app = App::with_clock(store, clock.clone() as Arc<dyn Clock>);
 

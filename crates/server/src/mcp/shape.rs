@@ -113,10 +113,12 @@ fn rename_in_descriptions(value: &mut Value, renamed: &HashMap<String, String>) 
 }
 
 /// An output schema as shown: the result's own fields with their types, what they hold left
-/// open (every `$ref` becomes a schema that accepts anything), titles, non-standard formats
-/// and the descriptions of ids dropped.
+/// open (every `$ref` becomes a schema that accepts anything), titles, non-standard formats,
+/// the list of required fields and the descriptions of ids dropped.
 pub fn output_schema(schema: &mut Map<String, Value>) {
     schema.remove("$schema");
+    // Which fields a result always has is for a validator, not for the assistant reading it.
+    schema.remove("required");
     schema.remove("$defs");
     schema.remove("definitions");
     let mut value = Value::Object(std::mem::take(schema));
