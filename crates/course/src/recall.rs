@@ -229,9 +229,23 @@ pub fn recall(
             used_sentences.insert(question.cloze.sentence.clone());
             recall.questions.push(question);
         }
-        // Drills: each sentence's best blank, other sentences than the questions' first.
+        // Drills: each sentence's best blank, other sentences than the questions' first; on a
+        // question's sentence, another blank than the question's where there is one, so that
+        // practice does not hand over the exam's answer.
+        let asked: HashSet<(&str, &str)> =
+            recall.questions.iter().map(|q| (q.cloze.sentence.as_str(), q.cloze.term.as_str())).collect();
         let mut drilled = HashSet::new();
-        let best: Vec<&Cloze> = clozes.iter().filter(|c| drilled.insert(c.sentence.clone())).collect();
+        let mut best: Vec<&Cloze> = Vec::new();
+        for c in clozes.iter().filter(|c| !asked.contains(&(c.sentence.as_str(), c.term.as_str()))) {
+            if drilled.insert(c.sentence.clone()) {
+                best.push(c);
+            }
+        }
+        for c in &clozes {
+            if drilled.insert(c.sentence.clone()) {
+                best.push(c);
+            }
+        }
         let fresh = best.iter().filter(|c| !used_sentences.contains(&c.sentence));
         let reused = best.iter().filter(|c| used_sentences.contains(&c.sentence));
         recall.drills = fresh.chain(reused).take(drills_per_unit).map(|c| (*c).clone()).collect();
@@ -482,6 +496,12 @@ mod tests {
         // The mask unit asks about masks: its best sentence blanks a word of its title or a number.
         let masks = &recall[1].questions[0];
         assert!(["mask", "255.255.255.0", "24"].contains(&masks.cloze.term.to_lowercase().as_str()), "{masks:?}");
+        // A drill on a question's sentence blanks another word than the question does.
+        for r in &recall {
+            for d in &r.drills {
+                assert!(!r.questions.iter().any(|q| q.cloze.sentence == d.sentence && q.cloze.term == d.term), "{r:?}");
+            }
+        }
         // The same material, the same questions.
         assert_eq!(recall, super::recall(3, &["Addresses", "Masks", "Routing"], &passages, 3));
     }
