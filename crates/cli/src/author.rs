@@ -41,6 +41,10 @@ pub enum AuthorCommand {
         /// A document to draft from (repeat for several); every document when left out.
         #[arg(long = "document")]
         documents: Vec<SourceDocumentId>,
+        /// Have the configured language model group the sections into units and order them
+        /// (checked; if it fails twice, the headings' outline stands).
+        #[arg(long = "model")]
+        use_model: bool,
     },
     /// The learner's course drafts.
     Drafts,
@@ -115,9 +119,9 @@ pub async fn run(settings: &Settings, token: Option<&str>, command: AuthorComman
             app.delete_source_document(me, id).await?;
             crate::output::json(&serde_json::json!({ "removed": id }))
         }
-        AuthorCommand::Draft { title, documents } => {
+        AuthorCommand::Draft { title, documents, use_model } => {
             let documents = (!documents.is_empty()).then_some(documents);
-            crate::output::json(&app.draft_course(me, NewDraft { title, documents }).await?)
+            crate::output::json(&app.draft_course(me, NewDraft { title, documents, use_model }).await?)
         }
         AuthorCommand::Drafts => crate::output::json(&app.course_drafts(me).await?),
         AuthorCommand::DraftShow { id } => crate::output::json(&app.course_draft(me, id).await?),

@@ -176,12 +176,51 @@ async fn a_real_small_model_never_breaks_pathwise() {
     assert_eq!((config["model_name"].as_str(), config["model_deadline_secs"].as_u64()), (Some("smollm2"), Some(30)));
 
     tutor_turns(&api).await;
+    outline_of_notes(&api).await;
     teaching_flow(&api).await;
     over_mcp(&api).await;
 
     // Every call was recorded against the learner, whatever became of it.
     let usage = api.get("/api/me/llm-usage").await;
     assert!(usage.to_string().contains("tutor_turn"), "{usage}");
+}
+
+/// A short document outlined by the model: the draft covers every passage once and has no
+/// problems, whether the model's outline was kept or, refused twice, the headings' stood.
+async fn outline_of_notes(api: &Api) {
+    let notes = "# Plants\n\n## Leaves\n\nLeaves turn light into chemical energy by photosynthesis.\n\n## Roots\n\n\
+                 Roots take up water and minerals from the soil.\n\n## Stems\n\nStems carry water from the roots up to \
+                 the leaves.\n";
+    let uploaded = api
+        .http
+        .post(format!("{}/api/author/documents?name=plants.md", api.served.base))
+        .bearer_auth(&api.served.token)
+        .header("content-type", "text/markdown")
+        .body(notes)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(uploaded.status(), 201, "{}", uploaded.text().await.unwrap());
+    let limit = CALL_DEADLINE * 2 + SLACK;
+    let body = json!({ "title": "Plants", "use_model": true });
+    let Some(draft) = api.post_model("outline", "/api/author/drafts", body, limit).await else { return };
+    let by = draft["outlined"]["by"].as_str().unwrap_or_default().to_string();
+    assert!(by == "model" || by == "headings", "{draft}");
+    assert_eq!(draft["problems"], json!([]), "{draft}");
+    let mut covered: Vec<String> = draft["draft"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|u| u["chunks"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()))
+        .collect();
+    covered.sort();
+    let mut passages: Vec<String> =
+        draft["passages"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_string()).collect();
+    passages.sort();
+    assert_eq!((covered.len(), &covered), (3, &passages), "every passage once: {draft}");
+    let titles: Vec<&str> =
+        draft["draft"]["units"].as_array().unwrap().iter().filter_map(|u| u["title"].as_str()).collect();
+    eprintln!("outline by {by}: {titles:?} {}", draft["outlined"]["refused"]);
 }
 
 /// What a learner says in the tutor turns, in order; `None` asks for a drill on the focus.

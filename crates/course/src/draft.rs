@@ -183,7 +183,7 @@ fn document_label(source: &DraftSource) -> String {
 
 fn unit_of(name: &str, passages: &[&Passage], ids: &mut HashSet<String>, titles: &mut HashSet<String>) -> DraftUnit {
     let title = unique(name.trim().to_string(), titles, |base, n| format!("{base} ({n})"));
-    let id = unique(slug(name, ID_CHARS, false), ids, |base, n| format!("{base}-{n}"));
+    let id = unit_id_for(name, ids);
     let words: usize = passages.iter().map(|p| p.text.split_whitespace().count()).sum();
     DraftUnit {
         id,
@@ -197,6 +197,11 @@ fn unit_of(name: &str, passages: &[&Passage], ids: &mut HashSet<String>, titles:
         questions: Vec::new(),
         drills: Vec::new(),
     }
+}
+
+/// A unit id made from `title`, none of `taken` (which it joins).
+pub(crate) fn unit_id_for(title: &str, taken: &mut HashSet<String>) -> String {
+    unique(slug(title, ID_CHARS, false), taken, |base, n| format!("{base}-{n}"))
 }
 
 fn unique(base: String, taken: &mut HashSet<String>, nth: impl Fn(&str, usize) -> String) -> String {

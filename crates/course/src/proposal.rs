@@ -4,7 +4,7 @@
 //! which a small model copies more reliably than ids; the check maps them back. A proposal
 //! with any problem is refused whole, with every problem named by its field.
 
-use crate::draft::{DraftDrill, DraftQuestion, DraftUnit, Passage};
+use crate::draft::{CourseDraft, DraftDrill, DraftQuestion, DraftUnit, Passage};
 use crate::recall::supported_by;
 use crate::response::MAX_DRILL_CHARS;
 use crate::Tier;
@@ -56,6 +56,103 @@ pub struct ProposedDrill {
     pub answer: String,
     /// The key of the passage the answer comes from (`P1`).
     pub passage: String,
+}
+
+/// An outline as a model proposes it: the sections of the author's headings grouped into
+/// units, in the order a learner takes them.
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+pub struct OutlineProposal {
+    /// In learning order; each section (`S1`, `S2`, ...) in exactly one unit.
+    #[schemars(length(min = 1, max = 100))]
+    pub units: Vec<ProposedUnit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+pub struct ProposedUnit {
+    #[schemars(length(min = 1, max = 120))]
+    pub title: String,
+    /// The keys of the sections it covers, in order.
+    #[schemars(length(min = 1))]
+    pub sections: Vec<String>,
+}
+
+/// The key a heading outline's `i`th unit (a section) is shown under.
+pub fn section_key(i: usize) -> String {
+    format!("S{}", i + 1)
+}
+
+/// The draft a proposed outline makes of `sections` (the outline drafted from the headings:
+/// a unit per section), or every problem of the proposal. Units take their sections'
+/// passages in order, the first section's anchor, and their efforts summed; each unit is
+/// the prerequisite of the next, as in the headings' outline.
+pub fn checked_outline(sections: &CourseDraft, proposal: &OutlineProposal) -> Result<CourseDraft, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut placed: Vec<Option<usize>> = vec![None; sections.units.len()];
+    let mut titles = HashSet::new();
+    for (i, unit) in proposal.units.iter().enumerate() {
+        let title = unit.title.trim();
+        if title.is_empty() || title.chars().count() > 120 {
+            problems.push(format!("units[{i}].title: give a title of 1-120 characters"));
+        } else if !titles.insert(title.to_lowercase()) {
+            problems.push(format!("units[{i}].title: '{title}' is the title of an earlier unit; titles are unique"));
+        }
+        if unit.sections.is_empty() {
+            problems.push(format!("units[{i}].sections: a unit covers at least one section"));
+        }
+        for (j, key) in unit.sections.iter().enumerate() {
+            let at = format!("units[{i}].sections[{j}]");
+            let found = key
+                .trim()
+                .strip_prefix('S')
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| (1..=placed.len()).contains(n));
+            match found {
+                None => problems.push(format!("{at}: '{key}' is not a section; use S1-S{}", placed.len())),
+                Some(n) => match placed[n - 1] {
+                    Some(first) => problems
+                        .push(format!("{at}: {key} is already in units[{first}]; each section goes in one unit")),
+                    None => placed[n - 1] = Some(i),
+                },
+            }
+        }
+    }
+    let missing: Vec<String> =
+        placed.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| section_key(i)).collect();
+    if !missing.is_empty() {
+        problems.push(format!("units: {} in no unit; put every section in one", missing.join(", ")));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut ids = HashSet::new();
+    let mut units: Vec<DraftUnit> = proposal
+        .units
+        .iter()
+        .map(|proposed| {
+            let members: Vec<&DraftUnit> = proposed
+                .sections
+                .iter()
+                .filter_map(|k| k.trim()[1..].parse::<usize>().ok())
+                .map(|n| &sections.units[n - 1])
+                .collect();
+            let efforts: Option<u32> = members.iter().map(|m| m.effort_minutes).sum();
+            DraftUnit {
+                id: crate::draft::unit_id_for(proposed.title.trim(), &mut ids),
+                title: proposed.title.trim().to_string(),
+                prerequisites: Vec::new(),
+                chunks: members.iter().flat_map(|m| m.chunks.iter().copied()).collect(),
+                anchor: members.first().map(|m| m.anchor.clone()).unwrap_or_default(),
+                misconceptions: Vec::new(),
+                effort_minutes: efforts.map(|e| e.min(240)),
+                questions: Vec::new(),
+                drills: Vec::new(),
+            }
+        })
+        .collect();
+    for i in 1..units.len() {
+        units[i].prerequisites = vec![units[i - 1].id.clone()];
+    }
+    Ok(CourseDraft { units, ..sections.clone() })
 }
 
 /// The key a unit's `i`th passage is shown under.
@@ -267,6 +364,58 @@ mod tests {
             "questions[2].correct: 5",
             "questions: write a bronze question",
             "drills[0].answer: 'sunlight' is not in P1",
+        ] {
+            assert!(problems.iter().any(|p| p.starts_with(expected)), "{expected}: {problems:#?}");
+        }
+    }
+
+    #[test]
+    fn an_outline_groups_every_section_once_in_the_order_given() {
+        let section = |id: &str, chunk: u128| DraftUnit {
+            id: id.into(),
+            title: id.into(),
+            chunks: vec![SourceChunkId(Uuid::from_u128(chunk))],
+            anchor: format!("{id} anchor"),
+            effort_minutes: Some(10),
+            ..unit()
+        };
+        let sections = CourseDraft {
+            course_id: "PLANTS".into(),
+            title: "Plants".into(),
+            description: None,
+            documents: vec![],
+            confusion_tags: vec!["misread_the_material".into()],
+            units: vec![section("a", 1), section("b", 2), section("c", 3)],
+        };
+        let outline = |v: serde_json::Value| serde_json::from_value::<OutlineProposal>(v).unwrap();
+        let made = checked_outline(
+            &sections,
+            &outline(serde_json::json!({ "units": [
+                { "title": "Water", "sections": ["S3"] },
+                { "title": "Light and leaves", "sections": ["S1", "S2"] }
+            ] })),
+        )
+        .unwrap();
+        let units: Vec<(&str, usize, Vec<&str>)> = made
+            .units
+            .iter()
+            .map(|u| (u.id.as_str(), u.chunks.len(), u.prerequisites.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(units, [("water", 1, vec![]), ("light-and-leaves", 2, vec!["water"])]);
+        assert_eq!((made.units[1].anchor.as_str(), made.units[1].effort_minutes), ("a anchor", Some(20)));
+        let problems = checked_outline(
+            &sections,
+            &outline(serde_json::json!({ "units": [
+                { "title": "Water", "sections": ["S3", "S9"] },
+                { "title": "water", "sections": ["S3"] }
+            ] })),
+        )
+        .unwrap_err();
+        for expected in [
+            "units[0].sections[1]: 'S9'",
+            "units[1].title",
+            "units[1].sections[0]: S3 is already",
+            "units: S1, S2 in no unit",
         ] {
             assert!(problems.iter().any(|p| p.starts_with(expected)), "{expected}: {problems:#?}");
         }

@@ -27,6 +27,7 @@ const PROMPTS: &[(&str, &str)] = &[
     ("tutor_drill_grading", include_str!("../prompts/tutor_drill_grading.md")),
     // A unit of a course drafted from someone's material: its questions and drills.
     ("author_unit", include_str!("../prompts/author_unit.md")),
+    ("author_outline", include_str!("../prompts/author_outline.md")),
     // Instructions for an assistant that teaches through Pathwise's MCP tools itself.
     ("assistant_curriculum_planning", include_str!("../prompts/assistant_curriculum_planning.md")),
     ("assistant_diagnostic", include_str!("../prompts/assistant_diagnostic.md")),

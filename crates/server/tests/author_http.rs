@@ -584,6 +584,45 @@ async fn a_models_questions_are_kept_only_when_their_passages_hold_their_answers
     assert_eq!(fake.unused(), 0);
 }
 
+/// With a model, the outline: the headings' sections grouped and ordered by it, kept only
+/// when every section is in exactly one unit; refused twice, the headings' outline stands.
+async fn a_models_outline_is_kept_only_when_it_places_every_section_once((t, fake): &(TestApp, FakeLlm)) {
+    upload(t, &t.a, "plants.md", PLANTS.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let bad = || Script::json(serde_json::json!({ "units": [{ "title": "Energy", "sections": ["S1", "S9"] }] }));
+    fake.script([
+        bad(),
+        Script::json(serde_json::json!({ "units": [
+            { "title": "Energy", "sections": ["S1", "S2"] },
+            { "title": "Moving water", "sections": ["S3"] }
+        ] })),
+    ]);
+    let body = serde_json::json!({ "title": "Plant biology", "use_model": true });
+    let draft = t.post(&t.a, "/api/author/drafts", body).await.expect(201);
+    assert_eq!(draft["outlined"], serde_json::json!({ "by": "model" }), "{draft}");
+    let units: Vec<(&str, usize, Value)> = draft["draft"]["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["id"].as_str().unwrap(), u["chunks"].as_array().unwrap().len(), u["prerequisites"].clone()))
+        .collect();
+    assert_eq!(
+        units,
+        [("energy", 2, serde_json::json!([])), ("moving-water", 1, serde_json::json!(["energy"]))],
+        "{draft}"
+    );
+    assert_eq!(draft["problems"], serde_json::json!([]), "{draft}");
+    let retry = fake.requests()[1].to_string();
+    assert!(retry.contains("That proposal was refused") && retry.contains("'S9' is not a section"), "{retry}");
+    // Refused twice: the headings' outline, and why.
+    fake.script([bad(), bad()]);
+    let body = serde_json::json!({ "title": "Plant biology again", "use_model": true });
+    let draft = t.post(&t.a, "/api/author/drafts", body).await.expect(201);
+    assert_eq!(draft["outlined"]["by"], "headings", "{draft}");
+    assert!(text(&draft["outlined"]["refused"]).contains("S2, S3 in no unit"), "{draft}");
+    assert_eq!(draft["draft"]["units"].as_array().unwrap().len(), 3, "{draft}");
+    assert_eq!(fake.unused(), 0);
+}
+
 async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
     let fake = FakeLlm::start().await;
     let config = pathwise_llm::OpenAiConfig {
@@ -597,7 +636,11 @@ async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
 
 mod with_a_model {
     use super::*;
-    pathwise_test_support::conformance!(with_model; a_models_questions_are_kept_only_when_their_passages_hold_their_answers);
+    pathwise_test_support::conformance!(
+        with_model;
+        a_models_questions_are_kept_only_when_their_passages_hold_their_answers,
+        a_models_outline_is_kept_only_when_it_places_every_section_once
+    );
 }
 
 on_both_stores!(

@@ -137,7 +137,8 @@ async fn make_world(t: &TestApp) -> World {
     let document =
         t.app.ingest_document(learner, "sets.md", notes).await.expect("A's document").document.id.to_string();
     // A's own course, published from a draft and shared with nobody: B never lists it.
-    let new_draft = pathwise_app::authoring::NewDraft { title: "Ada private sets".into(), documents: None };
+    let new_draft =
+        pathwise_app::authoring::NewDraft { title: "Ada private sets".into(), documents: None, use_model: false };
     let draft = t.app.draft_course(learner, new_draft).await.expect("A's draft").id;
     let course = t.app.publish_course_draft(learner, draft).await.expect("A's course").course.id;
     let draft = draft.to_string();

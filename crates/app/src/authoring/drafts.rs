@@ -31,6 +31,10 @@ pub struct NewDraft {
     /// learner's documents, by name, when left out.
     #[serde(default)]
     pub documents: Option<Vec<SourceDocumentId>>,
+    /// Have the configured model group the headings' sections into units and order them
+    /// (checked; refused twice, the headings' outline stands).
+    #[serde(default)]
+    pub use_model: bool,
 }
 
 /// An edit of a draft: the whole draft, and the version it was read at.
@@ -86,6 +90,9 @@ pub struct DraftView {
     /// How each unit was just drafted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drafted: Vec<super::UnitDrafted>,
+    /// How the outline was just drafted, when a model was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outlined: Option<super::OutlineDrafted>,
 }
 
 /// A passage a draft's unit covers.
@@ -168,7 +175,7 @@ impl<S: Store> App<S> {
             let passages = passages.into_iter().map(|c| passage_of(c, &document.name)).collect();
             sources.push(DraftSource { id: document.id, name: document.name, title: document.title, passages });
         }
-        let draft = outline_from_headings(&title, &sources);
+        let mut draft = outline_from_headings(&title, &sources);
         if draft.units.len() > MAX_UNITS {
             return Err(AppError::invalid(
                 "documents",
@@ -178,6 +185,7 @@ impl<S: Store> App<S> {
                 ),
             ));
         }
+        let outlined = if input.use_model { Some(self.outline_with_model(learner, &mut draft).await?) } else { None };
         let now = self.now();
         let record = CourseDraftRecord {
             id: CourseDraftId(Self::new_id()),
@@ -190,7 +198,9 @@ impl<S: Store> App<S> {
             draft: serde_json::to_value(&draft).map_err(|e| AppError::internal(format!("a draft to JSON: {e}")))?,
         };
         self.store.insert_course_draft(&record).await?;
-        self.draft_view(learner, record).await
+        let mut view = self.draft_view(learner, record).await?;
+        view.outlined = outlined;
+        Ok(view)
     }
 
     /// The learner's drafts, most recently edited first.
@@ -420,12 +430,13 @@ impl<S: Store> App<S> {
             .llm
             .is_configured()
             .then(|| {
-                super::unit_drafting::estimate(&draft, &passages, |u| u.questions.is_empty() && u.drills.is_empty())
+                super::model_drafting::estimate(&draft, &passages, |u| u.questions.is_empty() && u.drills.is_empty())
             })
             .filter(|e| e.units > 0);
         Ok(DraftView {
             model_estimate,
             drafted: Vec::new(),
+            outlined: None,
             id: record.id,
             stage: record.stage,
             version: record.version,

@@ -5,13 +5,13 @@
 
 pub mod documents;
 pub mod drafts;
+pub mod model_drafting;
 pub mod sharing;
-pub mod unit_drafting;
 
 pub use documents::{IngestedDocument, SourceChunk, SourceDocument, SourceDocumentWithChunks};
 pub use drafts::{DraftEdit, DraftPassage, DraftProblem, DraftSummary, DraftUnits, DraftView, NewDraft};
+pub use model_drafting::{ModelEstimate, OutlineDrafted, UnitDrafted};
 pub use sharing::CourseShares;
-pub use unit_drafting::{ModelEstimate, UnitDrafted};
 
 use std::path::PathBuf;
 

@@ -1,15 +1,20 @@
-//! A draft's units written by the configured language model: one call per unit with its
-//! passages under short keys, the proposal checked (`pathwise_course::proposal`), a refused
-//! proposal explained to the model once, and a unit whose second proposal is refused too
-//! drafted from its material instead. What it will cost is estimated before it is asked
-//! for, from the prompts themselves.
+//! A draft written with the configured language model. The outline: the headings' sections
+//! shown under short keys, grouped into units and ordered by the model. The units: one call
+//! per unit with its passages under short keys. Every proposal is checked
+//! (`pathwise_course::proposal`), a refused one explained to the model once, and what is
+//! refused twice is drafted without the model instead (the headings' outline, the unit's
+//! questions from its material). What drafting units costs is estimated beforehand, from
+//! the prompts themselves.
 
 use crate::{App, AppResult};
 use pathwise_course::draft::{CourseDraft, DraftUnit, Passage};
-use pathwise_course::proposal::{checked_proposal, passage_key, UnitProposal};
+use pathwise_course::proposal::{
+    checked_outline, checked_proposal, passage_key, section_key, OutlineProposal, UnitProposal,
+};
 use pathwise_domain::{LearnerId, SourceChunkId};
 use pathwise_llm::{prompts, schema, Message, Request, Session};
 use pathwise_store::Store;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
@@ -31,6 +36,19 @@ pub struct ModelEstimate {
     /// The most the replies can take.
     pub max_completion_tokens: usize,
 }
+
+/// How the outline was drafted.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct OutlineDrafted {
+    /// `model`, or `headings` (the model's proposals were refused).
+    pub by: String,
+    /// Why the model's proposal was not kept, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
+/// The most sections the model is asked to outline in one call.
+const MAX_OUTLINE_SECTIONS: usize = 200;
 
 /// How one unit was drafted.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
@@ -80,6 +98,46 @@ pub(crate) fn estimate(
 }
 
 impl<S: Store> App<S> {
+    /// The model's outline of `draft` (the headings' outline) in its place, when it keeps
+    /// every rule within two tries.
+    pub(crate) async fn outline_with_model(
+        &self,
+        learner: LearnerId,
+        draft: &mut CourseDraft,
+    ) -> AppResult<OutlineDrafted> {
+        if draft.units.len() > MAX_OUTLINE_SECTIONS {
+            return Err(crate::AppError::invalid(
+                "use_model",
+                format!(
+                    "the documents have {} sections; a model outlines at most {MAX_OUTLINE_SECTIONS} at once: draft \
+                     from the headings, or from fewer documents",
+                    draft.units.len()
+                ),
+            ));
+        }
+        let session = self.llm.session("outlining a course with a model").await?;
+        let sections: Vec<_> = draft
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| json!({ "key": section_key(i), "title": u.title, "anchor": u.anchor }))
+            .collect();
+        let prompt = prompts::render("author_outline", json!({ "course_title": draft.title, "sections": sections }));
+        let headings = draft.clone();
+        let outcome = ask_twice::<OutlineProposal, CourseDraft>(&session, prompt, "Outline the course now.", |p| {
+            checked_outline(&headings, p)
+        })
+        .await;
+        self.record_llm_session(learner, "author_draft_outline", &session).await?;
+        Ok(match outcome {
+            Ok(outlined) => {
+                *draft = outlined;
+                OutlineDrafted { by: "model".into(), refused: None }
+            }
+            Err(why) => OutlineDrafted { by: "headings".into(), refused: Some(why) },
+        })
+    }
+
     /// The model's questions and drills for each unit named by `chosen`, in place; a unit
     /// whose proposals are refused twice keeps `offline`'s.
     pub(crate) async fn draft_units_with_model(
@@ -123,21 +181,37 @@ impl<S: Store> App<S> {
 
 /// The model's proposal for `unit`, checked; refused once with its problems, then given up.
 async fn propose(session: &Session, title: &str, unit: &DraftUnit, shown: &[&Passage]) -> Result<DraftUnit, String> {
-    let mut messages = vec![
-        Message::system(unit_prompt(title, unit, shown)),
-        Message::user("Write the unit's questions and drills now."),
-    ];
+    let prompt = unit_prompt(title, unit, shown);
+    ask_twice::<UnitProposal, DraftUnit>(session, prompt, "Write the unit's questions and drills now.", |p| {
+        checked_proposal(unit, shown, p)
+    })
+    .await
+}
+
+/// A proposal of type `P` that `check` accepts: asked for, and when refused (a reply that
+/// is not the JSON asked for, or any problem `check` names) asked for once more with the
+/// reasons. The reasons of the last refusal, when both are refused.
+async fn ask_twice<P, T>(
+    session: &Session,
+    prompt: String,
+    ask: &str,
+    check: impl Fn(&P) -> Result<T, Vec<String>>,
+) -> Result<T, String>
+where
+    P: DeserializeOwned + schemars::JsonSchema,
+{
+    let mut messages = vec![Message::system(prompt), Message::user(ask)];
     let mut last_problem = String::new();
     for attempt in 0..2 {
         let request = Request {
-            output: Some(schema::output_schema::<UnitProposal>("unit_proposal")),
-            decoding_schema: Some(schema::decoding_schema::<UnitProposal>()),
+            output: Some(schema::output_schema::<P>("proposal")),
+            decoding_schema: Some(schema::decoding_schema::<P>()),
             temperature: Some(0.2),
             max_tokens: Some(MAX_REPLY_TOKENS),
             ..Request::new(messages.clone())
         };
-        let problems = match session.structured::<UnitProposal>(&request).await {
-            Ok((proposal, reply)) => match checked_proposal(unit, shown, &proposal) {
+        let problems = match session.structured::<P>(&request).await {
+            Ok((proposal, reply)) => match check(&proposal) {
                 Ok(made) => return Ok(made),
                 Err(problems) => {
                     messages.push(Message::assistant(&reply));
@@ -149,7 +223,7 @@ async fn propose(session: &Session, title: &str, unit: &DraftUnit, shown: &[&Pas
         last_problem = problems.join("; ");
         if attempt == 0 {
             messages.push(Message::user(format!(
-                "That proposal was refused: {last_problem}. Write the whole unit again, keeping every rule."
+                "That proposal was refused: {last_problem}. Write it again whole, keeping every rule."
             )));
         }
     }
