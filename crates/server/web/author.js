@@ -15,7 +15,7 @@ export function mountMaterial(root, config, rest) {
   const [kind, id, passage] = (rest || '').split('/');
   if (kind === 'document' && id) return mountDocument(root, id, passage);
   if (kind === 'draft' && id) return mountDraft(root, id);
-  return mountIndex(root);
+  return mountIndex(root, config);
 }
 
 // The view's own styles, added when it is first opened (the first page stays small).
@@ -26,7 +26,7 @@ function ensureStyles() {
 
 // ---- #/material: upload, documents, drafts
 
-function mountIndex(root) {
+function mountIndex(root, config) {
   const documents = el('ul', { class: 'doc-list' }, el('li', { class: 'muted' }, 'Loading…'));
   const drafts = el('ul', { class: 'doc-list' }, el('li', { class: 'muted' }, 'Loading…'));
   const draftForm = el('form', { class: 'draft-form' });
@@ -68,17 +68,20 @@ function mountIndex(root) {
     if (!docs.length) { fill(draftForm, el('p', { class: 'muted small' }, 'Add a document to draft a course from it.')); return; }
     const title = el('input', { id: 'draft-title', required: true, maxlength: 200, placeholder: 'e.g. Networking notes' });
     const picks = docs.map((d) => el('input', { type: 'checkbox', value: d.id, checked: true, 'aria-label': d.name }));
+    const byModel = el('input', { type: 'checkbox', id: 'draft-by-model' });
     fill(draftForm,
       el('label', { for: 'draft-title' }, 'Course title'), title,
       el('fieldset', { class: 'doc-picks' }, el('legend', { class: 'small' }, 'From'),
         docs.map((d, i) => el('label', { class: 'small' }, picks[i], ` ${d.name}`))),
+      config?.model ? el('label', { class: 'small' }, byModel, ' Let the model group the sections into units and order them') : null,
       el('button', { type: 'submit', class: 'primary' }, 'Draft an outline'),
       el('p', { class: 'muted small' }, 'Units come from the headings, in document order; you review and edit them before anything is published.'));
     draftForm.onsubmit = (e) => {
       e.preventDefault();
       withBusy(async () => {
         const documents = picks.filter((p) => p.checked).map((p) => p.value);
-        const view = await api('POST', '/author/drafts', { title: title.value, documents });
+        const view = await api('POST', '/author/drafts', { title: title.value, documents, use_model: byModel.checked });
+        if (view.outlined?.refused) showBanner(`The model's outline was refused (${view.outlined.refused}); the headings' outline stands.`, 'info');
         location.hash = `#/material/draft/${view.id}`;
       });
     };

@@ -65,35 +65,41 @@ pub fn input_schema(schema: &mut Map<String, Value>) -> HashMap<String, String> 
     renamed
 }
 
-/// `"default": null` on an optional argument says what leaving it out says already.
-fn drop_null_defaults(value: &mut Value) {
+/// `change` applied to every schema object in `value`, outermost first.
+fn each_object(value: &mut Value, change: &mut impl FnMut(&mut Map<String, Value>)) {
     match value {
         Value::Object(map) => {
-            if map.get("default") == Some(&Value::Null) {
-                map.remove("default");
-            }
-            map.values_mut().for_each(drop_null_defaults);
+            change(map);
+            map.values_mut().for_each(|v| each_object(v, change));
         }
-        Value::Array(items) => items.iter_mut().for_each(drop_null_defaults),
+        Value::Array(items) => items.iter_mut().for_each(|v| each_object(v, change)),
         _ => {}
     }
+}
+
+fn is_id(schema: &Map<String, Value>) -> bool {
+    schema.get("format").and_then(Value::as_str) == Some("uuid")
+}
+
+/// `"default": null` on an optional argument says what leaving it out says already.
+fn drop_null_defaults(value: &mut Value) {
+    each_object(value, &mut |map| {
+        if map.get("default") == Some(&Value::Null) {
+            map.remove("default");
+        }
+    });
 }
 
 /// A list of ids is described by its field (`chunks`: the passages a unit teaches): the id
 /// type's own description on each item says less, again.
 fn drop_listed_id_descriptions(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::Object(item)) = map.get_mut("items") {
-                if item.get("format").and_then(Value::as_str) == Some("uuid") {
-                    item.remove("description");
-                }
+    each_object(value, &mut |map| {
+        if let Some(Value::Object(item)) = map.get_mut("items") {
+            if is_id(item) {
+                item.remove("description");
             }
-            map.values_mut().for_each(drop_listed_id_descriptions);
         }
-        Value::Array(items) => items.iter_mut().for_each(drop_listed_id_descriptions),
-        _ => {}
-    }
+    });
 }
 
 /// Descriptions that name a field (`the unit of unitId`) name it as shown.
@@ -133,16 +139,11 @@ pub fn output_schema(schema: &mut Map<String, Value>) {
 /// A result's ids are named by their fields (`mind_map_id`, `document_id`): the id type's
 /// own description beside each one says it again.
 fn drop_id_descriptions(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if map.get("format").and_then(Value::as_str) == Some("uuid") {
-                map.remove("description");
-            }
-            map.values_mut().for_each(drop_id_descriptions);
+    each_object(value, &mut |map| {
+        if is_id(map) {
+            map.remove("description");
         }
-        Value::Array(items) => items.iter_mut().for_each(drop_id_descriptions),
-        _ => {}
-    }
+    });
 }
 
 /// The top-level arguments whose values are objects or lists: a client that can only send
@@ -306,17 +307,12 @@ fn rename_properties(value: &mut Value, renamed: &HashMap<String, String>) {
 }
 
 fn drop_nonstandard_formats(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            let standard = map.get("format").and_then(Value::as_str).is_none_or(|f| STANDARD_FORMATS.contains(&f));
-            if !standard {
-                map.remove("format");
-            }
-            map.values_mut().for_each(drop_nonstandard_formats);
+    each_object(value, &mut |map| {
+        let standard = map.get("format").and_then(Value::as_str).is_none_or(|f| STANDARD_FORMATS.contains(&f));
+        if !standard {
+            map.remove("format");
         }
-        Value::Array(items) => items.iter_mut().for_each(drop_nonstandard_formats),
-        _ => {}
-    }
+    });
 }
 
 fn open_references(value: &mut Value) {
