@@ -333,13 +333,9 @@ impl TermStats {
     /// The cloze as a question of `tier`, when there are other terms to offer beside its key.
     fn question(&self, unit: usize, tier: Tier, cloze: &Cloze) -> Option<ClozeQuestion> {
         let numeric = |t: &str| t.chars().any(|c| c.is_ascii_digit());
-        let sentence: HashSet<String> =
-            cloze.sentence.split_whitespace().map(|w| trim_term(w).to_lowercase()).collect();
-        let fits = |t: &&String| {
-            numeric(t) == numeric(&cloze.term)
-                && !sentence.contains(&t.to_lowercase())
-                && t.to_lowercase() != cloze.term.to_lowercase()
-        };
+        // A word of the sentence, or another form of one (`absorb`, `absorbs`), gives itself away.
+        let sentence: HashSet<String> = cloze.sentence.split_whitespace().map(|w| stem(trim_term(w))).collect();
+        let fits = |t: &&String| numeric(t) == numeric(&cloze.term) && !sentence.contains(&stem(t));
         let own: Vec<&String> = self.ranked[unit].iter().filter(fits).collect();
         // Other units' best terms, nearest units first.
         let mut others: Vec<&String> = Vec::new();
@@ -358,7 +354,7 @@ impl TermStats {
         };
         let mut distractors: Vec<String> = Vec::new();
         for term in pool {
-            if !distractors.iter().any(|d| d.eq_ignore_ascii_case(term)) {
+            if !distractors.iter().any(|d| stem(d) == stem(term)) {
                 distractors.push(term.clone());
             }
             if distractors.len() == DISTRACTORS {
@@ -385,6 +381,20 @@ fn interleave<'a>(a: &[&'a String], b: &[&'a String]) -> Vec<&'a String> {
         out.extend(b.get(i));
     }
     out
+}
+
+/// A word lowercased without the common English endings, so that two forms of one word
+/// compare equal (`absorbs`, `absorbed`, `absorbing`: `absorb`).
+fn stem(word: &str) -> String {
+    let word = word.to_lowercase();
+    for ending in ["ing", "ed", "es", "s"] {
+        if let Some(root) = word.strip_suffix(ending) {
+            if root.chars().count() >= 3 {
+                return root.to_string();
+            }
+        }
+    }
+    word
 }
 
 /// Whether the answer's words are in the passage: every word that says something (or,
@@ -484,7 +494,8 @@ mod tests {
                 assert_eq!(passage.unit, unit);
                 assert!(supported_by(&q.options[q.correct], passage.text), "{q:?}");
                 assert!(q.cloze.blanked.contains(BLANK) && !q.cloze.blanked.contains(&q.cloze.term), "{q:?}");
-                let distinct: HashSet<String> = q.options.iter().map(|o| o.to_lowercase()).collect();
+                // No two forms of one word among the options.
+                let distinct: HashSet<String> = q.options.iter().map(|o| stem(o)).collect();
                 assert_eq!(distinct.len(), q.options.len(), "{q:?}");
             }
             // The tiers come in order, each from its own sentence.
