@@ -363,6 +363,18 @@ async fn grade_drill(t: &TestApp, path: &str, card: Value, answer: String) -> Va
         .expect(200)
 }
 
+/// A request that asks for the model on a server without one: 503 `llm_not_configured`
+/// saying what to set, and no table changed.
+async fn needs_a_model(t: &TestApp, path: &str, body: Value) {
+    let before = t.counts().await;
+    let reply = t.client.post(format!("{}{path}", t.base)).bearer_auth(&t.a).json(&body).send().await.unwrap();
+    assert_eq!(reply.status(), 503, "{path}");
+    let error: Value = reply.json().await.unwrap();
+    assert_eq!(error["error"]["code"], "llm_not_configured", "{error}");
+    assert!(text(&error["error"]["message"]).contains("needs a language model"), "{error}");
+    assert_eq!(t.counts().await, before, "{path}: nothing stored");
+}
+
 /// The answer a drafted drill card asks for, found in the draft by its stem.
 fn drill_answer(draft: &Value, card: &Value) -> String {
     let drills = draft["units"].as_array().unwrap().iter().flat_map(|u| u["drills"].as_array().unwrap().iter());
@@ -377,9 +389,12 @@ fn drill_answer(draft: &Value, card: &Value) -> String {
 /// teaches from.
 async fn notes_become_questions_and_drills_that_teach_to_a_tier_citing_their_source(t: &TestApp) {
     upload(t, &t.a, "plants.md", PLANTS.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    // Without a model, asking for one is refused, and nothing is stored.
+    needs_a_model(t, "/api/author/drafts", serde_json::json!({ "title": "Plant biology", "use_model": true })).await;
     let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Plant biology" })).await.expect(201);
     let id = text(&draft["id"]);
     let units_path = format!("/api/author/drafts/{id}/units");
+    needs_a_model(t, &units_path, serde_json::json!({ "version": 0, "use_model": true })).await;
     t.refused(
         Method::POST,
         &units_path,

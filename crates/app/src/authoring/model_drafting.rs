@@ -16,7 +16,7 @@ use pathwise_llm::{prompts, schema, Message, Request, Session};
 use pathwise_store::Store;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// About this many characters make a token (the usual estimate for English and JSON).
@@ -124,10 +124,16 @@ impl<S: Store> App<S> {
             .collect();
         let prompt = prompts::render("author_outline", json!({ "course_title": draft.title, "sections": sections }));
         let headings = draft.clone();
-        let outcome = ask_twice::<OutlineProposal, CourseDraft>(&session, prompt, "Outline the course now.", |p| {
-            checked_outline(&headings, p)
-        })
-        .await;
+        // Only the sections' keys, each unit at most once per section: a server that decodes
+        // by grammar cannot write another key.
+        let keys: Vec<String> = (0..draft.units.len()).map(section_key).collect();
+        let shape = |schema: &mut Value| {
+            restrict(schema, "sections", &|p| p["items"] = json!({ "type": "string", "enum": keys }));
+            restrict(schema, "units", &|p| p["maxItems"] = json!(keys.len()));
+        };
+        let ask =
+            Ask { prompt, ask: "Outline the course now.", shape: &shape, max_tokens: 40 + 30 * keys.len() as u32 };
+        let outcome = ask_twice::<OutlineProposal, CourseDraft>(&session, ask, |p| checked_outline(&headings, p)).await;
         self.record_llm_session(learner, "author_draft_outline", &session).await?;
         Ok(match outcome {
             Ok(outlined) => {
@@ -181,11 +187,43 @@ impl<S: Store> App<S> {
 
 /// The model's proposal for `unit`, checked; refused once with its problems, then given up.
 async fn propose(session: &Session, title: &str, unit: &DraftUnit, shown: &[&Passage]) -> Result<DraftUnit, String> {
-    let prompt = unit_prompt(title, unit, shown);
-    ask_twice::<UnitProposal, DraftUnit>(session, prompt, "Write the unit's questions and drills now.", |p| {
-        checked_proposal(unit, shown, p)
-    })
-    .await
+    let keys: Vec<String> = (0..shown.len()).map(passage_key).collect();
+    let shape = |schema: &mut Value| {
+        restrict(schema, "passage", &|p| *p = json!({ "type": "string", "enum": keys }));
+        restrict(schema, "tier", &|p| *p = json!({ "type": "string", "enum": ["bronze", "silver", "gold"] }));
+    };
+    let ask = Ask {
+        prompt: unit_prompt(title, unit, shown),
+        ask: "Write the unit's questions and drills now.",
+        shape: &shape,
+        max_tokens: MAX_REPLY_TOKENS,
+    };
+    ask_twice::<UnitProposal, DraftUnit>(session, ask, |p| checked_proposal(unit, shown, p)).await
+}
+
+/// What to ask the model for: the prompt, the request that ends it, how this request's
+/// schema narrows the type's (the keys it may use), and the longest reply.
+struct Ask<'a> {
+    prompt: String,
+    ask: &'a str,
+    shape: &'a (dyn Fn(&mut Value) + Sync),
+    max_tokens: u32,
+}
+
+/// Every property named `name` anywhere in `schema`, changed by `change`.
+fn restrict(schema: &mut Value, name: &str, change: &dyn Fn(&mut Value)) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get_mut("properties") {
+                if let Some(property) = properties.get_mut(name) {
+                    change(property);
+                }
+            }
+            map.values_mut().for_each(|v| restrict(v, name, change));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| restrict(v, name, change)),
+        _ => {}
+    }
 }
 
 /// A proposal of type `P` that `check` accepts: asked for, and when refused (a reply that
@@ -193,21 +231,24 @@ async fn propose(session: &Session, title: &str, unit: &DraftUnit, shown: &[&Pas
 /// reasons. The reasons of the last refusal, when both are refused.
 async fn ask_twice<P, T>(
     session: &Session,
-    prompt: String,
-    ask: &str,
+    ask: Ask<'_>,
     check: impl Fn(&P) -> Result<T, Vec<String>>,
 ) -> Result<T, String>
 where
     P: DeserializeOwned + schemars::JsonSchema,
 {
-    let mut messages = vec![Message::system(prompt), Message::user(ask)];
+    let mut output = schema::output_schema::<P>("proposal");
+    (ask.shape)(&mut output.schema);
+    let mut decoding = schema::decoding_schema::<P>();
+    (ask.shape)(&mut decoding);
+    let mut messages = vec![Message::system(ask.prompt), Message::user(ask.ask)];
     let mut last_problem = String::new();
     for attempt in 0..2 {
         let request = Request {
-            output: Some(schema::output_schema::<P>("proposal")),
-            decoding_schema: Some(schema::decoding_schema::<P>()),
+            output: Some(output.clone()),
+            decoding_schema: Some(decoding.clone()),
             temperature: Some(0.2),
-            max_tokens: Some(MAX_REPLY_TOKENS),
+            max_tokens: Some(ask.max_tokens),
             ..Request::new(messages.clone())
         };
         let problems = match session.structured::<P>(&request).await {

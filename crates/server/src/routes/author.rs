@@ -102,7 +102,9 @@ pub async fn delete_document(
     responses((status = 201, body = DraftView),
         (status = 404, description = "A document named is not the learner's (`not_found`).", body = ErrorBody),
         (status = 422, description = "No title, a document named twice, no documents to draft from, or more \
-            sections than a draft holds (`invalid`, `details.field`).", body = ErrorBody)),
+            sections than a draft holds, or than a model outlines at once (`invalid`, `details.field`).", body = ErrorBody),
+        (status = 503, description = "`use_model` with no language model configured (`llm_not_configured`); \
+            nothing is stored.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn create_draft(
     State(s): State<AppState>,
@@ -158,7 +160,9 @@ pub async fn edit_draft(
     responses((status = 200, body = DraftView), (status = 404, body = ErrorBody),
         (status = 409, description = "The draft was edited since `version` (`version_conflict`, with \
             `details.version`, the version it is at).", body = ErrorBody),
-        (status = 422, description = "`units` names a unit the draft does not have.", body = ErrorBody)),
+        (status = 422, description = "`units` names a unit the draft does not have.", body = ErrorBody),
+        (status = 503, description = "`use_model` with no language model configured (`llm_not_configured`); \
+            nothing changes.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn draft_units(
     State(s): State<AppState>,
