@@ -189,6 +189,7 @@ fn check(seen: &Value) {
         seen["resource_templates"],
         serde_json::json!([
             "pathwise://courses/{course_id}",
+            "pathwise://courses/{course_id}/passages/{passage_id}",
             "pathwise://courses/{course_id}/snapshot",
             "pathwise://mind-maps/{mind_map_id}",
             "pathwise://sessions/{session_id}/transcript"

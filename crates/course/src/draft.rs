@@ -101,7 +101,9 @@ pub struct DraftQuestion {
     pub stem: String,
     /// 2-6 distinct options.
     pub options: Vec<String>,
-    /// The correct option's index, from 0.
+    /// The correct option's index, from 0 (at most 5: a question has at most six options).
+    #[schema(maximum = 5)]
+    #[schemars(range(max = 5))]
     pub correct: usize,
     /// The worked answer, shown on request.
     pub memo: String,
