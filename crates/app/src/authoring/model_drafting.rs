@@ -132,7 +132,8 @@ impl<S: Store> App<S> {
             restrict(schema, "units", &|p| p["maxItems"] = json!(keys.len()));
         };
         let ask =
-            Ask { prompt, ask: "Outline the course now.", shape: &shape, max_tokens: 40 + 30 * keys.len() as u32 };
+            // A small model spends many tokens on whitespace: room for about 60 a section.
+            Ask { prompt, ask: "Outline the course now.", shape: &shape, max_tokens: (200 + 60 * keys.len() as u32).min(8_000) };
         let outcome = ask_twice::<OutlineProposal, CourseDraft>(&session, ask, |p| checked_outline(&headings, p)).await;
         self.record_llm_session(learner, "author_draft_outline", &session).await?;
         Ok(match outcome {
