@@ -367,7 +367,7 @@ impl TermStats {
         let mut options = distractors;
         options.push(cloze.term.clone());
         // The key's place is fixed by the sentence, not always last.
-        let place = stable_hash(&cloze.sentence) as usize % options.len();
+        let place = pathwise_items::Fnv64::new().write(cloze.sentence.as_bytes()).finish() as usize % options.len();
         let last = options.len() - 1;
         options.swap(place, last);
         Some(ClozeQuestion { tier, cloze: cloze.clone(), options, correct: place })
@@ -449,11 +449,6 @@ fn sentences(text: &str) -> Vec<String> {
         out.push(text[start..].trim().to_string());
     }
     out
-}
-
-/// FNV-1a: a hash that stays the same across builds and platforms.
-fn stable_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ mod library;
 mod options;
 mod pack;
 mod stable_hash;
+pub use stable_hash::Fnv64;
 mod template;
 
 pub use answer::{Answer, AnswerForm, AnswerKey, Check, Evaluation};

@@ -6,6 +6,7 @@
 //! questions from its material). What drafting units costs is estimated beforehand, from
 //! the prompts themselves.
 
+use crate::course_tutor::prompt::CHARS_PER_TOKEN;
 use crate::{App, AppResult};
 use pathwise_course::draft::{CourseDraft, DraftUnit, Passage};
 use pathwise_course::proposal::{
@@ -19,8 +20,6 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-/// About this many characters make a token (the usual estimate for English and JSON).
-const CHARS_PER_TOKEN: usize = 4;
 /// The longest reply a unit's proposal may be: three questions and three drills.
 const MAX_REPLY_TOKENS: u32 = 1_200;
 

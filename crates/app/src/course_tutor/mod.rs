@@ -12,7 +12,7 @@ pub mod exam_service;
 mod exams;
 pub mod external_exam;
 mod messages;
-mod prompt;
+pub(crate) mod prompt;
 mod request;
 mod snapshots;
 mod threads;

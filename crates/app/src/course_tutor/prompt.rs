@@ -88,7 +88,7 @@ impl TurnContext {
 
 /// About this many characters make a token of English text and JSON (the usual estimate;
 /// exact counts depend on the model's tokenizer, which Pathwise does not have).
-const CHARS_PER_TOKEN: usize = 4;
+pub(crate) const CHARS_PER_TOKEN: usize = 4;
 
 /// The prompt of [`build_prompt`], with the context cut down until the estimated tokens
 /// of its messages fit `budget`: content chunks first (last ranked first), then passed
