@@ -1112,6 +1112,7 @@ async fn a_stale_snapshot_write_changes_nothing(t: &TestApp) {
         turn_id: None,
         created_at: t.clock.now(),
         outcome: None,
+        sources: None,
     };
     let before = t.counts().await;
     let step = TutorStep {

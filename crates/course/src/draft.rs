@@ -8,6 +8,7 @@
 //! too long) plus what only a draft can get wrong: a unit with no material behind it, a
 //! passage that is no longer there, a unit nothing leads to.
 
+use crate::computable::computable_blueprints;
 use crate::recall::{recall, supported_by, RecallPassage};
 use crate::WrittenDrill;
 use crate::{ChunkSpec, ChunkType, Course, CoursePack, ExamQuestionSpec, FieldPath, Problem, Segment, Tier, UnitSpec};
@@ -89,6 +90,11 @@ pub struct DraftUnit {
     /// Drills the tutor asks to practise the unit, answered by typing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drills: Vec<DraftDrill>,
+    /// Skill blueprints whose drills are computed like a computation of the unit's passages:
+    /// a fresh question each time, graded exactly. The tutor's drills come from these and
+    /// the written drills in turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blueprints: Vec<DraftBlueprint>,
 }
 
 /// A multiple-choice exam question whose answer comes from one of the unit's passages.
@@ -118,6 +124,20 @@ pub struct DraftDrill {
     pub stem: String,
     pub answer: String,
     pub passage: SourceChunkId,
+}
+
+/// A skill blueprint of the item library that makes drills like a computation the unit's
+/// material works.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftBlueprint {
+    /// A built-in skill blueprint's id (`NET.IP.SUBNET.BROADCAST`).
+    pub skill_id: String,
+    /// The passage whose computation it was matched to: one of the unit's.
+    pub passage: SourceChunkId,
+    /// That computation as the passage states it (`192.168.4.64/26`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub example: String,
 }
 
 /// The outline of `sources` drafted from their headings, without a model.
@@ -198,6 +218,7 @@ fn unit_of(name: &str, passages: &[&Passage], ids: &mut HashSet<String>, titles:
         effort_minutes: Some((words.div_ceil(75) as u32).clamp(5, 120)),
         questions: Vec::new(),
         drills: Vec::new(),
+        blueprints: Vec::new(),
     }
 }
 
@@ -290,7 +311,7 @@ impl CourseDraft {
                 tags: Vec::new(),
                 misconceptions: u.misconceptions.clone(),
                 anchor: u.anchor.clone(),
-                blueprints: Vec::new(),
+                blueprints: u.blueprints.iter().map(|b| b.skill_id.clone()).collect(),
                 drills: u
                     .drills
                     .iter()
@@ -438,13 +459,28 @@ impl CourseDraft {
                     push(at.key("drills").index(j).key("answer"), message);
                 }
             }
+            for (j, b) in unit.blueprints.iter().enumerate() {
+                if !unit.chunks.contains(&b.passage) {
+                    push(
+                        at.key("blueprints").index(j).key("passage"),
+                        format!("passage {} is not one of unit '{}''s; cite the passage it comes from", b.passage, unit.id),
+                    );
+                }
+            }
         }
     }
 
     /// Questions and drills written from their passages without a model (see
     /// [`crate::recall`]) for the units named, or for every unit that has neither when none
-    /// is named; a unit's earlier ones are replaced. The units drafted, by id.
-    pub fn draft_units(&mut self, passages: &HashMap<SourceChunkId, Passage>, only: &[String]) -> Vec<String> {
+    /// is named, and the blueprints of `library` that compute drills like the passages'
+    /// computations (see [`crate::computable`]); a unit's earlier ones are replaced. The
+    /// units drafted, by id.
+    pub fn draft_units(
+        &mut self,
+        passages: &HashMap<SourceChunkId, Passage>,
+        library: &Library,
+        only: &[String],
+    ) -> Vec<String> {
         let chosen: Vec<bool> = self
             .units
             .iter()
@@ -490,6 +526,16 @@ impl CourseDraft {
                     passage: material[c.passage].1.id,
                 })
                 .collect();
+            let own: Vec<&Passage> = unit.chunks.iter().filter_map(|c| passages.get(c)).collect();
+            let texts: Vec<&str> = own.iter().map(|p| p.text.as_str()).collect();
+            unit.blueprints = computable_blueprints(&texts, library, BLUEPRINTS_PER_UNIT)
+                .into_iter()
+                .map(|found| DraftBlueprint {
+                    skill_id: found.skill_id,
+                    passage: own[found.passage].id,
+                    example: found.example,
+                })
+                .collect();
             done.push(unit.id.clone());
         }
         done
@@ -498,6 +544,8 @@ impl CourseDraft {
 
 /// Drills drafted for each unit.
 const DRILLS_PER_UNIT: usize = 3;
+/// Blueprints found for each unit, at most.
+const BLUEPRINTS_PER_UNIT: usize = 3;
 
 /// A passage in two units is named on the draft's unit (see `material_problems`), not on
 /// the pack's content.
@@ -510,6 +558,12 @@ fn is_repeated_passage(problem: &Problem) -> bool {
 /// in the draft's unit order, where the draft keeps them under their unit.
 fn draft_field(field: &FieldPath, questions: &[(usize, usize)]) -> FieldPath {
     let segments = field.segments();
+    // A unit's blueprint is named by its `skill_id` in a draft.
+    if let [Segment::Key(units), Segment::Index(_), Segment::Key(blueprints), Segment::Index(_)] = segments {
+        if units == "units" && blueprints == "blueprints" {
+            return field.key("skill_id");
+        }
+    }
     let (Some(Segment::Key(key)), Some(Segment::Index(k))) = (segments.first(), segments.get(1)) else {
         return field.clone();
     };
@@ -724,7 +778,7 @@ mod tests {
         let sources = plants();
         let passages = by_id(&sources);
         let mut draft = outline_from_headings("Plants", &sources);
-        assert_eq!(draft.draft_units(&passages, &[]), ["leaves", "roots"]);
+        assert_eq!(draft.draft_units(&passages, &Library::builtin(), &[]), ["leaves", "roots"]);
         for unit in &draft.units {
             assert!(!unit.questions.is_empty() && !unit.drills.is_empty(), "{unit:?}");
             for q in &unit.questions {
@@ -735,8 +789,8 @@ mod tests {
         }
         assert!(draft.problems(&passages, &Library::builtin()).is_empty());
         // Drafted already: only a unit named is drafted again.
-        assert!(draft.draft_units(&passages, &[]).is_empty());
-        assert_eq!(draft.draft_units(&passages, &["roots".into()]), ["roots"]);
+        assert!(draft.draft_units(&passages, &Library::builtin(), &[]).is_empty());
+        assert_eq!(draft.draft_units(&passages, &Library::builtin(), &["roots".into()]), ["roots"]);
         // Written out, it is a course whose questions and drills cite passages it has.
         let course = Course::from_pack(draft.to_pack(&passages), &Library::builtin()).expect("the pack checks");
         assert!(course.grounded());
@@ -751,7 +805,7 @@ mod tests {
         let sources = plants();
         let passages = by_id(&sources);
         let mut draft = outline_from_headings("Plants", &sources);
-        draft.draft_units(&passages, &[]);
+        draft.draft_units(&passages, &Library::builtin(), &[]);
         // The roots' passage cited by a leaves question: the pack's rule, on the draft's field.
         draft.units[0].questions[0].passage = SourceChunkId(Uuid::from_u128(13));
         draft.units[0].drills[0].answer = "gravity".into();
@@ -778,5 +832,57 @@ mod tests {
             "{problems:#?}"
         );
         assert!(!problems.iter().any(|p| p.starts_with("content") || p.starts_with("exam_questions")), "{problems:#?}");
+    }
+
+    #[test]
+    fn a_unit_whose_material_works_a_computation_gets_the_blueprint_that_computes_drills_like_it() {
+        let p = |n: u128, heading: &str, text: &str| Passage {
+            id: SourceChunkId(Uuid::from_u128(n)),
+            document_id: SourceDocumentId(Uuid::from_u128(8)),
+            document: "subnets.md".into(),
+            heading_path: vec!["Subnets".into(), heading.into()],
+            page: None,
+            text: text.into(),
+        };
+        let sources = vec![source(
+            8,
+            "subnets.md",
+            Some("Subnets"),
+            vec![
+                p(21, "Prefixes", "A prefix length counts the network bits of an address."),
+                p(22, "Prefixes", "The subnet 192.168.4.64/26 has its broadcast address at 192.168.4.127."),
+                p(23, "History", "Classful addressing was replaced by CIDR in the nineties."),
+            ],
+        )];
+        let passages = by_id(&sources);
+        let library = Library::builtin();
+        let mut draft = outline_from_headings("Subnets", &sources);
+        draft.draft_units(&passages, &library, &[]);
+        let found: Vec<(&str, SourceChunkId, &str)> = draft.units[0]
+            .blueprints
+            .iter()
+            .map(|b| (b.skill_id.as_str(), b.passage, b.example.as_str()))
+            .collect();
+        assert_eq!(found, [("NET.IP.SUBNET.BROADCAST", SourceChunkId(Uuid::from_u128(22)), "192.168.4.64/26")]);
+        assert!(draft.units[1].blueprints.is_empty(), "prose without a computation gets none");
+        assert!(draft.problems(&passages, &library).is_empty());
+        // Published, the unit's drills are computed by the blueprint.
+        let course = Course::from_pack(draft.to_pack(&passages), &library).expect("the pack checks");
+        assert_eq!(course.unit(&draft.units[0].id).unwrap().blueprints, ["NET.IP.SUBNET.BROADCAST"]);
+        // An unknown skill, or a passage of another unit, is named on the draft's field.
+        draft.units[0].blueprints.push(DraftBlueprint {
+            skill_id: "NET.NOPE".into(),
+            passage: SourceChunkId(Uuid::from_u128(23)),
+            example: String::new(),
+        });
+        let problems: Vec<String> = draft.problems(&passages, &library).iter().map(ToString::to_string).collect();
+        assert!(
+            problems.iter().any(|p| p.starts_with("units[0].blueprints[1].skill_id: unknown skill blueprint 'NET.NOPE'")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with("units[0].blueprints[1].passage: passage") && p.contains("not one of unit")),
+            "{problems:#?}"
+        );
     }
 }

@@ -134,11 +134,18 @@ fn drillable(input: &FallbackInput<'_>) -> bool {
     input.course.unit(&input.policy.focus_unit_id).is_some_and(|u| !u.blueprints.is_empty() || !u.drills.is_empty())
 }
 
-/// A drill from one of the focus unit's blueprints, pitched at the unit's tier, or else one
-/// of its written drills.
+/// A drill from one of the focus unit's blueprints, pitched at the unit's tier, or one of its
+/// written drills: a unit with both (a course drafted from material that works
+/// computations) takes them in turn by the turn's seed.
 pub fn blueprint_drill(input: &FallbackInput<'_>) -> Option<TutorCard> {
     let unit = input.course.unit(&input.policy.focus_unit_id)?;
-    let item = blueprint_item(input, unit, input.seed).or_else(|| written_drill(input, unit))?;
+    let slots = (unit.blueprints.len() + unit.drills.len()) as u64;
+    let computed_first = slots == 0 || input.seed % slots < unit.blueprints.len() as u64;
+    let item = if computed_first {
+        blueprint_item(input, unit, input.seed).or_else(|| written_drill(input, unit))
+    } else {
+        written_drill(input, unit).or_else(|| blueprint_item(input, unit, input.seed))
+    }?;
     Some(TutorCard::Drill {
         unit_id: unit.id.clone(),
         prompt: item.stem.clone(),

@@ -11,6 +11,7 @@
 
 mod builtin;
 mod card;
+pub mod computable;
 mod course;
 pub mod draft;
 mod error;

@@ -146,6 +146,7 @@ pub fn checked_outline(sections: &CourseDraft, proposal: &OutlineProposal) -> Re
                 effort_minutes: efforts.map(|e| e.min(240)),
                 questions: Vec::new(),
                 drills: Vec::new(),
+                blueprints: Vec::new(),
             }
         })
         .collect();
@@ -304,6 +305,7 @@ mod tests {
             effort_minutes: None,
             questions: vec![],
             drills: vec![],
+            blueprints: Vec::new(),
         }
     }
 

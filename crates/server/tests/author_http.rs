@@ -638,6 +638,67 @@ async fn a_models_outline_is_kept_only_when_it_places_every_section_once((t, fak
     assert_eq!(fake.unused(), 0);
 }
 
+const SUBNETS: &str = "# Subnetting\n\n## Broadcast addresses\n\nThe subnet 192.168.4.64/26 has its broadcast address \
+at 192.168.4.127: every host bit is set to one. A prefix of 26 bits leaves six host bits.\n\n## History\n\nClassful \
+addressing gave way to classless routing as the internet grew and addresses ran short.\n";
+
+/// Notes that work a computation (a subnet's broadcast address) give their unit the
+/// blueprint that computes drills like it, shown to the author with a question it makes;
+/// published, the tutor's drills on that unit are computed afresh and graded exactly, beside
+/// the recall drills written from the notes.
+async fn notes_that_work_a_computation_get_drills_computed_like_it(t: &TestApp) {
+    upload(t, &t.a, "subnets.md", SUBNETS.as_bytes().to_vec(), "text/markdown").await.expect(201);
+    let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Subnetting" })).await.expect(201);
+    let id = text(&draft["id"]);
+    let drafted =
+        t.post(&t.a, &format!("/api/author/drafts/{id}/units"), serde_json::json!({ "version": 0 })).await.expect(200);
+    assert_eq!(drafted["problems"], serde_json::json!([]), "{drafted}");
+    let units = drafted["draft"]["units"].as_array().unwrap();
+    let broadcast = &units[0]["blueprints"];
+    assert_eq!(broadcast.as_array().map(Vec::len), Some(1), "{drafted}");
+    assert_eq!(
+        (broadcast[0]["skill_id"].as_str(), broadcast[0]["example"].as_str(), &broadcast[0]["passage"]),
+        (Some("NET.IP.SUBNET.BROADCAST"), Some("192.168.4.64/26"), &units[0]["chunks"][0]),
+        "{drafted}"
+    );
+    assert!(units[1].get("blueprints").is_none(), "prose without a computation gets none: {drafted}");
+    let skill = &drafted["skills"][0];
+    assert_eq!(skill["statement"], "Calculate the broadcast address of a subnet", "{drafted}");
+    assert!(text(&skill["sample"]).contains("broadcast"), "{skill}");
+    let pack = t.get(&t.a, &format!("/api/author/drafts/{id}/pack")).await;
+    assert!(pack.text.contains("blueprints = [\"NET.IP.SUBNET.BROADCAST\"]"), "{}", pack.text);
+    t.post(&t.a, &format!("/api/author/drafts/{id}/publish"), serde_json::json!({})).await.expect(201);
+
+    let thread =
+        text(&t.post(&t.a, "/api/tutor/threads", serde_json::json!({ "courseId": "SUBNETTING" })).await.expect(201)["id"]);
+    let unit = text(&units[0]["id"]);
+    let mut graded_by = std::collections::BTreeSet::new();
+    for _ in 0..8 {
+        let reply = t
+            .post(
+                &t.a,
+                &format!("/api/tutor/threads/{thread}/turn"),
+                serde_json::json!({ "clientEvent": { "type": "REQUEST_DRILL", "unitId": unit } }),
+            )
+            .await
+            .expect(200);
+        let card = reply["messages"][0]["card"].clone();
+        assert_eq!(card["type"], "DRILL", "{reply}");
+        let answer = offered_item_of(t, "SUBNETTING", &thread, &card).await.key.answer;
+        let graded = t
+            .post(
+                &t.a,
+                &format!("/api/tutor/threads/{thread}/drill/grade"),
+                serde_json::json!({ "unitId": unit, "drill": card, "studentAnswer": answer }),
+            )
+            .await
+            .expect(200);
+        assert_eq!(graded["isCorrect"], true, "{graded}");
+        graded_by.insert(text(&graded["gradedBy"]));
+    }
+    assert_eq!(graded_by.into_iter().collect::<Vec<_>>(), ["blueprint", "written"], "both kinds of drill, in turn");
+}
+
 async fn with_model(test_store: TestStore) -> (TestApp, FakeLlm) {
     let fake = FakeLlm::start().await;
     let config = pathwise_llm::OpenAiConfig {
@@ -660,6 +721,7 @@ mod with_a_model {
 
 on_both_stores!(
     notes_become_questions_and_drills_that_teach_to_a_tier_citing_their_source,
+    notes_that_work_a_computation_get_drills_computed_like_it,
     a_published_draft_is_its_authors_course_until_shared,
     notes_become_a_draft_course_the_author_edits_and_exports,
     a_learner_uploads_notes_and_reads_them_back_with_citations,

@@ -188,7 +188,8 @@ function mountDraft(root, id) {
         : el('p', { class: 'muted small' }, 'The draft is a course as it stands: export it as a pack or publish it.'));
     problems.classList.toggle('has-problems', view.problems.length > 0);
     drawGraph(graph, draft.units);
-    fill(units, draft.units.map((u, i) => unitCard(draft, u, i, passages)));
+    const skills = new Map((view.skills ?? []).map((s) => [s.skill_id, s]));
+    fill(units, draft.units.map((u, i) => unitCard(draft, u, i, passages, skills)));
     const drafted = draft.units.some((u) => u.questions?.length || u.drills?.length);
     fill(actions,
       el('button', { type: 'button', onclick: () => withBusy(() => draftUnits(false)) },
@@ -200,7 +201,7 @@ function mountDraft(root, id) {
       el('button', { type: 'button', class: 'primary', disabled: view.problems.length > 0, onclick: () => withBusy(publish) }, 'Publish'));
   }
 
-  function unitCard(draft, u, i, passages) {
+  function unitCard(draft, u, i, passages, skills) {
     const others = draft.units.filter((o) => o.id !== u.id);
     const problemOf = view.problems.filter((p) => p.field.startsWith(`units[${i}]`));
     return el('li', { class: `card unit-card${problemOf.length ? ' has-problems' : ''}`, 'data-unit': u.id },
@@ -230,6 +231,8 @@ function mountDraft(root, id) {
           p ? el('a', { href: `#/material/document/${p.document_id}/${p.id}` }, el('cite', {}, p.citation)) : el('cite', {}, 'a passage no longer in your documents'),
           p ? el('p', { class: 'small' }, excerpt(p.text)) : null,
           el('span', { class: 'passage-moves' },
+            el('button', { type: 'button', 'aria-label': 'Move this passage up', disabled: j === 0, onclick: () => save((d) => swap(d.units[i].chunks, j, j - 1)) }, '↑'),
+            el('button', { type: 'button', 'aria-label': 'Move this passage down', disabled: j === u.chunks.length - 1, onclick: () => save((d) => swap(d.units[i].chunks, j, j + 1)) }, '↓'),
             others.length ? el('select', { 'aria-label': 'Move this passage to', onchange: (e) => { if (e.target.value) save((d) => {
               d.units[i].chunks.splice(j, 1);
               d.units.find((o) => o.id === e.target.value).chunks.push(c);
@@ -237,7 +240,8 @@ function mountDraft(root, id) {
             el('button', { type: 'button', class: 'link-btn', onclick: () => save((d) => { d.units[i].chunks.splice(j, 1); }) }, 'Remove')));
       })),
       questionList(u, i, passages),
-      drillList(u, i, passages));
+      drillList(u, i, passages),
+      blueprintList(u, i, passages, skills));
   }
 
   // A citation that opens the passage in its document.
@@ -280,6 +284,23 @@ function mountDraft(root, id) {
       el('h3', { class: 'small' }, 'Drills'),
       el('ul', {}, drills.map((d, j) => el('li', { class: 'small' }, d.stem, ' → ', el('strong', {}, d.answer), ' ', cited(passages, d.passage),
         el('button', { type: 'button', class: 'link-btn', onclick: () => save((x) => { x.units[i].drills.splice(j, 1); }) }, 'Delete')))));
+  }
+
+  // Drills computed by a skill blueprint, matched to a computation the unit's material works:
+  // what the skill asks, a question it makes, and where the computation is.
+  function blueprintList(u, i, passages, skills) {
+    const blueprints = u.blueprints ?? [];
+    if (!blueprints.length) return null;
+    return el('section', { class: 'unit-blueprints', 'aria-label': `${u.title}: computed drills` },
+      el('h3', { class: 'small' }, 'Computed drills'),
+      el('ul', {}, blueprints.map((b, j) => {
+        const skill = skills.get(b.skill_id);
+        return el('li', { class: 'small', 'data-skill': b.skill_id },
+          el('strong', {}, skill?.statement ?? b.skill_id), ' ', el('code', { class: 'muted' }, b.skill_id),
+          skill ? el('p', { class: 'muted' }, 'For example: ', skill.sample) : null,
+          el('p', {}, b.example ? `Like ${b.example} in ` : 'From ', cited(passages, b.passage),
+            el('button', { type: 'button', class: 'link-btn', onclick: () => save((x) => { x.units[i].blueprints.splice(j, 1); }) }, 'Delete')));
+      })));
   }
 
   async function draftUnits(useModel) {

@@ -43,14 +43,15 @@ function conceptCard(card, ctx) {
       el('p', {}, renderMath(ex.problemLatex, true)),
       ex.stepsLatex?.length ? el('ol', {}, ex.stepsLatex.map((s) => el('li', {}, renderMath(s)))) : null,
       el('p', {}, 'Answer: ', renderMath(ex.finalAnswerLatex))),
-    card.sources?.length ? sources(card.sources, ctx) : null,
+    card.sources?.length ? renderSources(card.sources, ctx) : null,
     actions(
       btn('Ask follow-up', 'secondary', () => ctx.focusComposer()),
       turnBtn('Try a Drill', 'primary', ctx, { type: 'REQUEST_DRILL', unitId: card.unitId })));
 }
 
-// Where the card's ideas come from: each citation opens its passage, read from the course.
-function sources(list, ctx) {
+// Where a card's or a reply's ideas come from: each citation opens its passage, read from
+// the course.
+export function renderSources(list, ctx) {
   return el('div', { class: 'sources small' }, el('span', { class: 'muted' }, 'From your material: '),
     list.map((src) => {
       const text = el('blockquote', { class: 'passage-text' });

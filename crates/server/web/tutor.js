@@ -3,7 +3,7 @@
 import { api, keyFor } from './api.js';
 import { el, fill, withBusy, reportError, hideBanner, countdown, isFuture, tierBadge, fmtTime, showBanner } from './ui.js';
 import { renderText, renderMath } from './math.js';
-import { renderCard, retire } from './cards.js';
+import { renderCard, renderSources, retire } from './cards.js';
 import { voiceInput } from './voice.js';
 
 const THREAD_KEY = 'pw.thread';
@@ -135,6 +135,9 @@ export function mountTutor(root, config) {
     const node = el('article', { class: `msg ${m.role}`, 'data-id': m.id },
       el('span', { class: 'sr-only' }, m.role === 'user' ? 'You said:' : 'Tutor:'), body);
     if (m.card) node.append(renderCard(m.card, m, ctx));
+    // A concept card lists its sources under its key ideas; any other reply under its text.
+    const carded = m.card?.type === 'CONCEPT' && m.card.sources?.length;
+    if (m.sources?.length && !carded) body.append(renderSources(m.sources, ctx));
     return node;
   }
   // A newer turn ends every earlier card's next steps (Try another, Continue, Take the

@@ -475,6 +475,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             opt("turn_id", Id),
             col("created_at", Time),
             opt("outcome", Json),
+            opt("sources", Json),
         ],
         filter: "thread_id IN (SELECT id FROM tutor_threads WHERE learner_id = $1)",
         key: &["thread_id", "seq"],

@@ -8,7 +8,7 @@ pub(crate) const COURSE_LISTING_COLUMNS: &str =
 pub(crate) const THREAD_COLUMNS: &str =
     "t.id, t.learner_id, t.course_id, t.title, t.last_action, t.message_count, t.created_at, t.updated_at";
 pub(crate) const TUTOR_MESSAGE_COLUMNS: &str =
-    "m.seq, m.id, m.role, m.text, m.latex, m.card, m.exam_question_id, m.turn_id, m.created_at, m.outcome";
+    "m.seq, m.id, m.role, m.text, m.latex, m.card, m.exam_question_id, m.turn_id, m.created_at, m.outcome, m.sources";
 pub(crate) const TURN_COLUMNS: &str =
     "u.id, u.thread_id, u.learner_id, u.course_id, u.action, u.validated, u.fallback_reason, u.log, u.created_at";
 
@@ -79,6 +79,7 @@ macro_rules! tutor_store {
                 turn_id: row.try_get::<Option<uuid::Uuid>, _>("turn_id")?.map(TurnId),
                 created_at: row.try_get::<Ts, _>("created_at")?.0,
                 outcome: row.try_get::<Option<Json<serde_json::Value>>, _>("outcome")?.map(|j| j.0),
+                sources: row.try_get::<Option<Json<serde_json::Value>>, _>("sources")?.map(|j| j.0),
             })
         }
 
@@ -385,7 +386,7 @@ macro_rules! tutor_store {
                     for (i, m) in step.messages.iter().enumerate() {
                         sqlx::query(
                             "INSERT INTO tutor_messages (thread_id, seq, id, role, text, latex, card, exam_question_id, \
-                             turn_id, created_at, outcome) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                             turn_id, created_at, outcome, sources) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
                         )
                         .bind(thread.0)
                         .bind(i64::from(count) + 1 + i as i64)
@@ -398,6 +399,7 @@ macro_rules! tutor_store {
                         .bind(m.turn_id.map(|t| t.0))
                         .bind(Ts(m.created_at))
                         .bind(m.outcome.as_ref().map(Json))
+                        .bind(m.sources.as_ref().map(Json))
                         .execute(&mut *tx)
                         .await?;
                     }

@@ -77,6 +77,8 @@ pub struct TutorMessageRecord {
     pub created_at: DateTime<Utc>,
     /// On the reply to a graded drill or an exam answer: what it came to (JSON).
     pub outcome: Option<Value>,
+    /// The passages of the course's material the reply cites (JSON).
+    pub sources: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

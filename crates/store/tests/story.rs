@@ -1201,6 +1201,7 @@ async fn a_tutor_thread_keeps_its_course_snapshot_messages_drills_and_turns(stor
         turn_id: Some(turn.id),
         created_at: at(3),
         outcome: None,
+        sources: None,
     };
     let messages = [
         message("user", "Can we practise?"),
@@ -1208,6 +1209,7 @@ async fn a_tutor_thread_keeps_its_course_snapshot_messages_drills_and_turns(stor
             latex: Some("x^2 - 1".into()),
             card: Some(json!({ "kind": "exam", "question": "q1" })),
             exam_question_id: Some("q1".into()),
+            sources: Some(json!([{ "passageId": "p1", "citation": "notes.md, Factoring" }])),
             ..message("assistant", "Factor this.")
         },
     ];

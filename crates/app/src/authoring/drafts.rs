@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use pathwise_course::draft::{outline_from_headings, CourseDraft, DraftSource, Passage};
 use pathwise_course::{Course, CoursePack, PackFormat};
 use pathwise_domain::{CourseDraftId, LearnerId, SourceChunkId, SourceDocumentId};
+use pathwise_items::{Band, Target};
 use pathwise_store::{CourseDraftRecord, SourceDocumentRecord, Store};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -84,6 +85,9 @@ pub struct DraftView {
     pub problems: Vec<DraftProblem>,
     /// The passages its units cover, each with its citation.
     pub passages: Vec<DraftPassage>,
+    /// The skill blueprints its units name, each with what it asks (a question it makes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<DraftSkill>,
     /// With a model: what drafting the units without questions takes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_estimate: Option<super::ModelEstimate>,
@@ -103,6 +107,16 @@ pub struct DraftPassage {
     /// File, page and headings, as a reader looks the passage up.
     pub citation: String,
     pub text: String,
+}
+
+/// A skill blueprint a draft's unit names, as the author reviews it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
+pub struct DraftSkill {
+    pub skill_id: String,
+    /// What the skill is (`Calculate the broadcast address of a subnet`).
+    pub statement: String,
+    /// A question it makes, as a learner would be asked it: each drill is a fresh one.
+    pub sample: String,
 }
 
 impl From<&Passage> for DraftPassage {
@@ -269,7 +283,7 @@ impl<S: Store> App<S> {
         }
         let passages = self.passages_of(learner, &draft).await?;
         let mut offline = draft.clone();
-        let chosen = offline.draft_units(&passages, &request.units);
+        let chosen = offline.draft_units(&passages, self.library(), &request.units);
         let report = if request.use_model {
             self.draft_units_with_model(learner, &mut draft, &offline, &passages, &chosen).await?
         } else {
@@ -433,7 +447,21 @@ impl<S: Store> App<S> {
                 super::model_drafting::estimate(&draft, &passages, |u| u.questions.is_empty() && u.drills.is_empty())
             })
             .filter(|e| e.units > 0);
+        let mut named = HashSet::new();
+        let skills = draft
+            .units
+            .iter()
+            .flat_map(|u| u.blueprints.iter())
+            .filter(|b| named.insert(b.skill_id.as_str()))
+            .filter_map(|b| {
+                let skill = self.library().skill(&b.skill_id)?;
+                let sample = self.library().generate(&b.skill_id, 0, Target::Band(Band::Medium)).ok()?;
+                let statement = skill.spec().skill_statement.clone();
+                Some(DraftSkill { skill_id: b.skill_id.clone(), statement, sample: sample.stem })
+            })
+            .collect();
         Ok(DraftView {
+            skills,
             model_estimate,
             drafted: Vec::new(),
             outlined: None,

@@ -145,7 +145,7 @@ impl<S: Store> App<S> {
     }
 
     /// The model's questions and drills for each unit named by `chosen`, in place; a unit
-    /// whose proposals are refused twice keeps `offline`'s.
+    /// whose proposals are refused twice keeps `offline`'s. Its blueprints are `offline`'s.
     pub(crate) async fn draft_units_with_model(
         &self,
         learner: LearnerId,
@@ -177,6 +177,8 @@ impl<S: Store> App<S> {
                 unit.questions = drafted_offline.questions.clone();
                 unit.drills = drafted_offline.drills.clone();
             }
+            // Blueprints are found by checking the material's computations, not written.
+            unit.blueprints = drafted_offline.blueprints.clone();
             let by = if refused.is_none() { "model" } else { "material" };
             report.push(UnitDrafted { unit_id: unit.id.clone(), by: by.into(), refused });
         }

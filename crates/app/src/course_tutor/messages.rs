@@ -1,7 +1,7 @@
 //! Threads and their timeline as clients see them.
 
 use chrono::{DateTime, Utc};
-use pathwise_course::TutorCard;
+use pathwise_course::{Source, TutorCard};
 use pathwise_domain::{ThreadId, TurnId};
 use pathwise_store::{ThreadRecord, TutorMessageRecord};
 use serde::{Deserialize, Serialize};
@@ -26,6 +26,12 @@ pub struct TutorMessage {
     /// drill or question).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<CardOutcome>,
+    /// On a tutor's explanation or question in a course drafted from someone's material: the
+    /// passages it draws on (a concept card lists the same under its key ideas). A drill's or
+    /// an exam question's sources are kept in the turn log only, so that the reply does not
+    /// point the learner at its answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
 }
 
 /// What an answer to a card came to.
@@ -65,6 +71,7 @@ impl TutorMessage {
             turn_id: record.turn_id,
             created_at: record.created_at,
             outcome: record.outcome.and_then(|o| serde_json::from_value(o).ok()),
+            sources: record.sources.and_then(|s| serde_json::from_value(s).ok()).unwrap_or_default(),
         }
     }
 }
@@ -72,6 +79,12 @@ impl TutorMessage {
 /// `record` (the tutor's reply to an answer) carrying what the answer came to.
 pub(crate) fn with_outcome(mut record: TutorMessageRecord, outcome: &CardOutcome) -> TutorMessageRecord {
     record.outcome = serde_json::to_value(outcome).ok();
+    record
+}
+
+/// `record` (a tutor's reply) citing `sources`.
+pub(crate) fn with_sources(mut record: TutorMessageRecord, sources: &[Source]) -> TutorMessageRecord {
+    record.sources = (!sources.is_empty()).then(|| serde_json::to_value(sources).ok()).flatten();
     record
 }
 
@@ -95,6 +108,7 @@ pub(crate) fn new_message(
         turn_id: turn,
         created_at: at,
         outcome: None,
+        sources: None,
     }
 }
 

@@ -4,7 +4,7 @@
 //! timeline and the turn's log in one transaction.
 
 use super::catalog::LoadedCourse;
-use super::messages::{appended, new_message, TutorMessage};
+use super::messages::{appended, new_message, with_sources, TutorMessage};
 use super::prompt::{build_prompt_within, offered_passages, TurnContext};
 use super::request::TurnRequest;
 use super::snapshots::VersionedSnapshot;
@@ -166,6 +166,7 @@ fn plan_turn(
 
 /// The turn's messages on the timeline: the learner's words, if any, then the tutor's reply.
 fn timeline(
+    loaded: &LoadedCourse,
     request: &TurnRequest,
     decision: &Decision,
     card: Option<&TutorCard>,
@@ -177,8 +178,20 @@ fn timeline(
         let latex = request.message_latex.clone().filter(|l| !l.trim().is_empty());
         records.push(new_message("user", words.to_string(), latex, None, Some(turn), now));
     }
-    records.push(new_message("assistant", decision.text.clone(), None, card, Some(turn), now));
+    let reply = new_message("assistant", decision.text.clone(), None, card, Some(turn), now);
+    records.push(with_sources(reply, &shown_sources(loaded, decision)));
     records
+}
+
+/// The sources a reply shows: those of an explanation or a question, not of a drill or an
+/// exam question, whose passage would hold the answer.
+fn shown_sources(loaded: &LoadedCourse, decision: &Decision) -> Vec<pathwise_course::Source> {
+    match decision.action {
+        Action::ConceptCard | Action::SocraticQuestion => {
+            decision.sources.iter().filter_map(|id| loaded.course.source(id)).collect()
+        }
+        Action::DrillCard | Action::ExamBlock => Vec::new(),
+    }
 }
 
 /// What the turn decided, with the policy it kept to: the turn log's facts.
@@ -302,7 +315,7 @@ impl<S: Store> App<S> {
         let mut card = decision.card.clone();
         let offers: Vec<_> =
             card.as_mut().and_then(|card| self.offer_drill(learner, thread_id, card, now)).into_iter().collect();
-        let records = timeline(&request, &decision, card.as_ref(), turn_id, now);
+        let records = timeline(&loaded, &request, &decision, card.as_ref(), turn_id, now);
 
         let decided = Decided {
             turn_id,

@@ -173,7 +173,7 @@ fn drafted_pack(passages: usize) -> pathwise_course::CoursePack {
         .collect();
     let by_id = sources.iter().flat_map(|s| s.passages.iter()).map(|p| (p.id, p.clone())).collect();
     let mut draft = outline_from_headings("Drafted network notes", &sources);
-    draft.draft_units(&by_id, &[]);
+    draft.draft_units(&by_id, &pathwise_items::Library::builtin(), &[]);
     draft.to_pack(&by_id)
 }
 

@@ -8,7 +8,8 @@
 // stuck after two wrong drills, the tutor's concept card cites its passage, which opens in
 // the card; a cited passage opened in its document.
 // Screenshots: material-uploads.png, material-review.png, material-problems.png,
-// material-questions.png, material-phone.png, tutor-sources.png, material-passage.png. The
+// material-questions.png, material-computed.png, material-phone.png, tutor-sources.png,
+// material-passage.png. The
 // last line printed is a JSON report.
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
@@ -100,6 +101,10 @@ try {
   await page.waitForFunction(() => document.querySelector('.problems').textContent.includes("unit 'gateways' has no prerequisites"));
   await card('gateways').getByRole('checkbox', { name: 'Subnet masks' }).check();
   await page.waitForFunction(() => document.querySelector('#problems-h').textContent === 'No problems');
+  // A unit's passages are put in the order it teaches them.
+  await card('masks').getByRole('button', { name: 'Move this passage down' }).first().click();
+  await page.waitForFunction(() => document.querySelector('.unit-card[data-unit="masks"] .unit-passages li p')?.textContent.startsWith('The mask'));
+  report.reordered = await card('masks').locator('.unit-passages li p').first().textContent();
   report.units_after_review = await page.locator('.unit-card').count();
   step('reviewed');
 
@@ -120,6 +125,13 @@ try {
   await card('routing').locator('.question.tier-bronze input[type=radio]').nth(keyIndex).check();
   await page.waitForFunction(() => document.querySelector('#problems-h').textContent === 'No problems');
   step('questions drafted');
+  // The notes that work a subnet's first host: its unit gets the blueprint that computes
+  // such drills, shown with a question it makes.
+  const computed = card('gateways').locator('.unit-blueprints li[data-skill="NET.IP.SUBNET.FIRSTHOST"]');
+  await computed.waitFor();
+  report.computed = await computed.locator('strong').textContent();
+  report.computed_sample = await computed.locator('p.muted').textContent();
+  await card('gateways').screenshot({ path: `${artifacts}/material-computed.png` });
 
   // A phone sees the same review.
   const phone = await onPhone(browser, page, timeout);

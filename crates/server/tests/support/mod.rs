@@ -244,12 +244,18 @@ pub async fn import_test_course(t: &TestApp) {
 /// The blueprint item behind a drill card a thread offered (the card carries only an opaque
 /// id): the test's oracle for the right answer.
 pub async fn offered_item(t: &TestApp, thread: &str, card: &Value) -> pathwise_items::Item {
+    offered_item_of(t, "TEST-ALG", thread, card).await
+}
+
+/// The item a drill card of `course` offers (a blueprint's or a written drill's), as its
+/// library makes it again.
+pub async fn offered_item_of(t: &TestApp, course: &str, thread: &str, card: &Value) -> pathwise_items::Item {
     use pathwise_store::TutorStore;
     let learner = t.app.authenticate(&t.a).await.unwrap().id;
     let thread = pathwise_domain::ThreadId(thread.parse().unwrap());
     let offer = t.app.store().drill_offer(learner, thread, card["drillId"].as_str().unwrap()).await.unwrap();
-    let item = offer.expect("an offered drill").item_ref.expect("a blueprint drill");
-    t.app.course("TEST-ALG").await.unwrap().course.library().regenerate(&item).unwrap()
+    let item = offer.expect("an offered drill").item_ref.expect("an item's drill");
+    t.app.course(course).await.unwrap().course.library().regenerate(&item).unwrap()
 }
 
 /// Run a scenario `async fn name(t: &TestApp)` on SQLite, and on PostgreSQL when a test
