@@ -131,7 +131,8 @@ try {
   await computed.waitFor();
   report.computed = await computed.locator('strong').textContent();
   report.computed_sample = await computed.locator('p.muted').textContent();
-  await card('gateways').screenshot({ path: `${artifacts}/material-computed.png` });
+  await computed.evaluate((li) => li.scrollIntoView({ block: 'center' }));
+  await page.screenshot({ path: `${artifacts}/material-computed.png` });
 
   // A phone sees the same review.
   const phone = await onPhone(browser, page, timeout);

@@ -11,7 +11,7 @@ use super::{ready, run_script, serve_with};
 use pathwise_ingest::sample::{self, SamplePage, SampleParagraph};
 
 const NOTES: &str = "# Subnetting\n\nAn IPv4 address has a network part and a host part.\n\n## Masks\n\n\
-A mask marks the network bits: a /24 keeps 24 of them.\n\nThe mask 255.255.255.0 is the same as /24.\n\n\
+A mask marks the network bits: a /24 keeps 24 of them.\n\n### Prefixes\n\nThe mask 255.255.255.0 is the same as /24.\n\n\
 ## Hosts\n\nA /24 has 254 usable host addresses.\n\n\
 ## Gateways\n\nA gateway forwards packets to other networks. On the subnet 192.168.1.0/24 the gateway \
 is often the first usable host.\n";
