@@ -134,8 +134,11 @@ fn arithmetic(text: &str, found: &mut Vec<(usize, Computation, String)>) {
             (_, Some(_)) => false,
         };
         if holds {
-            let computation =
-                Computation::Arithmetic { operation, digits: [digit_count(a), digit_count(b)], remainder: remainder.is_some() };
+            let computation = Computation::Arithmetic {
+                operation,
+                digits: [digit_count(a), digit_count(b)],
+                remainder: remainder.is_some(),
+            };
             found.push((whole.start(), computation, whole.as_str().to_string()));
         }
     }
@@ -354,7 +357,10 @@ mod tests {
 
     #[test]
     fn a_sum_that_checks_out_is_matched_to_the_blueprint_of_its_size() {
-        assert_eq!(skills("Carry the one: 47 + 38 = 85."), [("MATH.ARITH.ADD.2DIGIT.TYPED".into(), "47 + 38 = 85".into())]);
+        assert_eq!(
+            skills("Carry the one: 47 + 38 = 85."),
+            [("MATH.ARITH.ADD.2DIGIT.TYPED".into(), "47 + 38 = 85".into())]
+        );
         assert_eq!(ids("So 3 × 4 = 12 and 848 ÷ 4 = 212."), ["MATH.ARITH.MUL.1DIGIT", "MATH.ARITH.DIV.3DIGIT"]);
         assert_eq!(ids("47 ÷ 5 = 9 r 2"), ["MATH.ARITH.DIV.REMAINDER"]);
     }
@@ -387,7 +393,10 @@ mod tests {
     #[test]
     fn each_blueprint_is_found_once_and_the_limit_holds() {
         let text = "2 + 3 = 5. 4 + 1 = 5. 6 × 7 = 42. 9 - 4 = 5. 8 ÷ 2 = 4.";
-        assert_eq!(ids(text), ["MATH.ARITH.ADD.1DIGIT", "MATH.ARITH.MUL.1DIGIT", "MATH.ARITH.SUB.1DIGIT", "MATH.ARITH.DIV.1DIGIT"]);
+        assert_eq!(
+            ids(text),
+            ["MATH.ARITH.ADD.1DIGIT", "MATH.ARITH.MUL.1DIGIT", "MATH.ARITH.SUB.1DIGIT", "MATH.ARITH.DIV.1DIGIT"]
+        );
         assert_eq!(computable_blueprints(&[text], &Library::builtin(), 2).len(), 2);
     }
 }

@@ -463,7 +463,10 @@ impl CourseDraft {
                 if !unit.chunks.contains(&b.passage) {
                     push(
                         at.key("blueprints").index(j).key("passage"),
-                        format!("passage {} is not one of unit '{}''s; cite the passage it comes from", b.passage, unit.id),
+                        format!(
+                            "passage {} is not one of unit '{}''s; cite the passage it comes from",
+                            b.passage, unit.id
+                        ),
                     );
                 }
             }
@@ -858,11 +861,8 @@ mod tests {
         let library = Library::builtin();
         let mut draft = outline_from_headings("Subnets", &sources);
         draft.draft_units(&passages, &library, &[]);
-        let found: Vec<(&str, SourceChunkId, &str)> = draft.units[0]
-            .blueprints
-            .iter()
-            .map(|b| (b.skill_id.as_str(), b.passage, b.example.as_str()))
-            .collect();
+        let found: Vec<(&str, SourceChunkId, &str)> =
+            draft.units[0].blueprints.iter().map(|b| (b.skill_id.as_str(), b.passage, b.example.as_str())).collect();
         assert_eq!(found, [("NET.IP.SUBNET.BROADCAST", SourceChunkId(Uuid::from_u128(22)), "192.168.4.64/26")]);
         assert!(draft.units[1].blueprints.is_empty(), "prose without a computation gets none");
         assert!(draft.problems(&passages, &library).is_empty());
@@ -877,11 +877,15 @@ mod tests {
         });
         let problems: Vec<String> = draft.problems(&passages, &library).iter().map(ToString::to_string).collect();
         assert!(
-            problems.iter().any(|p| p.starts_with("units[0].blueprints[1].skill_id: unknown skill blueprint 'NET.NOPE'")),
+            problems
+                .iter()
+                .any(|p| p.starts_with("units[0].blueprints[1].skill_id: unknown skill blueprint 'NET.NOPE'")),
             "{problems:#?}"
         );
         assert!(
-            problems.iter().any(|p| p.starts_with("units[0].blueprints[1].passage: passage") && p.contains("not one of unit")),
+            problems
+                .iter()
+                .any(|p| p.starts_with("units[0].blueprints[1].passage: passage") && p.contains("not one of unit")),
             "{problems:#?}"
         );
     }

@@ -669,8 +669,9 @@ async fn notes_that_work_a_computation_get_drills_computed_like_it(t: &TestApp) 
     assert!(pack.text.contains("blueprints = [\"NET.IP.SUBNET.BROADCAST\"]"), "{}", pack.text);
     t.post(&t.a, &format!("/api/author/drafts/{id}/publish"), serde_json::json!({})).await.expect(201);
 
-    let thread =
-        text(&t.post(&t.a, "/api/tutor/threads", serde_json::json!({ "courseId": "SUBNETTING" })).await.expect(201)["id"]);
+    let thread = text(
+        &t.post(&t.a, "/api/tutor/threads", serde_json::json!({ "courseId": "SUBNETTING" })).await.expect(201)["id"],
+    );
     let unit = text(&units[0]["id"]);
     let mut graded_by = std::collections::BTreeSet::new();
     for _ in 0..8 {
