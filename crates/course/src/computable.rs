@@ -335,7 +335,7 @@ fn distance(skill: &Blueprint, computation: Computation) -> Option<u32> {
                 LinearForm::Rational => "rational_solution",
             };
             let factors: Vec<&str> = skill.factors().map(|(name, _)| name).collect();
-            factors.contains(&factor).then(|| factors.len() as u32)
+            factors.contains(&factor).then_some(factors.len() as u32)
         }
         (GeneratorSpec::Ipv4Subnet(spec), Computation::Subnet(question)) => (spec.question == question).then_some(0),
         (GeneratorSpec::NumberBase(spec), Computation::Binary(question)) => (spec.question == question).then_some(0),
