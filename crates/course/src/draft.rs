@@ -815,25 +815,9 @@ mod tests {
         draft.units[1].chunks.push(SourceChunkId(Uuid::from_u128(11)));
         let problems: Vec<String> =
             draft.problems(&passages, &Library::builtin()).iter().map(ToString::to_string).collect();
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with("units[0].questions[0].passage: passage '")
-                    && p.contains("belongs to unit 'roots'")),
-            "{problems:#?}"
-        );
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with("units[0].drills[0].answer: the answer 'gravity' is not in the passage")),
-            "{problems:#?}"
-        );
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with("units[1].chunks[2]: passage") && p.contains("also in unit 'leaves'")),
-            "{problems:#?}"
-        );
+        assert_problem(&problems, "units[0].questions[0].passage: passage '", "belongs to unit 'roots'");
+        assert_problem(&problems, "units[0].drills[0].answer: the answer 'gravity' is not in the passage", "");
+        assert_problem(&problems, "units[1].chunks[2]: passage", "also in unit 'leaves'");
         assert!(!problems.iter().any(|p| p.starts_with("content") || p.starts_with("exam_questions")), "{problems:#?}");
     }
 
@@ -876,17 +860,12 @@ mod tests {
             example: String::new(),
         });
         let problems: Vec<String> = draft.problems(&passages, &library).iter().map(ToString::to_string).collect();
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with("units[0].blueprints[1].skill_id: unknown skill blueprint 'NET.NOPE'")),
-            "{problems:#?}"
-        );
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with("units[0].blueprints[1].passage: passage") && p.contains("not one of unit")),
-            "{problems:#?}"
-        );
+        assert_problem(&problems, "units[0].blueprints[1].skill_id: unknown skill blueprint 'NET.NOPE'", "");
+        assert_problem(&problems, "units[0].blueprints[1].passage: passage", "not one of unit");
+    }
+
+    /// `problems` has one that starts with `start` and contains `words`.
+    fn assert_problem(problems: &[String], start: &str, words: &str) {
+        assert!(problems.iter().any(|p| p.starts_with(start) && p.contains(words)), "{start}: {problems:#?}");
     }
 }
