@@ -82,6 +82,8 @@ CROSS_REFERENCES = [
         # A draft becomes a pack or a course only without problems, which its state decides.
         (r"(GET /api/author/drafts/\{id\}/pack|POST /api/author/drafts/\{id\}/publish)", "draft_has_problems",
          r".*", r"."),
+        # A flow teaches a concept of its own map, named by id, which the flow's state decides.
+        (r"POST /api/flows/\{id\}/advance", "invalid", r"node_id", r"is not a concept of this flow's map"),
         # Units are named by the draft's own ids, which its state decides.
         (r"POST /api/author/drafts/\{id\}/units", "invalid", r"units\[\d+\]", r"no unit"),
         # A learner's own course is theirs already: shared with others, not with themselves.
