@@ -1,9 +1,17 @@
 //! An item bank: the validated, non-empty list of items a test draws from, addressed by
 //! index (0-based, as in the JSON array it may be read from).
+//!
+//! A bank also keeps, once a selection rule that averages over the posterior first asks
+//! for it, every item's log-probabilities and information at every point of the
+//! quadrature grid ([`GridTable`]): those rules then cost a few multiply-adds per item and
+//! grid point instead of an exponential and two logarithms, and every test on the bank
+//! shares the table.
 
 use crate::json::{parse_located, Located};
 use crate::model::ItemParams;
-use serde::{Deserialize, Serialize};
+use crate::settings::Grid;
+use serde::{Deserialize, Serialize, Serializer};
+use std::sync::OnceLock;
 use thiserror::Error;
 
 /// Why a bank was refused.
@@ -16,11 +24,25 @@ pub enum BankError {
     Malformed { location: String, message: String },
 }
 
-/// In JSON the bare array of items; deserializing refuses an empty one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "Vec<ItemParams>", into = "Vec<ItemParams>")]
+/// In JSON the bare array of items; deserializing refuses an empty one. Two banks are
+/// equal when their items are; the grid table is a cache and does not count.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "Vec<ItemParams>")]
 pub struct ItemBank {
     items: Vec<ItemParams>,
+    grid_table: OnceLock<GridTable>,
+}
+
+impl PartialEq for ItemBank {
+    fn eq(&self, other: &Self) -> bool {
+        self.items == other.items
+    }
+}
+
+impl Serialize for ItemBank {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.items.serialize(serializer)
+    }
 }
 
 impl TryFrom<Vec<ItemParams>> for ItemBank {
@@ -41,7 +63,7 @@ impl ItemBank {
         if items.is_empty() {
             return Err(BankError::Empty);
         }
-        Ok(ItemBank { items })
+        Ok(ItemBank { items, grid_table: OnceLock::new() })
     }
 
     /// Reads a JSON array of items (`{"a", "b", "c", "d"}`, see [`ItemParams`]).
@@ -75,6 +97,75 @@ impl ItemBank {
     /// Always false: an empty bank is refused when built.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    /// The items' values at the points of `grid`, computed on the first call and kept.
+    /// A bank keeps one table: `None` when it was built for another grid (tests on one bank
+    /// share their settings in practice), and the caller computes the values itself.
+    /// A table larger than [`MAX_TABLE_ENTRIES`] is not kept either.
+    pub(crate) fn grid_table(&self, grid: &Grid) -> Option<&GridTable> {
+        if self.items.len().saturating_mul(grid.points) > MAX_TABLE_ENTRIES {
+            return None;
+        }
+        let table = self.grid_table.get_or_init(|| GridTable::new(&self.items, grid));
+        (table.grid == *grid).then_some(table)
+    }
+}
+
+/// The most item-by-grid-point entries a bank tabulates: 24 MiB over the three columns,
+/// ample for the default 121-point grid (8,666 items), while a bank of thousands of items
+/// on a fine grid of thousands of points computes its values as it goes rather than hold
+/// hundreds of megabytes.
+pub(crate) const MAX_TABLE_ENTRIES: usize = 1 << 20;
+
+/// Every item's ln P, ln(1 - P) and Fisher information at every point of a grid, item by
+/// item so that one item's values over a range of points are contiguous.
+#[derive(Debug, Clone)]
+pub(crate) struct GridTable {
+    grid: Grid,
+    log_p: Vec<f64>,
+    log_q: Vec<f64>,
+    information: Vec<f64>,
+}
+
+impl GridTable {
+    fn new(items: &[ItemParams], grid: &Grid) -> Self {
+        let nodes: Vec<f64> = grid.nodes().collect();
+        let size = items.len() * nodes.len();
+        let mut table = GridTable {
+            grid: *grid,
+            log_p: Vec::with_capacity(size),
+            log_q: Vec::with_capacity(size),
+            information: Vec::with_capacity(size),
+        };
+        for item in items {
+            for &theta in &nodes {
+                table.log_p.push(item.log_likelihood(theta, true));
+                table.log_q.push(item.log_likelihood(theta, false));
+                table.information.push(item.information(theta));
+            }
+        }
+        table
+    }
+
+    fn row<'t>(&self, column: &'t [f64], item: usize) -> &'t [f64] {
+        let points = self.grid.points;
+        &column[item * points..(item + 1) * points]
+    }
+
+    /// ln P(correct) of item `item` at each grid point.
+    pub(crate) fn log_p(&self, item: usize) -> &[f64] {
+        self.row(&self.log_p, item)
+    }
+
+    /// ln P(wrong) of item `item` at each grid point.
+    pub(crate) fn log_q(&self, item: usize) -> &[f64] {
+        self.row(&self.log_q, item)
+    }
+
+    /// The Fisher information of item `item` at each grid point.
+    pub(crate) fn information(&self, item: usize) -> &[f64] {
+        self.row(&self.information, item)
     }
 }
 

@@ -8,7 +8,7 @@
 use crate::bank::ItemBank;
 use crate::mle::mle;
 use crate::posterior::Posterior;
-use crate::selection::select_item;
+use crate::selection::select_item_by;
 use crate::settings::{CatSettings, Estimator, SettingsError, StopRules};
 use crate::Estimate;
 use rand::Rng;
@@ -67,7 +67,7 @@ impl<'a> Cat<'a> {
         Ok(Cat { bank, settings, stop, posterior, used: vec![false; bank.len()], responses: Vec::new(), estimate })
     }
 
-    /// The most informative unanswered item at the current estimate (randomesque if the
+    /// The best unanswered item by the settings' selection rule (randomesque if the
     /// settings say so); `None` once the bank is exhausted.
     pub fn next_item(&self, rng: &mut impl Rng) -> Option<usize> {
         self.next_item_where(rng, |_| true)
@@ -77,7 +77,8 @@ impl<'a> Cat<'a> {
     /// content balancing and exposure quotas.
     pub fn next_item_where(&self, rng: &mut impl Rng, eligible: impl Fn(usize) -> bool) -> Option<usize> {
         let unused = |index: usize| !self.used[index] && eligible(index);
-        select_item(self.bank, self.estimate.theta, unused, self.settings.randomesque, rng)
+        let (rule, randomesque) = (self.settings.selection, self.settings.randomesque);
+        select_item_by(self.bank, rule, self.estimate.theta, &self.posterior, unused, randomesque, rng)
     }
 
     /// Records an answer to item `index` and updates the estimate.
@@ -148,6 +149,7 @@ impl<'a> Cat<'a> {
 mod tests {
     use super::*;
     use crate::model::ItemParams;
+    use crate::settings::Selection;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -243,6 +245,28 @@ mod tests {
         let mixed = cat.record(index, false).unwrap();
         assert!(mixed.theta.is_finite() && mixed.se.is_finite() && mixed.theta < 4.0);
         assert!(cat.eap().se < 1.0);
+    }
+
+    #[test]
+    fn every_rule_gives_each_item_once_and_a_seed_repeats_the_test() {
+        let bank = bank(30);
+        for selection in Selection::ALL {
+            let settings = CatSettings { selection, randomesque: 3, ..CatSettings::default() };
+            let run = |seed: u64| {
+                let mut cat = Cat::new(&bank, settings, no_stop()).unwrap();
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                while let Some(index) = cat.next_item(&mut rng) {
+                    cat.record(index, (index * 7) % 3 != 0).unwrap();
+                }
+                cat.responses().iter().map(|r| r.item).collect::<Vec<_>>()
+            };
+            let given = run(8);
+            let mut sorted = given.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..30).collect::<Vec<_>>(), "{selection}");
+            assert_eq!(given, run(8), "{selection}");
+            assert_ne!(given, run(9), "{selection}");
+        }
     }
 
     #[test]

@@ -32,8 +32,8 @@ pub use cat::{Cat, CatError, Response, StopReason};
 pub use mle::{mle, test_information};
 pub use model::{ItemError, ItemParams, SCALE};
 pub use posterior::Posterior;
-pub use selection::select_item;
-pub use settings::{CatSettings, Estimator, Grid, MleSettings, NormalPrior, SettingsError, StopRules};
+pub use selection::{select_item, select_item_by};
+pub use settings::{CatSettings, Estimator, Grid, MleSettings, NormalPrior, Selection, SettingsError, StopRules};
 pub use simulation::{parse_thetas, simulate, Checkpoint, SimError, SimReport, ThetasError};
 
 use serde::{Deserialize, Serialize};

@@ -1,16 +1,29 @@
 //! Expected a posteriori (EAP) ability estimation over a fixed quadrature grid, kept
 //! incrementally: the log-posterior at every grid point is updated once per response, so
 //! a response costs O(grid points) however many came before it.
+//!
+//! The same pass keeps the normalized weights and the range of grid points where the
+//! posterior is not negligible, for the selection rules that average over it.
 
 use crate::model::ItemParams;
 use crate::settings::{Grid, NormalPrior, SettingsError};
 use crate::Estimate;
+use std::ops::Range;
 
-/// The posterior of ability on the grid, up to a constant.
+/// Grid points whose posterior density is below this fraction of the peak's are left out
+/// of [`Posterior::support`]: for a normal posterior that is beyond 5.3 SD, where less than
+/// 1e-7 of the mass lies.
+pub const NEGLIGIBLE_WEIGHT: f64 = 1e-6;
+
+/// The posterior of ability on the grid.
 #[derive(Debug, Clone)]
 pub struct Posterior {
+    grid: Grid,
     nodes: Vec<f64>,
     log_density: Vec<f64>,
+    /// The posterior probability of each grid point; they sum to 1.
+    weights: Vec<f64>,
+    support: Range<usize>,
     estimate: Estimate,
 }
 
@@ -21,8 +34,15 @@ impl Posterior {
         prior.validate()?;
         let nodes: Vec<f64> = grid.nodes().collect();
         let log_density = nodes.iter().map(|&theta| prior.log_density(theta)).collect();
-        let mut posterior = Posterior { nodes, log_density, estimate: Estimate { theta: prior.mean, se: prior.sd } };
-        posterior.estimate = posterior.summarize();
+        let mut posterior = Posterior {
+            grid: *grid,
+            weights: vec![0.0; nodes.len()],
+            support: 0..nodes.len(),
+            nodes,
+            log_density,
+            estimate: Estimate { theta: prior.mean, se: prior.sd },
+        };
+        posterior.summarize();
         Ok(posterior)
     }
 
@@ -31,7 +51,7 @@ impl Posterior {
         for (log_density, &theta) in self.log_density.iter_mut().zip(&self.nodes) {
             *log_density += item.log_likelihood(theta, correct);
         }
-        self.estimate = self.summarize();
+        self.summarize();
     }
 
     /// The posterior mean as theta and the posterior standard deviation as its SE.
@@ -39,19 +59,54 @@ impl Posterior {
         self.estimate
     }
 
-    fn summarize(&self) -> Estimate {
+    /// The grid the posterior lives on.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The abilities of the grid points.
+    pub fn nodes(&self) -> &[f64] {
+        &self.nodes
+    }
+
+    /// The posterior probability of each grid point (they sum to 1).
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// The grid points from the first to the last whose density is at least
+    /// [`NEGLIGIBLE_WEIGHT`] times the peak's: where an average over the posterior needs
+    /// to look. Never empty.
+    pub fn support(&self) -> Range<usize> {
+        self.support.clone()
+    }
+
+    /// Recomputes the weights, the support and the estimate from the log-density.
+    fn summarize(&mut self) {
         // Weights relative to the largest, so that long tests do not underflow to 0/0.
         let peak = self.log_density.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let (mut total, mut first, mut second) = (0.0, 0.0, 0.0);
-        for (&log_density, &theta) in self.log_density.iter().zip(&self.nodes) {
-            let weight = (log_density - peak).exp();
-            total += weight;
-            first += weight * theta;
-            second += weight * theta * theta;
+        let (mut lowest, mut highest) = (usize::MAX, 0);
+        for (index, ((&log_density, &theta), weight)) in
+            self.log_density.iter().zip(&self.nodes).zip(&mut self.weights).enumerate()
+        {
+            *weight = (log_density - peak).exp();
+            if *weight >= NEGLIGIBLE_WEIGHT {
+                lowest = lowest.min(index);
+                highest = index;
+            }
+            total += *weight;
+            first += *weight * theta;
+            second += *weight * theta * theta;
         }
+        for weight in &mut self.weights {
+            *weight /= total;
+        }
+        // The peak itself has weight 1, so the range always holds at least one point.
+        self.support = lowest..highest + 1;
         let mean = first / total;
         let variance = (second / total - mean * mean).max(0.0);
-        Estimate { theta: mean, se: variance.sqrt() }
+        self.estimate = Estimate { theta: mean, se: variance.sqrt() };
     }
 }
 

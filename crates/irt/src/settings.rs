@@ -41,6 +41,8 @@ pub enum SettingsError {
     MaxItems,
     #[error("min_items = {min} exceeds max_items = {max}; allowed: min_items <= max_items")]
     MinAboveMax { min: usize, max: usize },
+    #[error("selection {0:?} is not a rule; allowed: max_info, posterior_weighted_info, kl")]
+    Selection(String),
 }
 
 /// Which estimate a test reports and selects items at.
@@ -52,6 +54,51 @@ pub enum Estimator {
     Eap,
     /// Maximum likelihood by Fisher scoring, SE from the test information.
     Mle,
+}
+
+/// How the next item is chosen among the eligible ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// Maximum Fisher information at the current estimate.
+    #[default]
+    MaxInfo,
+    /// Fisher information averaged over the posterior of ability (van der Linden 1998):
+    /// while the posterior is wide it favours items informative over the whole range the
+    /// examinee may be in, not only at the point estimate.
+    PosteriorWeightedInfo,
+    /// Kullback-Leibler information between the response distributions at the estimate
+    /// and at each other ability, averaged over the posterior (KLP; Chang and Ying 1996,
+    /// Chen, Ankenmann and Chang 2000): how well the item tells the estimate apart from
+    /// the abilities the examinee may still have.
+    Kl,
+}
+
+impl Selection {
+    /// Every rule, in the order reports list them.
+    pub const ALL: [Selection; 3] = [Selection::MaxInfo, Selection::PosteriorWeightedInfo, Selection::Kl];
+
+    /// The rule's name in settings, JSON and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Selection::MaxInfo => "max_info",
+            Selection::PosteriorWeightedInfo => "posterior_weighted_info",
+            Selection::Kl => "kl",
+        }
+    }
+}
+
+impl std::fmt::Display for Selection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Selection {
+    type Err = SettingsError;
+    fn from_str(name: &str) -> Result<Self, SettingsError> {
+        Selection::ALL.into_iter().find(|rule| rule.name() == name).ok_or_else(|| SettingsError::Selection(name.into()))
+    }
 }
 
 /// Evenly spaced quadrature points from `lo` to `hi`, both included.
@@ -155,8 +202,11 @@ pub struct CatSettings {
     pub prior: NormalPrior,
     pub grid: Grid,
     pub mle: MleSettings,
-    /// Choose uniformly among this many most informative items (1 = maximum information).
+    /// Choose uniformly among this many best items by the selection rule (1 = always the best).
     pub randomesque: usize,
+    /// The rule that ranks the eligible items.
+    #[serde(default)]
+    pub selection: Selection,
 }
 
 impl Default for CatSettings {
@@ -167,6 +217,7 @@ impl Default for CatSettings {
             grid: Grid::default(),
             mle: MleSettings::default(),
             randomesque: 1,
+            selection: Selection::default(),
         }
     }
 }
@@ -241,5 +292,27 @@ mod tests {
         assert_eq!(rules.validate(), Err(SettingsError::MinAboveMax { min: 10, max: 5 }));
         let rules = StopRules { se_target: Some(-0.1), ..StopRules::default() };
         assert_eq!(rules.validate(), Err(SettingsError::SeTarget(-0.1)));
+    }
+
+    #[test]
+    fn selection_rules_go_by_their_names_and_an_unknown_name_lists_the_rules() {
+        for rule in Selection::ALL {
+            assert_eq!(rule.name().parse::<Selection>(), Ok(rule));
+            assert_eq!(serde_json::to_value(rule).unwrap(), rule.name());
+        }
+        assert_eq!(
+            "fisher".parse::<Selection>().unwrap_err().to_string(),
+            "selection \"fisher\" is not a rule; allowed: max_info, posterior_weighted_info, kl"
+        );
+        let mut json = serde_json::to_value(CatSettings::default()).unwrap();
+        json["selection"] = "posterior_weighted_info".into();
+        let settings: CatSettings = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(settings.selection, Selection::PosteriorWeightedInfo);
+        json["selection"] = "KL".into();
+        let error = serde_json::from_value::<CatSettings>(json.clone()).unwrap_err().to_string();
+        assert!(error.contains("expected one of `max_info`, `posterior_weighted_info`, `kl`"), "{error}");
+        // Settings written before the rule existed read as the default rule.
+        json.as_object_mut().unwrap().remove("selection");
+        assert_eq!(serde_json::from_value::<CatSettings>(json).unwrap().selection, Selection::default());
     }
 }

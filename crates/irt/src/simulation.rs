@@ -8,6 +8,8 @@
 //! - `at_k`: bias (mean of estimate - truth), RMSE and mean SE after k = 5, 10, 20, 30 items.
 //! - `mean_length_to_se_0.3`: the mean length at which the SE first reached 0.3; an
 //!   examinee who has not reached it by 60 items counts as 60.
+//! - `max_exposure_rate`: the share of examinees who were given the most used item in
+//!   these tests; `items_used`: how many of the bank's items anyone was given.
 //!
 //! A bank smaller than a checkpoint cannot give k items: examinees stop when the bank is
 //! exhausted, the checkpoint's figures are those after the whole bank, and its `items`
@@ -91,6 +93,15 @@ pub struct SimReport {
     #[serde(rename = "reached_se_0.3")]
     pub reached_se: f64,
     pub length_cap: usize,
+    /// The exposure rate of the most used item: the share of examinees who were given it,
+    /// over the protocol's tests (up to 30 items and SE 0.3, or 60). Without randomesque
+    /// every test starts with the same item, so this is 1 whatever the rule; it says how
+    /// evenly a bank is used only once `randomesque` spreads the first items.
+    pub max_exposure_rate: f64,
+    /// The index of that item (the lowest of the most used, if several were used as often).
+    pub most_used_item: usize,
+    /// How many of the bank's items at least one examinee was given.
+    pub items_used: usize,
     pub examinees: usize,
     pub bank_size: usize,
     pub seed: u64,
@@ -113,10 +124,12 @@ pub fn simulate(bank: &ItemBank, thetas: &[f64], seed: u64, settings: &CatSettin
     settings.validate()?;
     let mut sums = [(0.0, 0.0, 0.0); CHECKPOINTS.len()];
     let (mut total_length, mut reached) = (0usize, 0usize);
+    // How many examinees were given each item.
+    let mut exposures = vec![0usize; bank.len()];
     for (index, &theta) in thetas.iter().enumerate() {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(index as u64);
-        let run = examinee(bank, theta, settings, &mut rng)?;
+        let run = examinee(bank, theta, settings, &mut rng, &mut exposures)?;
         for (sum, estimate) in sums.iter_mut().zip(&run.at) {
             let error = estimate.theta - theta;
             *sum = (sum.0 + error, sum.1 + error * error, sum.2 + estimate.se);
@@ -125,6 +138,8 @@ pub fn simulate(bank: &ItemBank, thetas: &[f64], seed: u64, settings: &CatSettin
         reached += run.length_to_target.is_some() as usize;
     }
     let n = thetas.len() as f64;
+    // The first of the most used items: `max_by_key` would give the last.
+    let most_used_item = (0..exposures.len()).rev().max_by_key(|&item| exposures[item]).unwrap_or(0);
     let checkpoint = |j: usize| {
         let (error, squared, se) = sums[j];
         Checkpoint {
@@ -142,6 +157,9 @@ pub fn simulate(bank: &ItemBank, thetas: &[f64], seed: u64, settings: &CatSettin
         mean_length_to_se: total_length as f64 / n,
         reached_se: reached as f64 / n,
         length_cap: LENGTH_CAP,
+        max_exposure_rate: exposures[most_used_item] as f64 / n,
+        most_used_item,
+        items_used: exposures.iter().filter(|&&count| count > 0).count(),
         examinees: thetas.len(),
         bank_size: bank.len(),
         seed,
@@ -149,7 +167,14 @@ pub fn simulate(bank: &ItemBank, thetas: &[f64], seed: u64, settings: &CatSettin
     })
 }
 
-fn examinee(bank: &ItemBank, theta: f64, settings: &CatSettings, rng: &mut ChaCha8Rng) -> Result<Run, SimError> {
+/// One examinee's test; adds 1 to `exposures` for each item given.
+fn examinee(
+    bank: &ItemBank,
+    theta: f64,
+    settings: &CatSettings,
+    rng: &mut ChaCha8Rng,
+    exposures: &mut [usize],
+) -> Result<Run, SimError> {
     let no_stop = StopRules { se_target: None, min_items: 0, max_items: None };
     let mut cat = Cat::new(bank, *settings, no_stop)?;
     let last_checkpoint = CHECKPOINTS[CHECKPOINTS.len() - 1].min(bank.len());
@@ -158,6 +183,7 @@ fn examinee(bank: &ItemBank, theta: f64, settings: &CatSettings, rng: &mut ChaCh
         let Some(index) = cat.next_item(rng) else { break };
         let correct = rng.gen::<f64>() < bank.items()[index].p(theta);
         let Ok(estimate) = cat.record(index, correct) else { break };
+        exposures[index] += 1;
         if run.length_to_target.is_none() && estimate.se <= SE_TARGET {
             run.length_to_target = Some(length);
         }
@@ -177,7 +203,7 @@ fn examinee(bank: &ItemBank, theta: f64, settings: &CatSettings, rng: &mut ChaCh
 mod tests {
     use super::*;
     use crate::model::ItemParams;
-    use crate::settings::Estimator;
+    use crate::settings::{Estimator, Selection};
     use crate::synthetic::{random_3pl_bank, standard_normal_thetas};
 
     fn setup(bank_size: usize, examinees: usize) -> (ItemBank, Vec<f64>) {
@@ -218,6 +244,49 @@ mod tests {
         assert_eq!(report.bank_size, 12);
         // Twelve 3PL items cannot bring the SE to 0.3: every examinee counts as the cap.
         assert_eq!((report.mean_length_to_se, report.reached_se), (60.0, 0.0));
+    }
+
+    #[test]
+    fn every_selection_rule_is_reproduced_by_its_seed() {
+        let (bank, thetas) = setup(120, 30);
+        for selection in Selection::ALL {
+            let settings = CatSettings { selection, randomesque: 3, ..CatSettings::default() };
+            let report = simulate(&bank, &thetas, 4, &settings).unwrap();
+            assert_eq!(report.settings.selection, selection);
+            assert!(report.at_30.rmse < report.at_5.rmse, "{selection}: {report:?}");
+            assert_eq!(report, simulate(&bank, &thetas, 4, &settings).unwrap(), "{selection}");
+            assert_ne!(report, simulate(&bank, &thetas, 5, &settings).unwrap(), "{selection}");
+        }
+    }
+
+    #[test]
+    fn the_exposure_of_the_most_used_item_counts_examinees_given_it() {
+        // Two items: every examinee takes both, the first of the tied items is named.
+        let bank = ItemBank::new(vec![ItemParams::three_pl(1.0, 0.5, 0.0).unwrap(); 2]).unwrap();
+        let report = simulate(&bank, &[0.0, 1.0, -1.0], 1, &CatSettings::default()).unwrap();
+        assert_eq!((report.max_exposure_rate, report.most_used_item, report.items_used), (1.0, 0, 2));
+        // Without randomesque every test opens with the same item.
+        let (bank, thetas) = setup(150, 40);
+        let report = simulate(&bank, &thetas, 2, &CatSettings::default()).unwrap();
+        assert_eq!(report.max_exposure_rate, 1.0);
+        // With it, the count matches the items each examinee was given, tallied here again.
+        let settings = CatSettings { randomesque: 10, ..CatSettings::default() };
+        let report = simulate(&bank, &thetas, 2, &settings).unwrap();
+        let mut given = vec![0usize; bank.len()];
+        for (index, &theta) in thetas.iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(2);
+            rng.set_stream(index as u64);
+            let mut own = vec![0usize; bank.len()];
+            examinee(&bank, theta, &settings, &mut rng, &mut own).unwrap();
+            assert!(own.iter().all(|&count| count <= 1) && own.iter().sum::<usize>() >= 30);
+            given.iter_mut().zip(&own).for_each(|(total, count)| *total += count);
+        }
+        let most = *given.iter().max().unwrap();
+        assert_eq!(report.max_exposure_rate, most as f64 / 40.0);
+        assert_eq!(given[report.most_used_item], most);
+        assert_eq!(given.iter().position(|&count| count == most), Some(report.most_used_item));
+        assert_eq!(report.items_used, given.iter().filter(|&&count| count > 0).count());
+        assert!(report.max_exposure_rate < 1.0 && report.items_used > 60, "{report:?}");
     }
 
     #[test]

@@ -2,7 +2,23 @@
 
 use crate::bank::{BankError, ItemBank};
 use crate::model::ItemParams;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The ChaCha8 stream [`population`] draws from: [`simulate`](crate::simulate) draws the
+/// answers of examinee i from stream i of its seed, so the same seed can serve both
+/// without the bank being correlated with any examinee's answers.
+pub const POPULATION_STREAM: u64 = u64::MAX;
+
+/// A [`random_3pl_bank`] of `items` items and `examinees` abilities from N(0, 1), drawn
+/// from `seed` (stream [`POPULATION_STREAM`]): a bank and population that anyone can
+/// reproduce from three numbers. Refused only when `items` is 0.
+pub fn population(items: usize, examinees: usize, seed: u64) -> Result<(ItemBank, Vec<f64>), BankError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(POPULATION_STREAM);
+    let bank = random_3pl_bank(items, &mut rng)?;
+    Ok((bank, standard_normal_thetas(examinees, &mut rng)))
+}
 
 /// A 3PL bank typical of calibrated tests in the logistic metric: a = 1.2 exp(0.3 z)
 /// (median 1.2, most within 0.7 to 2.1), b ~ N(0, 1), c ~ U(0.1, 0.25).
@@ -52,5 +68,14 @@ mod tests {
         assert_eq!(bank.len(), 500);
         assert!(bank.items().iter().all(|it| it.a() > 0.3 && it.a() < 4.0 && (0.1..0.25).contains(&it.c())));
         assert!(random_3pl_bank(0, &mut ChaCha8Rng::seed_from_u64(3)).is_err());
+    }
+
+    #[test]
+    fn a_population_is_reproduced_by_its_seed() {
+        let (bank, thetas) = population(40, 25, 9).unwrap();
+        assert_eq!((bank.len(), thetas.len()), (40, 25));
+        assert_eq!(population(40, 25, 9).unwrap(), (bank.clone(), thetas));
+        assert_ne!(population(40, 25, 10).unwrap().0, bank);
+        assert!(population(0, 25, 9).is_err());
     }
 }
