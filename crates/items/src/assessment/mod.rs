@@ -100,10 +100,37 @@ pub struct AdaptiveSettings {
     /// Stop once the ability's standard error is at most this (default 0.3).
     #[serde(default = "default_se_target")]
     pub se_target: f64,
-    /// Pick at random among this many most informative items, to spread exposure
-    /// (default 1: always the most informative).
+    /// Pick at random among this many best items, to spread exposure (default 1: always
+    /// the best).
     #[serde(default = "default_randomesque")]
     pub randomesque: usize,
+    /// How the next item is ranked: "max_info", "posterior_weighted_info" or "kl"
+    /// (default: the IRT engine's default rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<AdaptiveSelection>,
+}
+
+/// The item selection rules of the IRT engine (`pathwise_irt::Selection`), by the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdaptiveSelection {
+    /// Fisher information at the ability estimate.
+    MaxInfo,
+    /// Fisher information averaged over the posterior of ability.
+    PosteriorWeightedInfo,
+    /// Kullback-Leibler information averaged over the posterior of ability.
+    Kl,
+}
+
+impl AdaptiveSelection {
+    /// The rule's name, as in the blueprint and in the engine's settings.
+    pub fn name(self) -> &'static str {
+        match self {
+            AdaptiveSelection::MaxInfo => "max_info",
+            AdaptiveSelection::PosteriorWeightedInfo => "posterior_weighted_info",
+            AdaptiveSelection::Kl => "kl",
+        }
+    }
 }
 
 fn default_se_target() -> f64 {
@@ -120,6 +147,8 @@ pub struct AdaptiveRules {
     pub min_items: usize,
     pub se_target: f64,
     pub randomesque: usize,
+    /// `None`: the IRT engine's default rule.
+    pub selection: Option<AdaptiveSelection>,
 }
 
 /// An assessment blueprint checked against a library.
@@ -277,6 +306,7 @@ fn adaptive_rules(settings: Option<&AdaptiveSettings>, total: usize) -> Result<A
         min_items: None,
         se_target: default_se_target(),
         randomesque: default_randomesque(),
+        selection: None,
     });
     let max_items = s.max_items.unwrap_or(total);
     let min_items = s.min_items.unwrap_or(5.min(max_items));
@@ -292,5 +322,46 @@ fn adaptive_rules(settings: Option<&AdaptiveSettings>, total: usize) -> Result<A
     if !(1..=10).contains(&s.randomesque) {
         return Err(format!("adaptive.randomesque {} is out of range; allowed: 1-10", s.randomesque));
     }
-    Ok(AdaptiveRules { max_items, min_items, se_target: s.se_target, randomesque: s.randomesque })
+    Ok(AdaptiveRules {
+        max_items,
+        min_items,
+        se_target: s.se_target,
+        randomesque: s.randomesque,
+        selection: s.selection,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(toml_text: &str) -> Result<AdaptiveSettings, toml::de::Error> {
+        toml::from_str(toml_text)
+    }
+
+    #[test]
+    fn the_selection_rule_is_optional_and_carried_into_the_rules() {
+        let rules = adaptive_rules(Some(&settings("").unwrap()), 20).unwrap();
+        assert_eq!((rules.randomesque, rules.selection), (1, None));
+        assert_eq!(adaptive_rules(None, 20).unwrap(), rules);
+        for (name, rule) in [
+            ("max_info", AdaptiveSelection::MaxInfo),
+            ("posterior_weighted_info", AdaptiveSelection::PosteriorWeightedInfo),
+            ("kl", AdaptiveSelection::Kl),
+        ] {
+            let parsed = settings(&format!("selection = \"{name}\"\nrandomesque = 2")).unwrap();
+            let rules = adaptive_rules(Some(&parsed), 20).unwrap();
+            assert_eq!((rules.selection, rules.randomesque), (Some(rule), 2));
+            assert_eq!(rule.name(), name);
+        }
+    }
+
+    #[test]
+    fn an_unknown_selection_rule_is_refused_naming_the_rules() {
+        let error = settings("selection = \"fisher\"").unwrap_err().to_string();
+        assert!(error.contains("unknown variant `fisher`"), "{error}");
+        assert!(error.contains("expected one of `max_info`, `posterior_weighted_info`, `kl`"), "{error}");
+        let error = adaptive_rules(Some(&settings("randomesque = 11\nselection = \"kl\"").unwrap()), 20).unwrap_err();
+        assert_eq!(error, "adaptive.randomesque 11 is out of range; allowed: 1-10");
+    }
 }
