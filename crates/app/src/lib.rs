@@ -24,7 +24,7 @@ pub use course_tutor::voice;
 pub use jobs::{review_jobs, scheduler};
 pub use learning_loop::{advance, diagnostics, flows, teaching};
 pub use maps::{curriculum, generation, replanning};
-pub use mastery::preferences;
+pub use mastery::{fsrs_parameters, preferences};
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
@@ -47,6 +47,7 @@ pub struct App<S: Store = AnyStore> {
     notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
     changed_maps: jobs::review_jobs::ChangedMaps,
     scheduler_choices: mastery::fsrs::SchedulerChoices,
+    fsrs_parameters: mastery::fsrs_parameters::ParameterCache,
     /// Where learners' code runs; none when this machine cannot isolate it.
     sandbox: Option<Arc<pathwise_sandbox::Sandbox>>,
     /// The skill and assessment blueprints sessions draw items from.
@@ -76,6 +77,7 @@ impl<S: Store> App<S> {
             notifiers: Arc::new(Vec::new()),
             changed_maps: Default::default(),
             scheduler_choices: Default::default(),
+            fsrs_parameters: Default::default(),
             sandbox: None,
             library: sessions::builtin_library(),
             courses: Default::default(),

@@ -59,7 +59,7 @@ pub struct Settings {
     /// when unset.
     pub worker_name: Option<String>,
     /// Recurring jobs: `[[schedules]]` with `name`, `job` (nightly_analytics, weekly_digest,
-    /// stale_flows, noop) and a five-field UTC `cron`.
+    /// stale_flows, fsrs_fit, noop) and a five-field UTC `cron`.
     pub schedules: Vec<pathwise_app::scheduler::Schedule>,
     /// Where digests and review reminders go: `[[notifiers]]` with `kind = "webhook"` or
     /// `kind = "smtp"`.

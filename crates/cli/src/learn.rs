@@ -180,15 +180,20 @@ pub async fn export_reviews(settings: &Settings, token: Option<&str>) -> Result<
     crate::output::text(app.review_log(me).await?)
 }
 
-/// Show the learner's preferences, changing them first when asked.
+/// Show the learner's preferences, changing them (or fitting their FSRS parameters) first
+/// when asked.
 pub async fn preferences(
     settings: &Settings,
     token: Option<&str>,
     daily_review_cap: Option<String>,
     srs_scheduler: Option<pathwise_domain::SrsScheduler>,
+    fit_fsrs: bool,
 ) -> Result<()> {
     let app = open_app(settings).await?;
     let me = learner(&app, settings, token).await?;
+    if fit_fsrs {
+        app.fit_fsrs(me).await?;
+    }
     if daily_review_cap.is_none() && srs_scheduler.is_none() {
         return print(&app.preferences(me).await?);
     }

@@ -137,7 +137,8 @@ enum Command {
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
     },
-    /// Show the learner's preferences, or change them.
+    /// Show the learner's preferences (with the FSRS parameters in use and how well they
+    /// predict the learner), or change them.
     Preferences {
         /// Reviews a day at most (1-1000), or `none` for no limit.
         #[arg(long)]
@@ -145,6 +146,9 @@ enum Command {
         /// Which scheduler spaces reviews: sm2 (the default) or fsrs.
         #[arg(long)]
         srs_scheduler: Option<pathwise_domain::SrsScheduler>,
+        /// Fit the learner's FSRS parameters on their reviews now (a weekly job also does).
+        #[arg(long)]
+        fit_fsrs: bool,
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
     },
@@ -292,9 +296,9 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Analytics { command, token } => {
             learn::analytics(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), command).await
         }
-        Command::Preferences { daily_review_cap, srs_scheduler, token } => {
+        Command::Preferences { daily_review_cap, srs_scheduler, fit_fsrs, token } => {
             let settings = settings_for(&cli.store, cli.config.as_deref())?;
-            learn::preferences(&settings, token.as_deref(), daily_review_cap, srs_scheduler).await
+            learn::preferences(&settings, token.as_deref(), daily_review_cap, srs_scheduler, fit_fsrs).await
         }
         Command::ExportReviews { token } => {
             learn::export_reviews(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref()).await

@@ -107,7 +107,14 @@ fn table(report: &EvaluationReport) -> String {
             let _ = writeln!(out, "{:<14} unavailable: {reason}", "fsrs_fitted");
         }
     }
+    row(&mut out, "fsrs_refitted", &report.fsrs_refitted.metrics);
+    let _ = writeln!(
+        out,
+        "\nfsrs_refitted is FSRS as a learner's schedule runs it: the scored reviews in {} periods, each \
+         predicted with the parameters fitted on everything before it ({} of them fitted, the rest on the defaults)",
+        report.fsrs_refitted.periods, report.fsrs_refitted.periods_fitted
+    );
     let _ =
-        writeln!(out, "\nlowest log loss: {} (lower log loss and RMSE are better, higher AUC is better)", report.best);
+        writeln!(out, "lowest log loss: {} (lower log loss and RMSE are better, higher AUC is better)", report.best);
     out
 }

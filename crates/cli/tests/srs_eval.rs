@@ -55,12 +55,13 @@ fn srs_eval_prints_a_table_of_the_three_schedulers_with_the_split() {
     for column in ["log loss", "RMSE(bins)", "AUC"] {
         assert!(header.contains(column), "{header}");
     }
-    for scheduler in ["sm2", "fsrs_default", "fsrs_fitted"] {
+    for scheduler in ["sm2", "fsrs_default", "fsrs_fitted", "fsrs_refitted"] {
         let row = stdout.lines().find(|line| line.starts_with(&format!("{scheduler} "))).expect(scheduler);
         let figures: Vec<f64> = row.split_whitespace().skip(1).filter_map(|cell| cell.parse().ok()).collect();
         assert_eq!(figures.len(), 3, "{row}");
     }
     assert!(stdout.contains("lowest log loss: "), "{stdout}");
+    assert!(stdout.contains("the scored reviews in 4 periods, each predicted with the parameters fitted"), "{stdout}");
 }
 
 #[test]
@@ -78,13 +79,19 @@ fn srs_eval_json_prints_one_object_with_each_scheduler_under_its_name() {
     assert_eq!(report["fitting_reviews"], 240);
     assert_eq!(report["scored_reviews"], 240);
     assert_eq!(report["fsrs_fitted"]["available"], true, "{report}");
-    for scheduler in ["sm2", "fsrs_default", "fsrs_fitted"] {
+    for scheduler in ["sm2", "fsrs_default", "fsrs_fitted", "fsrs_refitted"] {
         for figure in ["log_loss", "rmse_bins", "auc"] {
             let value = report[scheduler][figure].as_f64().unwrap_or_else(|| panic!("{scheduler}.{figure}: {report}"));
             assert!(value.is_finite() && value >= 0.0, "{scheduler}.{figure} = {value}");
         }
     }
     assert_eq!(report["fsrs_fitted"]["parameters"].as_array().map(Vec::len), Some(21));
+    // 240 reviews before the scored ones: every period is predicted with a fit of its own.
+    assert_eq!(
+        (report["fsrs_refitted"]["periods"].as_u64(), report["fsrs_refitted"]["periods_fitted"].as_u64()),
+        (Some(4), Some(4)),
+        "{report}"
+    );
 }
 
 #[test]

@@ -167,6 +167,7 @@ vocabulary!(
         NightlyAnalytics => "nightly_analytics",
         WeeklyDigest => "weekly_digest",
         StaleFlows => "stale_flows",
+        FsrsFit => "fsrs_fit",
         Noop => "noop",
     }
 );

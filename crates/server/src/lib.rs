@@ -199,6 +199,7 @@ fn operations() -> OpenApiRouter<AppState> {
         .routes(routes!(analytics::portfolio))
         .routes(routes!(learners::review_log))
         .routes(routes!(learners::preferences, learners::update_preferences))
+        .routes(routes!(learners::fit_fsrs))
         .routes(routes!(analytics::digest))
         .routes(routes!(analytics::jobs))
         .routes(routes!(analytics::runs))

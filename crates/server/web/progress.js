@@ -87,11 +87,61 @@ async function showPortfolio(page, config, gen) {
   }
   if (!current(gen)) return;
   const usage = el('section', { class: 'card pg-usage', 'aria-labelledby': 'pg-usage-h' });
+  const spacing = el('section', { class: 'card pg-spacing', 'aria-labelledby': 'pg-spacing-h' });
   fill(page, heading,
     el('p', { class: 'muted' }, 'Figures are as of now; every night adds a point to each active map’s trend.'),
     portfolio.maps_total ? [overview(portfolio), mapList(portfolio)] : noMaps(),
-    el('div', { class: 'pg-grid' }, digestCard(config, portfolio), usage));
+    el('div', { class: 'pg-grid' }, digestCard(config, portfolio), spacing, usage));
+  loadSpacing(spacing, gen);
   loadUsage(usage, gen);
+}
+
+// How reviews are spaced: the scheduler chosen, and FSRS's parameters for this learner
+// (their own once fitted, the defaults until then) with how well they predict them.
+async function loadSpacing(card, gen) {
+  const heading = el('h2', { id: 'pg-spacing-h' }, 'Spacing your reviews');
+  fill(card, heading, loading('Loading…'));
+  let prefs;
+  try {
+    prefs = await api('GET', '/me/preferences');
+  } catch (e) {
+    if (!current(gen)) return;
+    reportError(e);
+    fill(card, heading, el('p', {}, 'Your review settings could not be loaded.'),
+      el('button', { type: 'button', class: 'secondary', onclick: () => loadSpacing(card, gen) }, 'Try again'));
+    return;
+  }
+  if (current(gen)) showSpacing(card, heading, prefs, gen);
+}
+
+function showSpacing(card, heading, prefs, gen) {
+  const f = prefs.fsrs;
+  const fsrs = prefs.srs_scheduler === 'fsrs';
+  const loss = (v) => (v == null ? null : num(v, 3));
+  const own = f.parameters === 'fitted';
+  const which = own
+    ? `FSRS’s parameters are your own: fitted on ${plural(f.fitted_on_reviews, 'review')}${f.initial_stability_only ? ' (the first-answer stabilities only: the rest come with 64 reviews)' : ''} on ${fmtDay(f.fitted_at)}.`
+    : `FSRS uses its default parameters: ${f.reason}`;
+  const fit = loss(f.log_loss), base = loss(f.default_log_loss);
+  const how = f.checked_reviews > 0 && base != null
+    ? `On your latest ${plural(f.checked_reviews, 'review')}: ${fit != null ? `log loss ${fit} fitted without them` : 'no fit to check'}, ${base} with the defaults (lower predicts you better).`
+    : null;
+  const act = async (method, path, body) => {
+    const next = await api(method, path, body);
+    const updated = path.endsWith('/fit') ? { ...prefs, fsrs: next } : next;
+    if (card.isConnected) showSpacing(card, heading, updated, gen);
+  };
+  fill(card, heading,
+    el('p', { 'data-scheduler': prefs.srs_scheduler }, fsrs
+      ? 'Your reviews are spaced by FSRS, which models how long each memory lasts.'
+      : 'Your reviews are spaced by SM-2, the classic schedule. FSRS models how long each memory lasts; choosing it replays your history into it.'),
+    el('p', { class: 'pg-fsrs', 'data-parameters': f.parameters }, which),
+    how && el('p', { class: 'muted small pg-fsrs-check' }, how),
+    el('div', { class: 'card-actions' },
+      el('button', { type: 'button', class: 'secondary', onclick: () => withBusy(() => act('PATCH', '/me/preferences', { srs_scheduler: fsrs ? 'sm2' : 'fsrs' })) },
+        fsrs ? 'Use SM-2 instead' : 'Use FSRS'),
+      el('button', { type: 'button', class: 'secondary', onclick: () => withBusy(() => act('POST', '/me/preferences/fsrs/fit')) },
+        'Fit FSRS to my reviews now')));
 }
 
 function noMaps() {

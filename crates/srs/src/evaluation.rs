@@ -7,6 +7,8 @@
 //!   schedulers that only give intervals): predicted recall = 0.9^(elapsed / interval).
 //! - `fsrs_default`: FSRS with the crate's default parameters.
 //! - `fsrs_fitted`: FSRS with parameters fitted on the earlier part of the log.
+//! - `fsrs_refitted`: FSRS as a learner's schedule runs it, fitted again as the log grows
+//!   (the scored part in four periods, each predicted with the fit made before it).
 //!
 //! The log is split in time: the reviews before the chronologically middle review (about
 //! the first half) are the training part, used only to fit `fsrs_fitted`; every scheduler is
@@ -15,7 +17,9 @@
 //! before it.
 
 use crate::fsrs_fit::{fit_parameters, FittedParameters};
-use crate::fsrs_scheduler::{whole_days, FsrsError, FsrsMemory, FsrsScheduler, DEFAULT_DESIRED_RETENTION};
+use crate::fsrs_scheduler::{
+    whole_days, FsrsError, FsrsMemory, FsrsParameters, FsrsScheduler, DEFAULT_DESIRED_RETENTION,
+};
 use crate::metrics::{Bin, Metrics, Prediction};
 use crate::review_log::{ItemHistory, ReviewLog, PASSING_GRADE};
 use chrono::{DateTime, Utc};
@@ -43,6 +47,8 @@ pub struct EvaluationReport {
     pub sm2: Metrics,
     pub fsrs_default: Metrics,
     pub fsrs_fitted: FittedOutcome,
+    /// FSRS as a learner's schedule runs it: fitted again as the log grows.
+    pub fsrs_refitted: Refitted,
     /// The scheduler with the lowest log loss.
     pub best: &'static str,
 }
@@ -95,6 +101,23 @@ impl Serialize for FittedOutcome {
     }
 }
 
+/// How many periods the scored reviews are cut into for `fsrs_refitted`.
+pub const REFIT_PERIODS: usize = 4;
+
+/// FSRS refitted as the log grows, the way a learner's schedule is: the scored reviews are
+/// cut into `REFIT_PERIODS` periods of equal size in time order, and each period is
+/// predicted with what `learner_fit::fit_for_learner` chose on everything before it (the
+/// learner's own parameters, or the defaults while the log is too short for a fit or the
+/// fit does not beat them on the latest reviews). Scored on the same reviews as the others.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refitted {
+    #[serde(flatten)]
+    pub metrics: Metrics,
+    pub periods: usize,
+    /// The periods predicted with fitted parameters (the rest used the defaults).
+    pub periods_fitted: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum EvaluationError {
     #[error(
@@ -134,10 +157,16 @@ pub fn evaluate(log: &ReviewLog) -> Result<EvaluationReport, EvaluationError> {
         }
     };
 
+    let fsrs_refitted = refitted(log, &review_times[fitting_reviews..])?;
+
     let sm2 = Metrics::of(&sm2_predictions);
     let fsrs_default = Metrics::of(&fsrs_default_predictions);
     let mut best = ("sm2", sm2.log_loss);
-    for (name, metrics) in [("fsrs_default", Some(&fsrs_default)), ("fsrs_fitted", fsrs_fitted.metrics())] {
+    for (name, metrics) in [
+        ("fsrs_default", Some(&fsrs_default)),
+        ("fsrs_fitted", fsrs_fitted.metrics()),
+        ("fsrs_refitted", Some(&fsrs_refitted.metrics)),
+    ] {
         if let Some(metrics) = metrics.filter(|m| m.log_loss < best.1) {
             best = (name, metrics.log_loss);
         }
@@ -153,8 +182,49 @@ pub fn evaluate(log: &ReviewLog) -> Result<EvaluationReport, EvaluationError> {
         sm2,
         fsrs_default,
         fsrs_fitted,
+        fsrs_refitted,
         best: best.0,
     })
+}
+
+/// `fsrs_refitted`: `scored_times` are the scored reviews' times, sorted.
+fn refitted(log: &ReviewLog, scored_times: &[DateTime<Utc>]) -> Result<Refitted, EvaluationError> {
+    let starts: Vec<DateTime<Utc>> =
+        (0..REFIT_PERIODS).map(|period| scored_times[scored_times.len() * period / REFIT_PERIODS]).collect();
+    let mut scored = Vec::with_capacity(scored_times.len());
+    let mut periods_fitted = 0;
+    for (period, &from) in starts.iter().enumerate() {
+        let until = starts.get(period + 1).copied();
+        if until == Some(from) {
+            continue; // reviews at one instant: the period is empty
+        }
+        let fit = crate::learner_fit::fit_for_learner(&log.before(from))?;
+        let parameters = match fit.parameters {
+            Some(fitted) => {
+                periods_fitted += 1;
+                fitted.parameters
+            }
+            None => FsrsParameters::default(),
+        };
+        let scheduler = FsrsScheduler::new(parameters)
+            .map_err(|source| EvaluationError::Fsrs { item_id: String::new(), source })?;
+        scored.extend(window_predictions(log, Window { from, until }, &mut FsrsReplay(scheduler))?);
+    }
+    Ok(Refitted { metrics: Metrics::of(&scored), periods: REFIT_PERIODS, periods_fitted })
+}
+
+/// How well FSRS with `parameters` predicts the log's reviews from `from` on (each item
+/// replayed from its start): the log loss and the number of reviews scored, or `None` when
+/// there are none to score.
+pub fn fsrs_log_loss(
+    log: &ReviewLog,
+    from: DateTime<Utc>,
+    parameters: &FsrsParameters,
+) -> Result<Option<(f64, usize)>, EvaluationError> {
+    let scheduler = FsrsScheduler::new(parameters.clone())
+        .map_err(|source| EvaluationError::Fsrs { item_id: String::new(), source })?;
+    let scored = predictions(log, from, &mut FsrsReplay(scheduler))?;
+    Ok((!scored.is_empty()).then(|| (crate::metrics::log_loss(&scored), scored.len())))
 }
 
 /// A scheduler being replayed: one state per item.
@@ -206,9 +276,30 @@ fn predictions<R: Replay>(
     split_at: DateTime<Utc>,
     scheduler: &mut R,
 ) -> Result<Vec<Prediction>, EvaluationError> {
+    window_predictions(log, Window { from: split_at, until: None }, scheduler)
+}
+
+/// The reviews scored: from `from` on, and before `until` if given.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    from: DateTime<Utc>,
+    until: Option<DateTime<Utc>>,
+}
+
+impl Window {
+    fn holds(&self, at: DateTime<Utc>) -> bool {
+        at >= self.from && self.until.is_none_or(|until| at < until)
+    }
+}
+
+fn window_predictions<R: Replay>(
+    log: &ReviewLog,
+    window: Window,
+    scheduler: &mut R,
+) -> Result<Vec<Prediction>, EvaluationError> {
     let mut scored = Vec::new();
     for item in log.items() {
-        replay_item(item, split_at, scheduler, &mut scored)
+        replay_item(item, window, scheduler, &mut scored)
             .map_err(|source| EvaluationError::Fsrs { item_id: item.item_id.clone(), source })?;
     }
     Ok(scored)
@@ -216,7 +307,7 @@ fn predictions<R: Replay>(
 
 fn replay_item<R: Replay>(
     item: &ItemHistory,
-    split_at: DateTime<Utc>,
+    window: Window,
     scheduler: &mut R,
     scored: &mut Vec<Prediction>,
 ) -> Result<(), FsrsError> {
@@ -233,7 +324,7 @@ fn replay_item<R: Replay>(
         if days > 0 {
             long_term_reviews += 1;
         }
-        if review.timestamp >= split_at {
+        if window.holds(review.timestamp) {
             let probability = scheduler.predict(&state, elapsed_days)?;
             scored.push(Prediction { probability, recalled, bin: Bin::new(days, long_term_reviews, lapses) });
         }
@@ -260,6 +351,10 @@ mod tests {
         ReviewRow { item_id: item.into(), timestamp: at_day(day), grade }
     }
 
+    fn from(at: DateTime<Utc>) -> Window {
+        Window { from: at, until: None }
+    }
+
     #[test]
     fn sm2_replay_predicts_from_the_intervals_the_domain_schedules() {
         // Introduction (grade 4) schedules 1 day; reviewed after 2 days: 0.9^2. Grade 5
@@ -269,7 +364,7 @@ mod tests {
         let days = [0.0, 2.0, 5.0, 20.6];
         let log = ReviewLog::from_rows(days.iter().zip(grades).map(|(&day, grade)| row("x", day, grade)));
         let mut scored = Vec::new();
-        replay_item(&log.items()[0], at_day(0.0), &mut Sm2Replay, &mut scored).unwrap();
+        replay_item(&log.items()[0], from(at_day(0.0)), &mut Sm2Replay, &mut scored).unwrap();
         let mut state = sm2::review(Sm2State::default(), grades[0]);
         for (index, prediction) in scored.iter().enumerate() {
             let elapsed = days[index + 1] - days[index];
@@ -286,7 +381,7 @@ mod tests {
     fn only_reviews_from_the_split_on_are_scored_and_bins_count_lapses_before_them() {
         let log = ReviewLog::from_rows([row("x", 0.0, 4), row("x", 1.0, 1), row("x", 3.0, 4), row("x", 3.1, 4)]);
         let mut scored = Vec::new();
-        replay_item(&log.items()[0], at_day(3.0), &mut Sm2Replay, &mut scored).unwrap();
+        replay_item(&log.items()[0], from(at_day(3.0)), &mut Sm2Replay, &mut scored).unwrap();
         assert_eq!(scored.len(), 2);
         assert_eq!(scored[0].bin, Bin::new(2, 2, 1));
         assert_eq!(scored[1].bin, Bin::new(0, 2, 1), "a same-day review is not a long-term one");

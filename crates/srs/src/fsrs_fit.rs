@@ -9,8 +9,11 @@ use thiserror::Error;
 
 /// The fewest reviews a fit needs: reviews that came a day or more after the item's previous
 /// response (same-day ones are short-term memory, which the optimiser does not fit on). It
-/// is the crate's own threshold for fitting more than the four initial stabilities.
-pub const MIN_FIT_REVIEWS: usize = 64;
+/// is the `fsrs` crate's own threshold: below it the optimiser returns the defaults.
+pub const MIN_FIT_REVIEWS: usize = 8;
+/// Below this many such reviews the optimiser fits only the initial stabilities of the four
+/// ratings and keeps the other weights at their defaults (the crate's threshold too).
+pub const MIN_FULL_FIT_REVIEWS: usize = 64;
 
 /// Parameters fitted on a history.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,6 +134,6 @@ mod tests {
         let log = ReviewLog::from_rows([row("a", 0, 0, 4), row("a", 2, 0, 4)]);
         let error = fit_parameters(&log, None).unwrap_err();
         assert_eq!(error, FitError::TooFewReviews { found: 1, needed: MIN_FIT_REVIEWS });
-        assert!(error.to_string().contains("at least 64 are needed"), "{error}");
+        assert!(error.to_string().contains("at least 8 are needed"), "{error}");
     }
 }

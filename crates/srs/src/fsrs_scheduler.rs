@@ -210,6 +210,22 @@ impl FsrsScheduler {
         Ok(FsrsReview { memory, interval_days })
     }
 
+    /// The memory an item's responses leave, replayed in order (the first is its first
+    /// learning): what FSRS would hold now had it scheduled the item from the start. `None`
+    /// for an item never answered.
+    pub fn replay(&self, events: &[crate::review_log::ReviewEvent]) -> Result<Option<FsrsMemory>, FsrsError> {
+        let mut memory = None;
+        let mut previous = None;
+        for event in events {
+            let elapsed_days = previous.map_or(0.0, |at: chrono::DateTime<chrono::Utc>| {
+                (event.timestamp - at).num_milliseconds().max(0) as f64 / 86_400_000.0
+            });
+            memory = Some(self.review(memory, elapsed_days, event.grade, DEFAULT_DESIRED_RETENTION)?.memory);
+            previous = Some(event.timestamp);
+        }
+        Ok(memory)
+    }
+
     /// The predicted probability of recalling an item with this memory `elapsed_days` after
     /// its last response.
     pub fn recall_probability(&self, memory: FsrsMemory, elapsed_days: f64) -> Result<f64, FsrsError> {

@@ -7,20 +7,24 @@
 //! - [`fsrs_scheduler`]: live FSRS scheduling of one item; with [`fsrs_fit`] the only
 //!   modules that touch the `fsrs` crate, whose types never leave them.
 //! - [`fsrs_fit`]: fitting FSRS's parameters on a learner's history.
+//! - [`learner_fit`]: a learner's own parameters for their schedule, checked on their
+//!   latest reviews against the defaults.
 //! - [`metrics`]: log loss, RMSE (bins) and AUC of predicted recall.
 //! - [`evaluation`]: SM-2, FSRS with default and with fitted parameters, compared on a log.
 
 pub mod evaluation;
 pub mod fsrs_fit;
 pub mod fsrs_scheduler;
+pub mod learner_fit;
 pub mod metrics;
 pub mod review_log;
 
 pub use evaluation::{evaluate, EvaluationError, EvaluationReport, FittedOutcome};
-pub use fsrs_fit::{fit_parameters, FitError, FittedParameters};
+pub use fsrs_fit::{fit_parameters, FitError, FittedParameters, MIN_FIT_REVIEWS, MIN_FULL_FIT_REVIEWS};
 pub use fsrs_scheduler::{
     fsrs_review, FsrsError, FsrsMemory, FsrsParameters, FsrsRating, FsrsReview, FsrsScheduler,
     DEFAULT_DESIRED_RETENTION,
 };
+pub use learner_fit::{fit_for_learner, LearnerFit};
 pub use metrics::Metrics;
-pub use review_log::{parse_review_log, write_review_log, ReviewLog, ReviewLogError, ReviewRow};
+pub use review_log::{parse_review_log, write_review_log, ReviewEvent, ReviewLog, ReviewLogError, ReviewRow};

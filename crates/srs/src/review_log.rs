@@ -81,6 +81,20 @@ impl ReviewLog {
         self.items.iter().map(|item| item.reviews().len()).sum()
     }
 
+    /// The log as it stood just before `at`: the responses before it.
+    pub fn before(&self, at: DateTime<Utc>) -> ReviewLog {
+        let items = self
+            .items
+            .iter()
+            .map(|item| ItemHistory {
+                item_id: item.item_id.clone(),
+                events: item.events.iter().copied().filter(|event| event.timestamp < at).collect(),
+            })
+            .filter(|item| !item.events.is_empty())
+            .collect();
+        ReviewLog { items }
+    }
+
     /// Every row, item by item, each item's rows in time order.
     pub fn rows(&self) -> Vec<ReviewRow> {
         self.items

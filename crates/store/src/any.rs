@@ -428,6 +428,27 @@ impl PreferenceStore for AnyStore {
         delegate!(self.node_fsrs(learner, node))
     }
 
+    async fn learner_fsrs(&self, learner: LearnerId) -> StoreResult<Option<crate::LearnerFsrs>> {
+        delegate!(self.learner_fsrs(learner))
+    }
+
+    async fn set_learner_fsrs(&self, learner: LearnerId, fit: &crate::LearnerFsrs) -> StoreResult<()> {
+        delegate!(self.set_learner_fsrs(learner, fit))
+    }
+
+    async fn replace_fsrs_memories(
+        &self,
+        learner: LearnerId,
+        memories: &[(NodeId, crate::NodeFsrs)],
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        delegate!(self.replace_fsrs_memories(learner, memories, now))
+    }
+
+    async fn fsrs_learners(&self) -> StoreResult<Vec<LearnerId>> {
+        delegate!(self.fsrs_learners())
+    }
+
     async fn apply_fsrs(
         &self,
         learner: LearnerId,

@@ -18,7 +18,8 @@ use uuid::Uuid;
 
 /// Tables a learner's rows came to live in after documents of version 1 were first written:
 /// a document exported before them does not list them, and is read as having none.
-pub const TABLES_ADDED_SINCE_VERSION_1: &[&str] = &["source_documents", "source_chunks", "course_drafts"];
+pub const TABLES_ADDED_SINCE_VERSION_1: &[&str] =
+    &["source_documents", "source_chunks", "course_drafts", "learner_fsrs"];
 
 /// How a column's values are kept (each database in its own way) and written in a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,6 +359,24 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             opt("daily_review_cap", Int),
             word("srs_scheduler", one_of::<SrsScheduler>),
             col("updated_at", Time),
+        ],
+        filter: OWN,
+        key: &["learner_id"],
+        sequenced: false,
+    },
+    TableSpec {
+        name: "learner_fsrs",
+        columns: &[
+            col("learner_id", Id),
+            opt("weights", Json),
+            col("reviews", Int),
+            col("fitted_on_reviews", Int),
+            col("initial_stability_only", Bool),
+            col("checked_reviews", Int),
+            opt("log_loss", Float),
+            opt("default_log_loss", Float),
+            opt("reason", Text),
+            col("fitted_at", Time),
         ],
         filter: OWN,
         key: &["learner_id"],

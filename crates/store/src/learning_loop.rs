@@ -129,6 +129,24 @@ pub struct NodeFsrs {
     pub difficulty: f64,
 }
 
+/// A learner's own FSRS parameters as last fitted, with how well the fitting predicted
+/// their latest reviews; `weights` is `None` when the defaults were kept (`reason` says why).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LearnerFsrs {
+    pub weights: Option<Vec<f32>>,
+    /// Reviews in the learner's log when fitted.
+    pub reviews: i64,
+    /// Reviews the optimiser fitted on (a day or more after the concept's previous answer).
+    pub fitted_on_reviews: i64,
+    pub initial_stability_only: bool,
+    /// The latest reviews held out to check the fitting on, and the log losses there.
+    pub checked_reviews: i64,
+    pub log_loss: Option<f64>,
+    pub default_log_loss: Option<f64>,
+    pub reason: Option<String>,
+    pub fitted_at: DateTime<Utc>,
+}
+
 pub trait PreferenceStore {
     /// The learner's preferences; the defaults when they never set any.
     fn preferences(&self, learner: LearnerId) -> impl Future<Output = StoreResult<Preferences>> + Send;
@@ -153,6 +171,19 @@ pub trait PreferenceStore {
         next_review_at: DateTime<Utc>,
         reviewed_at: DateTime<Utc>,
     ) -> impl Future<Output = StoreResult<bool>> + Send;
+    /// The learner's own FSRS parameters, if they were ever fitted.
+    fn learner_fsrs(&self, learner: LearnerId) -> impl Future<Output = StoreResult<Option<LearnerFsrs>>> + Send;
+    fn set_learner_fsrs(&self, learner: LearnerId, fit: &LearnerFsrs) -> impl Future<Output = StoreResult<()>> + Send;
+    /// Replace FSRS's memory of the learner's nodes: `memories` for those given, none for the
+    /// learner's other nodes. Nodes not the learner's are left alone.
+    fn replace_fsrs_memories(
+        &self,
+        learner: LearnerId,
+        memories: &[(NodeId, NodeFsrs)],
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+    /// The learners who chose FSRS.
+    fn fsrs_learners(&self) -> impl Future<Output = StoreResult<Vec<LearnerId>>> + Send;
     /// How many responses of this type the learner gave since `since`.
     fn count_responses_since(
         &self,

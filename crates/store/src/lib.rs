@@ -38,8 +38,8 @@ pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
 pub use learner_rows::LearnerRows;
 pub use learning_loop::{
-    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, NodeFsrs, PreferenceStore, Preferences, ReviewDue,
-    Snapshot, SnapshotStore,
+    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, LearnerFsrs, NodeFsrs, PreferenceStore, Preferences,
+    ReviewDue, Snapshot, SnapshotStore,
 };
 pub use postgres::PgStore;
 pub use sessions::{SessionEvent, SessionMessage, SessionRecord, SessionStore};

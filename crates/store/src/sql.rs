@@ -192,6 +192,7 @@ pub(crate) const TABLES: &[&str] = &[
     "job_runs",
     "analytics_snapshots",
     "learner_preferences",
+    "learner_fsrs",
     "node_fsrs",
     "sessions",
     "session_events",

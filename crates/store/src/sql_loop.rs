@@ -506,6 +506,97 @@ macro_rules! loop_store {
                 Ok(true)
             }
 
+            async fn learner_fsrs(&self, learner: LearnerId) -> StoreResult<Option<crate::learning_loop::LearnerFsrs>> {
+                let row = sqlx::query(
+                    "SELECT weights, reviews, fitted_on_reviews, initial_stability_only, checked_reviews, log_loss, \
+                     default_log_loss, reason, fitted_at FROM learner_fsrs WHERE learner_id = $1",
+                )
+                .bind(learner.0)
+                .fetch_optional(self.reader())
+                .await?;
+                row.map(|r| {
+                    Ok(crate::learning_loop::LearnerFsrs {
+                        weights: r.try_get::<Option<Json<Vec<f32>>>, _>("weights")?.map(|w| w.0),
+                        reviews: i64::from(r.try_get::<i32, _>("reviews")?),
+                        fitted_on_reviews: i64::from(r.try_get::<i32, _>("fitted_on_reviews")?),
+                        initial_stability_only: r.try_get("initial_stability_only")?,
+                        checked_reviews: i64::from(r.try_get::<i32, _>("checked_reviews")?),
+                        log_loss: r.try_get("log_loss")?,
+                        default_log_loss: r.try_get("default_log_loss")?,
+                        reason: r.try_get("reason")?,
+                        fitted_at: r.try_get::<Ts, _>("fitted_at")?.0,
+                    })
+                })
+                .transpose()
+            }
+
+            async fn set_learner_fsrs(&self, learner: LearnerId, fit: &crate::learning_loop::LearnerFsrs) -> StoreResult<()> {
+                let count = |n: i64| i32::try_from(n).map_err(StoreError::corrupt);
+                sqlx::query(
+                    "INSERT INTO learner_fsrs (learner_id, weights, reviews, fitted_on_reviews, initial_stability_only, \
+                     checked_reviews, log_loss, default_log_loss, reason, fitted_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (learner_id) DO UPDATE SET \
+                     weights = excluded.weights, reviews = excluded.reviews, fitted_on_reviews = excluded.fitted_on_reviews, \
+                     initial_stability_only = excluded.initial_stability_only, checked_reviews = excluded.checked_reviews, \
+                     log_loss = excluded.log_loss, default_log_loss = excluded.default_log_loss, \
+                     reason = excluded.reason, fitted_at = excluded.fitted_at",
+                )
+                .bind(learner.0)
+                .bind(fit.weights.as_ref().map(Json))
+                .bind(count(fit.reviews)?)
+                .bind(count(fit.fitted_on_reviews)?)
+                .bind(fit.initial_stability_only)
+                .bind(count(fit.checked_reviews)?)
+                .bind(fit.log_loss)
+                .bind(fit.default_log_loss)
+                .bind(fit.reason.as_deref())
+                .bind(Ts(fit.fitted_at))
+                .execute(self.writer())
+                .await?;
+                Ok(())
+            }
+
+            async fn replace_fsrs_memories(
+                &self,
+                learner: LearnerId,
+                memories: &[(NodeId, crate::learning_loop::NodeFsrs)],
+                now: DateTime<Utc>,
+            ) -> StoreResult<()> {
+                let mut tx = self.begin_write().await?;
+                sqlx::query(
+                    "DELETE FROM node_fsrs WHERE node_id IN (SELECT n.id FROM mind_map_nodes n \
+                     JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1)",
+                )
+                .bind(learner.0)
+                .execute(&mut *tx)
+                .await?;
+                for (node, memory) in memories {
+                    sqlx::query(
+                        "INSERT INTO node_fsrs (node_id, stability, difficulty, updated_at) \
+                         SELECT n.id, $3, $4, $5 FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
+                         WHERE n.id = $1 AND m.learner_id = $2",
+                    )
+                    .bind(node.0)
+                    .bind(learner.0)
+                    .bind(memory.stability)
+                    .bind(memory.difficulty)
+                    .bind(Ts(now))
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn fsrs_learners(&self) -> StoreResult<Vec<LearnerId>> {
+                let ids: Vec<uuid::Uuid> = sqlx::query_scalar(
+                    "SELECT learner_id FROM learner_preferences WHERE srs_scheduler = 'fsrs' ORDER BY learner_id",
+                )
+                .fetch_all(self.reader())
+                .await?;
+                Ok(ids.into_iter().map(LearnerId).collect())
+            }
+
             async fn set_preferences(&self, learner: LearnerId, preferences: &Preferences, now: DateTime<Utc>) -> StoreResult<()> {
                 let cap = preferences.daily_review_cap.map(i32::try_from).transpose().map_err(StoreError::corrupt)?;
                 sqlx::query(

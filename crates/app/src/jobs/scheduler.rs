@@ -27,19 +27,21 @@ const RETRY_AFTER_SECONDS: i64 = 60;
 #[serde(deny_unknown_fields)]
 pub struct Schedule {
     pub name: String,
-    /// `nightly_analytics`, `weekly_digest`, `stale_flows` or `noop`.
+    /// `nightly_analytics`, `weekly_digest`, `stale_flows`, `fsrs_fit` or `noop`.
     pub job: JobKind,
     /// Five-field cron, in UTC: minute hour day-of-month month day-of-week.
     pub cron: String,
 }
 
 /// The recurring jobs of learning-loop-design.md: nightly analytics at 03:00, the weekly
-/// digest on Sunday at 09:00, the stale-flow check on Monday at 04:00 (UTC).
+/// digest on Sunday at 09:00, the stale-flow check on Monday at 04:00 (UTC); and every FSRS
+/// learner's parameters fitted again on Sunday at 02:00, before the digest reports on them.
 pub fn default_schedules() -> Vec<Schedule> {
     vec![
         Schedule { name: "nightly-analytics".into(), job: JobKind::NightlyAnalytics, cron: "0 3 * * *".into() },
         Schedule { name: "weekly-progress-digest".into(), job: JobKind::WeeklyDigest, cron: "0 9 * * 0".into() },
         Schedule { name: "stale-flow-check".into(), job: JobKind::StaleFlows, cron: "0 4 * * 1".into() },
+        Schedule { name: "weekly-fsrs-fit".into(), job: JobKind::FsrsFit, cron: "0 2 * * 0".into() },
     ]
 }
 
@@ -99,7 +101,7 @@ impl<S: Store> App<S> {
                 return Err(AppError::invalid(
                     &format!("schedules.{}.job", schedule.name),
                     "review jobs are planned from the maps; a schedule runs nightly_analytics, weekly_digest, \
-                     stale_flows or noop",
+                     stale_flows, fsrs_fit or noop",
                 ));
             }
             jobs.push(Job {
@@ -182,6 +184,7 @@ impl<S: Store> App<S> {
             JobKind::NightlyAnalytics => self.nightly_analytics().await.map(Some),
             JobKind::WeeklyDigest => self.weekly_digests().await.map(Some),
             JobKind::StaleFlows => self.abandon_stale_flows().await.map(|n| Some(format!("{n} stale flows abandoned"))),
+            JobKind::FsrsFit => self.refit_fsrs_learners().await.map(Some),
         }
     }
 

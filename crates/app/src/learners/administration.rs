@@ -94,6 +94,7 @@ impl<S: Store> App<S> {
             return Err(AppError::not_found("learner", id));
         }
         self.scheduler_choices.forget(id);
+        self.fsrs_parameters.forget(id);
         Ok(DeletedLearner { id, name: learner.name, sessions_ended })
     }
 

@@ -173,6 +173,7 @@ impl<S: Store> App<S> {
             other => AppError::from(other),
         })?;
         self.scheduler_choices.forget(learner.id);
+        self.fsrs_parameters.forget(learner.id);
         Ok(ImportedLearner { id: learner.id, name: learner.name, rows: rows.row_count() as u64 })
     }
 }

@@ -1,14 +1,15 @@
 //! FSRS for the learners who chose it. The response is recorded as for everyone (SM-2's
 //! state stays on the node, so a learner can switch back); then FSRS, fed the node's FSRS
 //! memory and the days since its last review, sets the node's interval and next review and
-//! keeps its new memory. A learner who switches mid-way starts each node's FSRS memory at
-//! its next review. SM-2 learners pay nothing: the choice is cached for a short while.
+//! keeps its new memory, with the learner's own parameters once fitted (`fsrs_parameters`).
+//! A learner who switches to FSRS has their history replayed into each node's FSRS memory
+//! first. SM-2 learners pay nothing: the choice is cached for a short while.
 
 use crate::{App, AppError, AppResult, Store};
 use chrono::{DateTime, Utc};
 use pathwise_domain::model::Node;
 use pathwise_domain::{srs, LearnerId, ResponseType, SrsScheduler};
-use pathwise_srs::{fsrs_review, FsrsMemory, FsrsParameters, DEFAULT_DESIRED_RETENTION};
+use pathwise_srs::{fsrs_review, FsrsMemory, DEFAULT_DESIRED_RETENTION};
 use pathwise_store::NodeFsrs;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -72,7 +73,8 @@ impl<S: Store> App<S> {
         let elapsed_days =
             before.last_reviewed_at.map_or(0.0, |at| ((reviewed_at - at).num_seconds().max(0) as f64) / 86_400.0);
         let prior = before.memory.map(|m| FsrsMemory { stability: m.stability, difficulty: m.difficulty });
-        let review = fsrs_review(prior, elapsed_days, quality, DEFAULT_DESIRED_RETENTION, &FsrsParameters::default())
+        let parameters = self.fsrs_parameters_of(learner).await?;
+        let review = fsrs_review(prior, elapsed_days, quality, DEFAULT_DESIRED_RETENTION, &parameters)
             .map_err(|e| AppError::internal(format!("FSRS could not schedule node {}: {e}", node.id)))?;
         let next_review_at = srs::due_at(reviewed_at, review.interval_days);
         let memory = NodeFsrs { stability: review.memory.stability, difficulty: review.memory.difficulty };

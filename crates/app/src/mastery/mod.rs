@@ -1,8 +1,10 @@
 //! Recording responses and reading mastery: history, summaries, struggles, reviews; FSRS
-//! for the learners who chose it (`fsrs`), their preferences, and the review log export.
+//! for the learners who chose it (`fsrs`) with parameters of their own (`fsrs_parameters`),
+//! their preferences, and the review log export.
 
 pub(crate) mod export;
 pub(crate) mod fsrs;
+pub mod fsrs_parameters;
 pub mod preferences;
 
 use crate::paging::{window, Paged};

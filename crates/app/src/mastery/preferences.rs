@@ -1,12 +1,15 @@
-//! A learner's own choices: for now the daily review cap, which bounds how many reviews
-//! are offered a day (the due list and a flow's review step), so that a backlog after a
-//! break comes back over several days instead of all at once.
+//! A learner's own choices: the daily review cap, which bounds how many reviews are offered
+//! a day (the due list and a flow's review step), so that a backlog after a break comes back
+//! over several days instead of all at once; and the scheduler, with the FSRS parameters
+//! that would schedule them and how well those predict them.
 
+use super::fsrs_parameters::FsrsStatus;
 use crate::{App, AppError, AppResult, Store};
 use chrono::{DateTime, NaiveTime, Utc};
+use pathwise_domain::SrsScheduler;
 use pathwise_domain::{LearnerId, ResponseType};
 use pathwise_store::Preferences;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 pub const MAX_DAILY_REVIEW_CAP: u32 = 1_000;
@@ -29,13 +32,42 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<O
     Option::<i64>::deserialize(deserializer).map(Some)
 }
 
+/// A learner's preferences, with the FSRS parameters that schedule them (or would, on SM-2).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
+pub struct LearnerPreferences {
+    /// Reviews a day at most; none for no limit.
+    pub daily_review_cap: Option<u32>,
+    /// Which scheduler spaces the learner's reviews.
+    pub srs_scheduler: SrsScheduler,
+    /// FSRS's parameters for this learner: their own once fitted on enough reviews (weekly,
+    /// or when asked), FSRS's defaults until then, with how well each predicts them.
+    pub fsrs: FsrsStatus,
+}
+
 impl<S: Store> App<S> {
-    pub async fn preferences(&self, learner: LearnerId) -> AppResult<Preferences> {
-        Ok(self.store.preferences(learner).await?)
+    pub async fn preferences(&self, learner: LearnerId) -> AppResult<LearnerPreferences> {
+        let preferences = self.store.preferences(learner).await?;
+        self.with_fsrs_status(learner, preferences).await
     }
 
-    pub async fn update_preferences(&self, learner: LearnerId, input: UpdatePreferences) -> AppResult<Preferences> {
+    async fn with_fsrs_status(&self, learner: LearnerId, preferences: Preferences) -> AppResult<LearnerPreferences> {
+        Ok(LearnerPreferences {
+            daily_review_cap: preferences.daily_review_cap,
+            srs_scheduler: preferences.srs_scheduler,
+            fsrs: self.fsrs_status(learner).await?,
+        })
+    }
+
+    /// Change the learner's preferences. Choosing FSRS replays their history into each
+    /// concept's FSRS memory (with their own parameters if fitted), so that FSRS schedules
+    /// their next reviews from everything they did, not from nothing.
+    pub async fn update_preferences(
+        &self,
+        learner: LearnerId,
+        input: UpdatePreferences,
+    ) -> AppResult<LearnerPreferences> {
         let mut preferences = self.store.preferences(learner).await?;
+        let was = preferences.srs_scheduler;
         if let Some(cap) = input.daily_review_cap {
             preferences.daily_review_cap = match cap {
                 None => None,
@@ -51,9 +83,14 @@ impl<S: Store> App<S> {
         if let Some(scheduler) = input.srs_scheduler {
             preferences.srs_scheduler = scheduler;
         }
+        if was != SrsScheduler::Fsrs && preferences.srs_scheduler == SrsScheduler::Fsrs {
+            // Before the choice is stored, so that no answer FSRS schedules can land between
+            // and have its memory replaced by a replay that did not see it.
+            self.replay_fsrs_memories(learner).await?;
+        }
         self.store.set_preferences(learner, &preferences, self.now()).await?;
         self.scheduler_choices.forget(learner);
-        Ok(preferences)
+        self.with_fsrs_status(learner, preferences).await
     }
 
     /// Reviews the learner may still take today (UTC), or `None` without a cap.

@@ -57,6 +57,7 @@ pub const TOOLS: &[&str] = &[
     "session_end",
     "preferences_get",
     "preferences_update",
+    "fsrs_fit",
     "review_log_export",
     "tutor_thread_create",
     "tutor_thread_list",

@@ -154,7 +154,8 @@ fn preferences() -> Vec<ToolSpec> {
     vec![
         tool(
             "preferences_get",
-            "The learner's preferences: the daily review cap and the review scheduler (sm2 or fsrs).",
+            "The learner's preferences: the daily review cap, the review scheduler (sm2 or fsrs), and the FSRS \
+             parameters in use (their own once fitted, else the defaults) with how well they predict the learner.",
             Reads,
             |app, l, _: Nothing| async move { app.preferences(l).await },
         ),
@@ -164,6 +165,14 @@ fn preferences() -> Vec<ToolSpec> {
              (sm2 or fsrs); a field left out keeps its value.",
             Writes,
             |app, l, input: UpdatePreferences| async move { app.update_preferences(l, input).await },
+        ),
+        tool(
+            "fsrs_fit",
+            "Fit the learner's FSRS parameters on their reviews now (a weekly job also does): their own once 8 \
+             reviews came a day or more apart and the fit predicts their latest reviews no worse than the \
+             defaults.",
+            Writes,
+            |app, l, _: Nothing| async move { app.fit_fsrs(l).await },
         ),
         tool(
             "review_log_export",

@@ -130,23 +130,39 @@ pub async fn llm_usage(
     Ok(Json(s.app.llm_usage(l.id, q.since_days).await?))
 }
 
-/// The caller's preferences (the daily review cap).
+/// The caller's preferences: the daily review cap, the scheduler, and the FSRS parameters
+/// that schedule them (their own once fitted) with how well those predict them.
 #[utoipa::path(get, operation_id = "learners_get_preferences", path = "/api/me/preferences", tag = "learners",
-    responses((status = 200, body = pathwise_store::Preferences)), security(("bearer" = [])))]
-pub async fn preferences(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<pathwise_store::Preferences>> {
+    responses((status = 200, body = pathwise_app::preferences::LearnerPreferences)), security(("bearer" = [])))]
+pub async fn preferences(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+) -> ApiResult<Json<pathwise_app::preferences::LearnerPreferences>> {
     Ok(Json(s.app.preferences(l.id).await?))
+}
+
+/// Fit the caller's FSRS parameters on their review log now (a weekly job does it for every
+/// FSRS learner): their own parameters when they have 8 reviews or more a day or more
+/// apart and the fit predicts their latest reviews no worse than the defaults (within 1%).
+#[utoipa::path(post, operation_id = "learners_fit_fsrs", path = "/api/me/preferences/fsrs/fit", tag = "learners",
+    responses((status = 200, body = pathwise_app::fsrs_parameters::FsrsStatus)), security(("bearer" = [])))]
+pub async fn fit_fsrs(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+) -> ApiResult<Json<pathwise_app::fsrs_parameters::FsrsStatus>> {
+    Ok(Json(s.app.fit_fsrs(l.id).await?))
 }
 
 /// Change the caller's preferences; a field left out keeps its value, `null` clears it.
 #[utoipa::path(patch, operation_id = "learners_update_preferences", path = "/api/me/preferences", tag = "learners",
     request_body = pathwise_app::preferences::UpdatePreferences,
-    responses((status = 200, body = pathwise_store::Preferences)),
+    responses((status = 200, body = pathwise_app::preferences::LearnerPreferences)),
     security(("bearer" = [])))]
 pub async fn update_preferences(
     State(s): State<AppState>,
     Auth(l): Auth,
     crate::extract::JsonBody(input): crate::extract::JsonBody<pathwise_app::preferences::UpdatePreferences>,
-) -> ApiResult<Json<pathwise_store::Preferences>> {
+) -> ApiResult<Json<pathwise_app::preferences::LearnerPreferences>> {
     Ok(Json(s.app.update_preferences(l.id, input).await?))
 }
 
