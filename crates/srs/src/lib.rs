@@ -10,6 +10,7 @@
 //! - [`learner_fit`]: a learner's own parameters for their schedule, checked on their
 //!   latest reviews against the defaults.
 //! - [`metrics`]: log loss, RMSE (bins) and AUC of predicted recall.
+//! - [`synthetic`]: deterministic review logs for tests and benchmarks.
 //! - [`evaluation`]: SM-2, FSRS with default and with fitted parameters, compared on a log.
 
 pub mod evaluation;
@@ -18,6 +19,7 @@ pub mod fsrs_scheduler;
 pub mod learner_fit;
 pub mod metrics;
 pub mod review_log;
+pub mod synthetic;
 
 pub use evaluation::{evaluate, EvaluationError, EvaluationReport, FittedOutcome};
 pub use fsrs_fit::{fit_parameters, FitError, FittedParameters, MIN_FIT_REVIEWS, MIN_FULL_FIT_REVIEWS};

@@ -12,6 +12,7 @@ mod mcp;
 mod served;
 mod sessions;
 mod slow_clients;
+mod srs;
 mod stats;
 mod tutor;
 
@@ -56,6 +57,9 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
     let (sqlite, postgres_url) = (on("sqlite"), flags.postgres_url.as_ref().filter(|_| on("postgres")));
     let dir = tempfile::tempdir()?;
 
+    if wanted("fsrs_fit") {
+        srs::fsrs_fit(50_000 / scale, if flags.quick { 1 } else { 5 })?;
+    }
     if wanted("learning_order") {
         learning_order(if flags.quick { 2 } else { 15 })?;
     }
