@@ -123,8 +123,11 @@ function showSpacing(card, heading, prefs, gen) {
     ? `FSRS’s parameters are your own: fitted on ${plural(f.fitted_on_reviews, 'review')}${f.initial_stability_only ? ' (the first-answer stabilities only: the rest come with 64 reviews)' : ''} on ${fmtDay(f.fitted_at)}.`
     : `FSRS uses its default parameters: ${f.reason}`;
   const fit = loss(f.log_loss), base = loss(f.default_log_loss);
+  const latest = `On your latest ${plural(f.checked_reviews, 'review')}`;
   const how = f.checked_reviews > 0 && base != null
-    ? `On your latest ${plural(f.checked_reviews, 'review')}: ${fit != null ? `log loss ${fit} fitted without them` : 'no fit to check'}, ${base} with the defaults (lower predicts you better).`
+    ? (fit != null
+      ? `${latest}, parameters fitted without them reach a log loss of ${fit}, the defaults ${base} (lower predicts you better).`
+      : `${latest} the defaults reach a log loss of ${base} (lower predicts you better); too few reviews came before them to check a fit.`)
     : null;
   const act = async (method, path, body) => {
     const next = await api(method, path, body);

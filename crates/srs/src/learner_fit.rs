@@ -106,6 +106,9 @@ fn kept_defaults_because(error: &FitError) -> String {
             "{found} of your reviews came a day or more after the concept's previous answer; FSRS needs {needed} \
              such reviews to fit parameters of your own, so the defaults stay until then"
         ),
+        FitError::KeptDefaults => "after setting outliers aside, the optimiser had too few of your reviews left to \
+                                   fit on, so the defaults stay"
+            .to_string(),
         other => format!("{other}; the defaults stay"),
     }
 }

@@ -6,7 +6,8 @@
 // today's live figures), the struggling concepts with their reasons and Maps links; then
 // the digest on request, the fresh map's figures and its one point (today's, live, with no
 // snapshot taken), an unknown map, and phone width.
-// Screenshots progress-desktop.png and progress-phone.png; the last line printed is a JSON
+// Screenshots progress-desktop.png, progress-spacing.png (the review spacing card after a
+// fit) and progress-phone.png; the last line printed is a JSON
 // report for web_e2e.rs.
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
@@ -166,6 +167,27 @@ try {
   await page.locator('.pg-digest-subject').waitFor();
   await shoot(page, 'progress-portfolio-desktop.png');
   step('digest written on request, its model call counted');
+
+  // Spacing: SM-2 to start with; FSRS chosen from the page, then fitted to the learner's
+  // reviews; the page says what the API says (which parameters, and why).
+  const spacing = page.locator('.pg-spacing');
+  await spacing.locator('[data-scheduler="sm2"]').waitFor();
+  await spacing.getByRole('button', { name: 'Use FSRS' }).click();
+  await spacing.locator('[data-scheduler="fsrs"]').waitFor();
+  same((await apiGet('/me/preferences')).srs_scheduler, 'fsrs', 'the scheduler chosen on the page');
+  check((await spacing.locator('.pg-fsrs').textContent()).includes('not fitted yet'), 'parameters fitted before anyone asked');
+  await spacing.getByRole('button', { name: 'Fit FSRS to my reviews now' }).click();
+  await page.waitForFunction(() => !document.querySelector('.pg-spacing .pg-fsrs')?.textContent.includes('not fitted yet'));
+  const fsrs = (await apiGet('/me/preferences')).fsrs;
+  check(fsrs.fitted_at, 'the fit asked for on the page was not stored');
+  same(await spacing.locator('.pg-fsrs').getAttribute('data-parameters'), fsrs.parameters, 'the parameters in use');
+  const said = await spacing.locator('.pg-fsrs').textContent();
+  check(fsrs.parameters === 'fitted' ? said.includes(`fitted on ${fsrs.fitted_on_reviews}`) : said.includes(fsrs.reason), `the page says “${said}” of ${JSON.stringify(fsrs)}`);
+  report.fsrs = { parameters: fsrs.parameters, reviews: fsrs.reviews, reason: fsrs.reason };
+  await spacing.screenshot({ path: `${artifacts}/progress-spacing.png` });
+  await spacing.getByRole('button', { name: 'Use SM-2 instead' }).click();
+  await spacing.locator('[data-scheduler="sm2"]').waitFor();
+  step('reviews spaced by FSRS when chosen, its parameters fitted on request and shown');
 
   // A map with no snapshot stored still has today's point: its figures now.
   await page.goto(`${base}/#/progress/${freshId}`);
