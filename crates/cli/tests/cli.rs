@@ -944,6 +944,11 @@ fn flows_jobs_analytics_and_the_digest_work_from_the_command_line() {
     .success();
     let chosen: Value = serde_json::from_str(&chosen.stdout).unwrap();
     assert_eq!((chosen["srs_scheduler"].as_str(), chosen["daily_review_cap"].as_i64()), (Some("fsrs"), Some(30)));
+    assert_eq!(chosen["fsrs"]["parameters"], "defaults", "{chosen}");
+    let fitted = run(dir.path(), &["preferences", "--fit-fsrs", "--data-dir", &data], &[]).success();
+    let fitted: Value = serde_json::from_str(&fitted.stdout).unwrap();
+    assert!(fitted["fsrs"]["fitted_at"].is_string(), "{fitted}");
+    assert!(fitted["fsrs"]["reason"].as_str().unwrap().contains("FSRS needs 8"), "{fitted}");
     let refused = run(dir.path(), &["preferences", "--daily-review-cap", "0", "--data-dir", &data], &[]).failure();
     assert!(refused.stderr.contains("from 1 to 1000"), "{}", refused.stderr);
     let abandoned = run(dir.path(), &["flow", "abandon", id, "--data-dir", &data], &[]).success();

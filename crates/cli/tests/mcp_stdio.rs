@@ -706,6 +706,16 @@ async fn stdio_calls_every_tool() {
     );
     let read = ok("preferences_get", json!({})).await;
     assert_eq!(read, preferences);
+    assert_eq!(read["fsrs"]["parameters"], "defaults", "{read}");
+    // A few answers are too few to fit FSRS on: the defaults stay, and the reason says why.
+    let fit = ok("fsrs_fit", json!({})).await;
+    assert_eq!(
+        (fit["parameters"].as_str(), fit["weights"].as_array().map(Vec::len)),
+        (Some("defaults"), Some(21)),
+        "{fit}"
+    );
+    assert!(fit["reason"].as_str().unwrap().contains("FSRS needs 8 such reviews"), "{fit}");
+    assert_eq!(ok("preferences_get", json!({})).await["fsrs"], fit, "the preferences show the fit");
     let log = ok("review_log_export", json!({})).await;
     assert!(log["csv"].as_str().unwrap().starts_with("item_id,timestamp,grade"), "{log}");
     assert!(log["csv"].as_str().unwrap().lines().count() > 1, "{log}");

@@ -45,7 +45,8 @@ on_both_stores!(
     full_learning_flow,
     building_a_map_node_by_node,
     bad_input_is_refused_with_the_field_named,
-    learners_are_isolated
+    learners_are_isolated,
+    fsrs_parameters_are_shown_and_fitted_on_request
 );
 
 // ---------------------------------------------------------------------------------------
@@ -1226,4 +1227,38 @@ async fn a_learner_reads_their_own_token_usage() {
     t.get(&t.a, "/api/me/llm-usage?since_days=100000").await.expect_error(422, "invalid", &["since_days"]);
     t.get(&t.a, "/api/me/llm-usage?since_days=soon").await.expect_error(400, "bad_query", &["since_days"]);
     t.call(Method::GET, "/api/me/llm-usage", None, Body::Empty).await.expect_error(401, "unauthorized", &[]);
+}
+
+// ---------------------------------------------------------------------------------------
+// FSRS parameters of one's own
+// ---------------------------------------------------------------------------------------
+
+/// Reviews a day or more apart, answered on both of a map's concepts, then a fit on request:
+/// too few to fit, so the defaults stay with the reason; the preferences show it after.
+async fn fsrs_parameters_are_shown_and_fitted_on_request(t: &TestApp) {
+    let a = t.a.as_str();
+    let before = t.get(a, "/api/me/preferences").await.expect(200);
+    assert_eq!(
+        (before["srs_scheduler"].as_str(), before["fsrs"]["parameters"].as_str()),
+        (Some("sm2"), Some("defaults"))
+    );
+    assert!(before["fsrs"]["fitted_at"].is_null() && before["fsrs"]["weights"].as_array().unwrap().len() == 21);
+
+    let map =
+        text(&t.generate(a, "Go", decomposition(&["Go", "Goroutines"], &[("Go", "Goroutines")])).await["mind_map_id"]);
+    let ids = t.ids(a, &map).await;
+    for (node, quality, kind) in [("Go", 4, "teach"), ("Goroutines", 5, "teach"), ("Go", 2, "review")] {
+        t.post(a, "/api/responses", response_body(&ids[node], &map, quality, kind)).await.expect(201);
+    }
+    let chosen = t.patch(a, "/api/me/preferences", json!({ "srs_scheduler": "fsrs" })).await.expect(200);
+    assert_eq!(chosen["srs_scheduler"], "fsrs");
+    assert_eq!(t.counts().await.iter().find(|(table, _)| table == "node_fsrs").unwrap().1, 2, "both concepts replayed");
+
+    let fit = t.call(Method::POST, "/api/me/preferences/fsrs/fit", Some(a), Body::Empty).await.expect(200);
+    assert_eq!((fit["parameters"].as_str(), fit["reviews"].as_i64()), (Some("defaults"), Some(1)), "{fit}");
+    assert!(fit["reason"].as_str().unwrap().contains("FSRS needs 8 such reviews"), "{fit}");
+    assert!(fit["fitted_at"].is_string(), "{fit}");
+    assert_eq!(t.get(a, "/api/me/preferences").await.expect(200)["fsrs"], fit);
+    // Another learner's preferences are theirs: nothing of A's fit shows there.
+    assert!(t.get(&t.b, "/api/me/preferences").await.expect(200)["fsrs"]["fitted_at"].is_null());
 }
