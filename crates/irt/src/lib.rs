@@ -6,15 +6,20 @@
 //! clock; randomness comes from an `Rng` or a seed the caller passes.
 //!
 //! - [`model`]: an item's 4PL parameters, P(correct) and Fisher information (D = 1).
-//! - [`bank`]: a validated item bank, read from JSON with errors naming the item at fault.
-//! - [`posterior`]: EAP estimation on a quadrature grid, updated incrementally.
+//! - [`bank`]: a validated item bank, read from JSON with errors naming the item at fault;
+//!   it keeps its items' values on the quadrature grid once a selection rule needs them.
+//! - [`posterior`]: EAP estimation on a quadrature grid, updated incrementally; its weights
+//!   and support for the selection rules that average over it.
 //! - [`mle`]: maximum likelihood by bounded Fisher scoring.
-//! - [`selection`]: maximum-information item selection, randomesque, with a filter.
+//! - [`selection`]: item selection by maximum information at the estimate, by Fisher
+//!   information averaged over the posterior, or by posterior-weighted Kullback-Leibler
+//!   information (KLP); randomesque, with a filter.
 //! - [`settings`]: estimator, prior, grid, selection and stop rules; the defaults are the
 //!   project's best settings and say why.
 //! - [`cat`]: one examinee's adaptive test.
-//! - [`simulation`]: simulated tests at known abilities and the precision they reach.
-//! - [`synthetic`]: random banks and abilities.
+//! - [`simulation`]: simulated tests at known abilities, the precision they reach and the
+//!   exposure of the most used item.
+//! - [`synthetic`]: random banks and abilities, and a bank and population from one seed.
 
 pub mod bank;
 pub mod cat;
