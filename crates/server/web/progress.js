@@ -96,22 +96,28 @@ async function showPortfolio(page, config, gen) {
   loadUsage(usage, gen);
 }
 
-// How reviews are spaced: the scheduler chosen, and FSRS's parameters for this learner
-// (their own once fitted, the defaults until then) with how well they predict them.
-async function loadSpacing(card, gen) {
-  const heading = el('h2', { id: 'pg-spacing-h' }, 'Spacing your reviews');
+// A side card read from one route: loading, then shown, or the failure with a retry.
+async function loadCard(card, gen, heading, path, failure, show) {
   fill(card, heading, loading('Loading…'));
-  let prefs;
+  let found;
   try {
-    prefs = await api('GET', '/me/preferences');
+    found = await api('GET', path);
   } catch (e) {
     if (!current(gen)) return;
     reportError(e);
-    fill(card, heading, el('p', {}, 'Your review settings could not be loaded.'),
-      el('button', { type: 'button', class: 'secondary', onclick: () => loadSpacing(card, gen) }, 'Try again'));
+    fill(card, heading, el('p', {}, failure),
+      el('button', { type: 'button', class: 'secondary', onclick: () => loadCard(card, gen, heading, path, failure, show) }, 'Try again'));
     return;
   }
-  if (current(gen)) showSpacing(card, heading, prefs, gen);
+  if (current(gen)) show(found);
+}
+
+// How reviews are spaced: the scheduler chosen, and FSRS's parameters for this learner
+// (their own once fitted, the defaults until then) with how well they predict them.
+function loadSpacing(card, gen) {
+  const heading = el('h2', { id: 'pg-spacing-h' }, 'Spacing your reviews');
+  return loadCard(card, gen, heading, '/me/preferences', 'Your review settings could not be loaded.',
+    (prefs) => showSpacing(card, heading, prefs, gen));
 }
 
 function showSpacing(card, heading, prefs, gen) {
@@ -236,20 +242,12 @@ function showDigest(body, d) {
     el('p', { class: 'pg-digest-facts' }, facts.join(' · ')));
 }
 
-async function loadUsage(card, gen) {
+function loadUsage(card, gen) {
   const heading = el('h2', { id: 'pg-usage-h' }, 'Language model use');
-  fill(card, heading, loading('Loading…'));
-  let usage;
-  try {
-    usage = await api('GET', '/me/llm-usage');
-  } catch (e) {
-    if (!current(gen)) return;
-    reportError(e);
-    fill(card, heading, el('p', {}, 'The model’s usage could not be loaded.'),
-      el('button', { type: 'button', class: 'secondary', onclick: () => loadUsage(card, gen) }, 'Try again'));
-    return;
-  }
-  if (!current(gen)) return;
+  return loadCard(card, gen, heading, '/me/llm-usage', 'The model’s usage could not be loaded.', (usage) => showUsage(card, heading, usage));
+}
+
+function showUsage(card, heading, usage) {
   const t = usage.total;
   if (!t.calls) {
     fill(card, heading, el('p', { class: 'muted' }, 'No calls to the language model for you yet.'));
