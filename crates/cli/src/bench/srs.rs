@@ -9,8 +9,8 @@ use serde_json::json;
 use std::time::Instant;
 
 pub(crate) fn fsrs_fit(reviews: usize, runs: usize) -> Result<()> {
-    // About eleven rows an item over the synthetic year (one an introduction).
-    let items = (reviews / 10).max(1);
+    // The synthetic year holds about 7.75 reviews an item: items enough for at least `reviews`.
+    let items = reviews.div_ceil(7).max(1);
     let log = ReviewLog::from_rows(synthetic::review_rows(items, 0x5eed));
     let mut latencies = Vec::with_capacity(runs);
     let mut fit = None;
