@@ -1,13 +1,14 @@
 //! Adaptive evaluations (13.6): after each answer the ability is estimated (EAP) from the
-//! items answered so far, and the next item is the unused candidate with the most Fisher
-//! information at that estimate, until the standard error or the length says stop. An
-//! item's IRT parameters come from its generation (computed difficulty), not calibration.
+//! items answered so far, and the next item is the unused candidate the blueprint's
+//! selection rule ranks best at that estimate (by default the IRT engine's default rule),
+//! until the standard error or the length says stop. An item's IRT parameters come from
+//! its generation (computed difficulty), not calibration.
 
 use super::bank::{regenerate, BankItem};
 use super::config::EvaluationConfig;
 use super::state::EvaluationState;
 use crate::{AppError, AppResult};
-use pathwise_irt::{Cat, CatSettings, ItemBank, ItemParams, StopRules};
+use pathwise_irt::{Cat, CatSettings, ItemBank, ItemParams, Selection, StopRules};
 use pathwise_items::Library;
 use rand::SeedableRng;
 use serde_json::{json, Value};
@@ -28,7 +29,11 @@ fn load(lib: &Library, config: &EvaluationConfig, state: &EvaluationState) -> Ap
         .map_err(|e| AppError::internal(format!("a generated item has unusable IRT parameters: {e}")))?;
     let bank = ItemBank::new(params).map_err(|e| AppError::internal(e.to_string()))?;
     let adaptive = adaptive_settings(lib, config);
-    let settings = CatSettings { randomesque: adaptive.randomesque.max(1), ..CatSettings::default() };
+    let settings = CatSettings {
+        randomesque: adaptive.randomesque.max(1),
+        selection: adaptive.selection,
+        ..CatSettings::default()
+    };
     let stop =
         StopRules { se_target: adaptive.se_target, min_items: adaptive.min_items, max_items: Some(adaptive.max_items) };
     Ok(Adaptive { items, bank, settings, stop })
@@ -78,6 +83,7 @@ pub(crate) struct AdaptiveRules {
     pub min_items: usize,
     pub se_target: Option<f64>,
     pub randomesque: usize,
+    pub selection: Selection,
 }
 
 pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> AdaptiveRules {
@@ -88,12 +94,42 @@ pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> Ada
             min_items: a.min_items,
             se_target: Some(a.se_target),
             randomesque: a.randomesque,
+            selection: a.selection.map_or_else(Selection::default, |rule| engine_rule(rule.name())),
         },
-        None => AdaptiveRules { max_items: 30, min_items: 5, se_target: Some(0.3), randomesque: 1 },
+        None => AdaptiveRules {
+            max_items: 30,
+            min_items: 5,
+            se_target: Some(0.3),
+            randomesque: 1,
+            selection: Selection::default(),
+        },
     };
     if let Some(max) = config.max_items {
         rules.max_items = max as usize;
     }
     rules.min_items = rules.min_items.min(rules.max_items);
     rules
+}
+
+/// The engine's rule of a blueprint's rule name. The blueprint and the engine name the same
+/// rules (the tests below hold them to it); a name the engine lacks would fall back to its
+/// default rule rather than fail a learner's session.
+fn engine_rule(name: &str) -> Selection {
+    name.parse().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blueprint_names_every_selection_rule_of_the_engine() {
+        for rule in Selection::ALL {
+            let settings: pathwise_items::AdaptiveSettings =
+                serde_json::from_value(json!({ "selection": rule.name() })).unwrap();
+            let named = settings.selection.expect("the blueprint accepts the engine's rule name");
+            assert_eq!(engine_rule(named.name()), rule);
+        }
+        assert_eq!(engine_rule("no_such_rule"), Selection::default());
+    }
 }
