@@ -44,7 +44,7 @@ pub fn run(flags: SrsEvalFlags) -> Result<()> {
                 ),
             }),
             Err(error) => anyhow::bail!("{file}: {error}"),
-            Ok(report) => Outcome::Evaluated(Evaluated { evaluated: true, report }),
+            Ok(report) => Outcome::Evaluated(Evaluated { evaluated: true, report: Box::new(report) }),
         },
     };
     match (&outcome, flags.json) {
@@ -70,7 +70,7 @@ enum Outcome {
 struct Evaluated {
     evaluated: bool,
     #[serde(flatten)]
-    report: EvaluationReport,
+    report: Box<EvaluationReport>,
 }
 
 #[derive(Serialize)]
