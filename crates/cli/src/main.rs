@@ -165,7 +165,8 @@ enum Command {
         #[command(subcommand)]
         command: ModelCommand,
     },
-    /// Simulate adaptive tests (IRT) on an item bank at known abilities; prints bias, RMSE and SE after 5-30 items.
+    /// Simulate adaptive tests (IRT) on an item bank at known abilities, or on a generated one
+    /// (--generate, --compare for every selection rule); prints bias, RMSE and SE after 5-30 items.
     CatSim(cat_sim::CatSimFlags),
 }
 

@@ -36,8 +36,8 @@ mod template;
 
 pub use answer::{Answer, AnswerForm, AnswerKey, Check, Evaluation};
 pub use assessment::{
-    adaptive_candidates, plan_form, AdaptiveRules, AdaptiveSettings, Assessment, AssessmentBlueprint,
-    DifficultyDistribution, SectionSpec, Selection,
+    adaptive_candidates, plan_form, AdaptiveRules, AdaptiveSelection, AdaptiveSettings, Assessment,
+    AssessmentBlueprint, DifficultyDistribution, SectionSpec, Selection,
 };
 pub use band::{Band, Target};
 pub use blueprint::{

@@ -9,7 +9,7 @@ use super::config::EvaluationConfig;
 use super::state::EvaluationState;
 use crate::{AppError, AppResult};
 use pathwise_irt::{Cat, CatSettings, ItemBank, ItemParams, Selection, StopRules};
-use pathwise_items::Library;
+use pathwise_items::{AdaptiveSelection, Library};
 use rand::SeedableRng;
 use serde_json::{json, Value};
 
@@ -94,7 +94,7 @@ pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> Ada
             min_items: a.min_items,
             se_target: Some(a.se_target),
             randomesque: a.randomesque,
-            selection: a.selection.map_or_else(Selection::default, |rule| engine_rule(rule.name())),
+            selection: a.selection.map_or_else(Selection::default, engine_rule),
         },
         None => AdaptiveRules {
             max_items: 30,
@@ -111,11 +111,14 @@ pub(crate) fn adaptive_settings(lib: &Library, config: &EvaluationConfig) -> Ada
     rules
 }
 
-/// The engine's rule of a blueprint's rule name. The blueprint and the engine name the same
-/// rules (the tests below hold them to it); a name the engine lacks would fall back to its
-/// default rule rather than fail a learner's session.
-fn engine_rule(name: &str) -> Selection {
-    name.parse().unwrap_or_default()
+/// The engine's rule a blueprint names: one for one, so that a rule added to either side
+/// fails to compile here until the other has it.
+fn engine_rule(rule: AdaptiveSelection) -> Selection {
+    match rule {
+        AdaptiveSelection::MaxInfo => Selection::MaxInfo,
+        AdaptiveSelection::PosteriorWeightedInfo => Selection::PosteriorWeightedInfo,
+        AdaptiveSelection::Kl => Selection::Kl,
+    }
 }
 
 #[cfg(test)]
@@ -128,8 +131,7 @@ mod tests {
             let settings: pathwise_items::AdaptiveSettings =
                 serde_json::from_value(json!({ "selection": rule.name() })).unwrap();
             let named = settings.selection.expect("the blueprint accepts the engine's rule name");
-            assert_eq!(engine_rule(named.name()), rule);
+            assert_eq!(engine_rule(named), rule, "the same name means the same rule");
         }
-        assert_eq!(engine_rule("no_such_rule"), Selection::default());
     }
 }
