@@ -12,6 +12,7 @@
 //!
 //! A development crate only: nothing here is part of the shipped binary.
 
+pub mod anki;
 mod database;
 mod schema;
 mod store;
