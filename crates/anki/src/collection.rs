@@ -141,21 +141,17 @@ fn read_database(bytes: &[u8]) -> AnkiResult<Parts> {
     let mut file = tempfile::NamedTempFile::new()?;
     file.write_all(bytes)?;
     file.flush()?;
-    let db = Connection::open_with_flags(
-        file.path(),
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(not_a_collection)?;
+    let db =
+        Connection::open_with_flags(file.path(), OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(not_a_collection)?;
     // Anki's case-insensitive collation, which schema 18's names are declared with.
     db.create_collation("unicase", |a, b| a.to_lowercase().cmp(&b.to_lowercase())).map_err(not_a_collection)?;
     let tables: Vec<String> = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .map_err(not_a_collection)?;
-    let missing: Vec<&str> = ["col", "notes", "cards", "revlog"]
-        .into_iter()
-        .filter(|t| !tables.iter().any(|have| have == t))
-        .collect();
+    let missing: Vec<&str> =
+        ["col", "notes", "cards", "revlog"].into_iter().filter(|t| !tables.iter().any(|have| have == t)).collect();
     if !missing.is_empty() {
         return Err(AnkiError::NotACollection(format!("it has no {} table", missing.join(", "))));
     }
@@ -198,7 +194,11 @@ fn read_database(bytes: &[u8]) -> AnkiResult<Parts> {
     Ok((schema, decks, notetypes, notes, cards, revlog))
 }
 
-fn query<T>(db: &Connection, sql: &str, row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>) -> AnkiResult<Vec<T>> {
+fn query<T>(
+    db: &Connection,
+    sql: &str,
+    row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> AnkiResult<Vec<T>> {
     db.prepare(sql).and_then(|mut s| s.query_map([], row)?.collect()).map_err(not_a_collection)
 }
 
@@ -272,10 +272,10 @@ fn notetypes_of_json(json: &str) -> AnkiResult<HashMap<i64, Notetype>> {
         .into_iter()
         .filter_map(|(key, m)| {
             // Anki 2.0 wrote ids as numbers, some tools as strings; the key is the id too.
-            let id = m.id.as_i64().or_else(|| m.id.as_str().and_then(|s| s.parse().ok())).or_else(|| key.parse().ok())?;
+            let id =
+                m.id.as_i64().or_else(|| m.id.as_str().and_then(|s| s.parse().ok())).or_else(|| key.parse().ok())?;
             let fields = by_ord(m.flds).into_iter().map(|f| f.name).collect();
-            let templates =
-                by_ord(m.tmpls).into_iter().map(|t| Template { name: t.name, question: t.qfmt }).collect();
+            let templates = by_ord(m.tmpls).into_iter().map(|t| Template { name: t.name, question: t.qfmt }).collect();
             Some((id, Notetype { id, name: m.name, fields, templates, cloze: m.kind == 1 }))
         })
         .collect())
@@ -291,7 +291,9 @@ fn notetypes_of_tables(db: &Connection) -> AnkiResult<HashMap<i64, Notetype>> {
     .into_iter()
     .map(|n| (n.id, n))
     .collect();
-    for (ntid, name) in query(db, "SELECT ntid, name FROM fields ORDER BY ntid, ord", |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))? {
+    for (ntid, name) in
+        query(db, "SELECT ntid, name FROM fields ORDER BY ntid, ord", |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?
+    {
         if let Some(n) = notetypes.get_mut(&ntid) {
             n.fields.push(name);
         }

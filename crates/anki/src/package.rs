@@ -132,12 +132,14 @@ fn unzstd(compressed: &[u8], entry: &str) -> AnkiResult<Vec<u8>> {
 fn meta_version(bytes: &[u8]) -> AnkiResult<u64> {
     let damaged = |reason: &str| AnkiError::Damaged { entry: "meta".into(), reason: reason.into() };
     match crate::proto::fields(bytes) {
-        Some(fields) => Ok(fields.iter().find_map(|f| match f {
-            (1, crate::proto::Value::Varint(v)) => Some(*v),
-            _ => None,
-        })
-        // Proto3 leaves a zero version out: Anki's "unknown".
-        .unwrap_or(0)),
+        Some(fields) => Ok(fields
+            .iter()
+            .find_map(|f| match f {
+                (1, crate::proto::Value::Varint(v)) => Some(*v),
+                _ => None,
+            })
+            // Proto3 leaves a zero version out: Anki's "unknown".
+            .unwrap_or(0)),
         None => Err(damaged("it is not Anki's package metadata")),
     }
 }

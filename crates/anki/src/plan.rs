@@ -342,12 +342,33 @@ mod tests {
         Collection {
             format: PackageFormat::Anki21b,
             schema: 18,
-            decks: vec![Deck { id: 1, name: "Default".into(), filtered: false }, Deck { id: 2, name: "French::Verbs".into(), filtered: false }],
+            decks: vec![
+                Deck { id: 1, name: "Default".into(), filtered: false },
+                Deck { id: 2, name: "French::Verbs".into(), filtered: false },
+            ],
             notetypes: [(10, basic), (11, cloze)].into_iter().collect(),
             notes: vec![
-                Note { id: 100, guid: "g1".into(), notetype_id: 10, fields: vec!["<b>être</b>".into(), "to be".into()], tags: vec!["verb".into()] },
-                Note { id: 101, guid: "g2".into(), notetype_id: 11, fields: vec!["{{c1::Paris}} is in {{c2::France}}".into(), "".into()], tags: vec![] },
-                Note { id: 102, guid: "g3".into(), notetype_id: 99, fields: vec!["avoir".into(), "to have".into()], tags: vec![] },
+                Note {
+                    id: 100,
+                    guid: "g1".into(),
+                    notetype_id: 10,
+                    fields: vec!["<b>être</b>".into(), "to be".into()],
+                    tags: vec!["verb".into()],
+                },
+                Note {
+                    id: 101,
+                    guid: "g2".into(),
+                    notetype_id: 11,
+                    fields: vec!["{{c1::Paris}} is in {{c2::France}}".into(), "".into()],
+                    tags: vec![],
+                },
+                Note {
+                    id: 102,
+                    guid: "g3".into(),
+                    notetype_id: 99,
+                    fields: vec!["avoir".into(), "to have".into()],
+                    tags: vec![],
+                },
             ],
             cards: vec![
                 Card { id: 1000, note_id: 100, deck_id: 2, ord: 0, queue: 2 },

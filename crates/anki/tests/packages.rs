@@ -54,7 +54,10 @@ fn every_format_anki_writes_is_read_with_its_whole_review_log() {
         let bonjour = &plan.decks[1].cards[0];
         let answers: Vec<(u8, AnswerKind)> = bonjour.answers.iter().map(|a| (a.quality, a.kind)).collect();
         use AnswerKind::{Learning, Review};
-        assert_eq!(answers, [(1, Learning), (4, Learning), (4, Learning), (4, Review), (1, Review), (4, Review), (5, Review)]);
+        assert_eq!(
+            answers,
+            [(1, Learning), (4, Learning), (4, Learning), (4, Review), (1, Review), (4, Review), (5, Review)]
+        );
         assert_eq!(bonjour.answers[0].at.timestamp_millis(), 1_700_000_100_000, "the real time");
         assert_eq!(plan.answers, 11);
         let skipped: Vec<(SkipReason, usize)> = plan.skipped.into_iter().collect();
@@ -91,7 +94,9 @@ fn a_newer_package_is_read_as_far_as_the_known_layout_goes() {
         }
         newer.raw_copy_file(file).unwrap();
     }
-    newer.start_file("meta", zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored)).unwrap();
+    newer
+        .start_file("meta", zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored))
+        .unwrap();
     newer.write_all(&[0x08, 0x04]).unwrap();
     let bytes = newer.finish().unwrap().into_inner();
     let collection = read(Cursor::new(bytes)).unwrap();
@@ -103,8 +108,11 @@ fn a_newer_package_is_read_as_far_as_the_known_layout_goes() {
 fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     for (name, bytes) in entries {
-        zip.start_file(*name, zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored))
-            .unwrap();
+        zip.start_file(
+            *name,
+            zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored),
+        )
+        .unwrap();
         zip.write_all(bytes).unwrap();
     }
     zip.finish().unwrap().into_inner()
@@ -116,7 +124,10 @@ fn what_is_not_an_anki_package_is_refused_saying_why() {
     let pdf = refused(b"%PDF-1.7\n1 0 obj".to_vec());
     assert!(matches!(pdf, AnkiError::NotAPackage(_)) && pdf.to_string().contains("Export a deck from Anki"), "{pdf}");
     let other_zip = refused(zip_of(&[("notes.txt", b"hello")]));
-    assert!(matches!(other_zip, AnkiError::NoCollection(_)) && other_zip.to_string().contains("notes.txt"), "{other_zip}");
+    assert!(
+        matches!(other_zip, AnkiError::NoCollection(_)) && other_zip.to_string().contains("notes.txt"),
+        "{other_zip}"
+    );
     let not_sqlite = refused(zip_of(&[("collection.anki2", b"not a database")]));
     assert!(matches!(not_sqlite, AnkiError::NotACollection(_)), "{not_sqlite}");
     let not_zstd = refused(zip_of(&[("collection.anki21b", b"not zstd"), ("meta", &[0x08, 0x03])]));

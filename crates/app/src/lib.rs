@@ -4,6 +4,7 @@
 //! `pathwise-domain`, persistence from `pathwise-store`.
 
 pub mod analytics;
+pub mod anki_import;
 pub mod authoring;
 pub mod clock;
 pub mod course_tutor;

@@ -180,6 +180,34 @@ pub async fn export_reviews(settings: &Settings, token: Option<&str>) -> Result<
     crate::output::text(app.review_log(me).await?)
 }
 
+/// Bring in an Anki package (`.apkg` or `.colpkg`) with its review history, with a progress
+/// bar over the answers written; prints what was brought in, left out and why.
+pub async fn import_anki(settings: &Settings, token: Option<&str>, file: &std::path::Path) -> Result<()> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    let package = std::fs::File::open(file).with_context(|| format!("opening {}", file.display()))?;
+    let app = open_app(settings).await?;
+    let me = learner(&app, settings, token).await?;
+    let bar = ProgressBar::new_spinner().with_message(format!("reading {}", file.display()));
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    let progress = {
+        let bar = bar.clone();
+        move |done: pathwise_app::anki_import::ImportProgress| {
+            if bar.length().is_none() {
+                bar.set_style(
+                    ProgressStyle::with_template("{bar:30} {pos}/{len} answers, {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar.set_length(done.answers as u64);
+            }
+            bar.set_position(done.answers_done as u64);
+            bar.set_message(format!("{}/{} decks", done.decks_done, done.decks));
+        }
+    };
+    let imported = app.import_anki(me, std::io::BufReader::new(package), progress).await;
+    bar.finish_and_clear();
+    print(&imported?)
+}
+
 /// Show the learner's preferences, changing them (or fitting their FSRS parameters) first
 /// when asked.
 pub async fn preferences(

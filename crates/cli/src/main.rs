@@ -152,6 +152,15 @@ enum Command {
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
     },
+    /// Bring in an Anki package (.apkg deck or .colpkg collection, any format Anki writes):
+    /// a map per deck, a concept per card, the review history with its real times and
+    /// grades; again later to add what is new. Prints what was brought in, skipped and why.
+    ImportAnki {
+        /// The package Anki exported (File > Export).
+        file: std::path::PathBuf,
+        #[arg(long, env = "PATHWISE_TOKEN")]
+        token: Option<String>,
+    },
     /// Print the learner's history as a review log (CSV: item_id,timestamp,grade) for srs-eval.
     ExportReviews {
         #[arg(long, env = "PATHWISE_TOKEN")]
@@ -300,6 +309,9 @@ async fn run(cli: Cli) -> Result<()> {
         Command::Preferences { daily_review_cap, srs_scheduler, fit_fsrs, token } => {
             let settings = settings_for(&cli.store, cli.config.as_deref())?;
             learn::preferences(&settings, token.as_deref(), daily_review_cap, srs_scheduler, fit_fsrs).await
+        }
+        Command::ImportAnki { file, token } => {
+            learn::import_anki(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref(), &file).await
         }
         Command::ExportReviews { token } => {
             learn::export_reviews(&settings_for(&cli.store, cli.config.as_deref())?, token.as_deref()).await

@@ -2,7 +2,7 @@
 //! from a diagnostic, scoping it to a goal, the learning order, re-planning and next-node.
 
 use crate::edit::{self, check_effort, normalize_label, NewNode, MAX_DESCRIPTION_CHARS, MAX_LABEL_CHARS};
-use crate::graph::{recompute_depths, GraphLimits, Prerequisites, COURSE_KEY};
+use crate::graph::{recompute_depths, GraphLimits, Prerequisites, ANKI_DECK_KEY, COURSE_KEY};
 use crate::lifecycle::{clean_text, require_active};
 use crate::mastery::SKIPPABLE_SCORE;
 use crate::model::{Edge, MapAggregate, Metadata, MindMap, Node};
@@ -254,11 +254,16 @@ impl std::str::FromStr for OnExisting {
 
 /// The learner's map that a new map titled `title` would repeat: the newest one with the
 /// same title (case and surrounding spaces aside), unless it was abandoned (a topic given
-/// up may be started afresh) or is a course's map (the tutor's, whatever its title).
+/// up may be started afresh) or is a course's map (the tutor's, whatever its title) or an
+/// Anki deck's (the learner's own cards, kept beside any map of the topic).
 pub fn same_topic<'a>(maps: &'a [MindMap], title: &str) -> Option<&'a MindMap> {
     let wanted = normalize_label(title);
     maps.iter()
-        .filter(|m| m.status != MapStatus::Abandoned && !m.metadata.contains_key(COURSE_KEY))
+        .filter(|m| {
+            m.status != MapStatus::Abandoned
+                && !m.metadata.contains_key(COURSE_KEY)
+                && !m.metadata.contains_key(ANKI_DECK_KEY)
+        })
         .filter(|m| normalize_label(&m.title) == wanted)
         .max_by_key(|m| (m.created_at, m.id))
 }

@@ -11,6 +11,8 @@ use std::collections::{HashMap, VecDeque};
 
 /// The metadata key naming the course a map was made from.
 pub const COURSE_KEY: &str = "course_id";
+/// The metadata key naming the Anki deck a map was imported from.
+pub const ANKI_DECK_KEY: &str = "anki_deck_id";
 
 /// Structural limits a map's graph must respect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,10 +27,11 @@ impl GraphLimits {
     /// An authored course's map: as large and deep as the course (always acyclic).
     pub const AUTHORED_COURSE: GraphLimits = GraphLimits { max_nodes: None, max_depth: None };
 
-    /// The limits for `map`: a course's map (its metadata names the course) is held to the
-    /// course's shape, any other map to these limits.
+    /// The limits for `map`: a course's map (its metadata names the course) and an Anki
+    /// deck's (a concept per card, thousands of them) are held to their own shape, any
+    /// other map to these limits.
     pub fn for_map(self, map: &crate::model::MindMap) -> GraphLimits {
-        if map.metadata.contains_key(COURSE_KEY) {
+        if map.metadata.contains_key(COURSE_KEY) || map.metadata.contains_key(ANKI_DECK_KEY) {
             GraphLimits::AUTHORED_COURSE
         } else {
             self

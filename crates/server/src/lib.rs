@@ -151,6 +151,7 @@ fn operations() -> OpenApiRouter<AppState> {
         .routes(routes!(learners::import))
         .routes(routes!(learners::me))
         .routes(routes!(learners::llm_usage))
+        .routes(routes!(learners::import_anki))
         .routes(routes!(author::upload, author::documents))
         .routes(routes!(author::document, author::delete_document))
         .routes(routes!(author::drafts, author::create_draft))

@@ -6,6 +6,7 @@
 import { api, ApiError } from './api.js';
 import { el, fill, reportError, withBusy } from './ui.js';
 import { stackedBar, lineChart, fmtDay } from './charts.js';
+import { ankiCard } from './anki.js';
 
 // Mastery statuses in learning order, with their chart colours (legends repeat them in text).
 const STATUSES = [
@@ -73,9 +74,11 @@ function failed(page, heading, text, retry) {
 
 // ---- #/progress: the portfolio -------------------------------------------------------------
 
-async function showPortfolio(page, config, gen) {
+// `anki` is the import card of the page shown before (its outcome stays on the page when
+// an import refreshes the figures).
+async function showPortfolio(page, config, gen, anki = null) {
   const heading = el('h1', {}, 'Progress');
-  fill(page, heading, loading('Loading your progress…'));
+  if (!anki) fill(page, heading, loading('Loading your progress…'));
   let portfolio;
   try {
     portfolio = await api('GET', '/me/portfolio');
@@ -91,7 +94,8 @@ async function showPortfolio(page, config, gen) {
   fill(page, heading,
     el('p', { class: 'muted' }, 'Figures are as of now; every night adds a point to each active map’s trend.'),
     portfolio.maps_total ? [overview(portfolio), mapList(portfolio)] : noMaps(),
-    el('div', { class: 'pg-grid' }, digestCard(config, portfolio), spacing, usage));
+    el('div', { class: 'pg-grid' }, digestCard(config, portfolio), spacing,
+      anki ?? ankiCard(() => { if (current(gen)) showPortfolio(page, config, gen, page.querySelector('.pg-anki')); }), usage));
   loadSpacing(spacing, gen);
   loadUsage(usage, gen);
 }

@@ -730,6 +730,16 @@ impl crate::AuthoringStore for AnyStore {
     }
 }
 
+impl crate::ImportStore for AnyStore {
+    async fn import_history<T, F>(&self, learner: LearnerId, existing: Option<MindMapId>, decide: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Option<crate::ImportedMap<'_>>) -> Result<(crate::HistoryImport, T), DomainError> + Send + 'static,
+    {
+        delegate!(self.import_history(learner, existing, decide))
+    }
+}
+
 impl crate::EvidenceStore for AnyStore {
     async fn response_by_key(&self, learner: LearnerId, key: &str) -> StoreResult<Option<QuizResponse>> {
         delegate!(self.response_by_key(learner, key))

@@ -11,6 +11,7 @@ mod any;
 mod authoring;
 mod error;
 mod evidence;
+mod history_import;
 pub mod learner_rows;
 mod learning_loop;
 mod postgres;
@@ -36,6 +37,7 @@ pub use any::{AnyStore, Location, PoolStatus, SchemaStatus};
 pub use authoring::{AuthoringStore, ChunkSync, CourseDraftRecord, SourceChunkRecord, SourceDocumentRecord};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
+pub use history_import::{HistoryImport, ImportStore, ImportedMap};
 pub use learner_rows::LearnerRows;
 pub use learning_loop::{
     FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, LearnerFsrs, NodeFsrs, PreferenceStore, Preferences,
@@ -165,6 +167,7 @@ pub trait Store:
     + TutorStore
     + AuthoringStore
     + EvidenceStore
+    + ImportStore
     + LearnerAdminStore
     + Clone
     + Send

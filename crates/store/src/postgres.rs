@@ -18,6 +18,7 @@ crate::sql_sessions::sessions_store!(PgStore);
 crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
 crate::sql_authoring::authoring_store!(PgStore, sqlx::Postgres);
 crate::evidence::evidence_store!(PgStore);
+crate::history_import::import_store!(PgStore, sqlx::Postgres, qualities_array);
 crate::analytics::analytics_store!(PgStore);
 // An export reads every table of a learner as of one moment.
 crate::admin::admin_store!(

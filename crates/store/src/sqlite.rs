@@ -22,6 +22,7 @@ crate::sql_sessions::sessions_store!(SqliteStore);
 crate::sql_tutor::tutor_store!(SqliteStore, "");
 crate::sql_authoring::authoring_store!(SqliteStore, sqlx::Sqlite);
 crate::evidence::evidence_store!(SqliteStore);
+crate::history_import::import_store!(SqliteStore, sqlx::Sqlite, crate::sqlite_batch::list_of);
 crate::analytics::analytics_store!(SqliteStore);
 crate::admin::admin_store!(SqliteStore, sqlx::Sqlite, String, read_qualities, crate::sqlite_batch::list_of, None, "");
 

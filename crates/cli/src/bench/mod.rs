@@ -2,6 +2,7 @@
 //! prints one JSON object per line: bench, store, ops, concurrency, ops_per_sec, p50_ms, p99_ms.
 
 mod analytics;
+mod anki;
 mod doors;
 mod fixtures;
 mod ingest;
@@ -174,6 +175,19 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         if let Some(url) = postgres_url {
             let (app, schema) = postgres_app(url).await?;
             let outcome = ingest::pdf(&app, "postgres", 500, runs).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
+    if wanted("anki_import") {
+        // Alone in its process (`--only anki_import`), its peak memory is the import's.
+        let runs = if flags.quick { 1 } else { 5 };
+        if sqlite {
+            anki::import(&sqlite_app(dir.path(), "anki").await?, "sqlite", 100_000 / scale, runs, dir.path()).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = anki::import(&app, "postgres", 100_000 / scale, runs, dir.path()).await;
             schema.drop(app).await?;
             outcome?;
         }

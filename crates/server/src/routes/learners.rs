@@ -153,6 +153,29 @@ pub async fn fit_fsrs(
     Ok(Json(s.app.fit_fsrs(l.id).await?))
 }
 
+/// Bring in an Anki package (`.apkg` deck or `.colpkg` collection, as Anki exports them; the
+/// body is the file): a map per deck with a concept per card, the review log as answers with
+/// their real times and grades (each row used or skipped with a counted reason), then the
+/// caller's FSRS memory replayed and parameters fitted. Importing the same package again
+/// adds only what is new and keeps what was done in Pathwise since. Media files are counted,
+/// not imported (export without media to keep the upload small).
+#[utoipa::path(post, operation_id = "learners_import_anki", path = "/api/me/anki-import", tag = "learners",
+    request_body(description = "The package's bytes.", content((Vec<u8> = "application/octet-stream"))),
+    responses(
+        (status = 200, body = pathwise_app::anki_import::AnkiImport),
+        (status = 413, description = "The package is over `ingest_max_mb` (`too_large`).", body = ErrorBody),
+        (status = 422, description = "The file cannot be read as an Anki package, and nothing is stored: \
+            `not_an_anki_package`, `anki_package_encrypted`, `anki_package_damaged`, `anki_package_too_new`.",
+            body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn import_anki(
+    State(s): State<AppState>,
+    Auth(l): Auth,
+    crate::extract::FileBody(bytes): crate::extract::FileBody,
+) -> ApiResult<Json<pathwise_app::anki_import::AnkiImport>> {
+    Ok(Json(s.app.import_anki(l.id, std::io::Cursor::new(bytes), |_| {}).await?))
+}
+
 /// Change the caller's preferences; a field left out keeps its value, `null` clears it.
 #[utoipa::path(patch, operation_id = "learners_update_preferences", path = "/api/me/preferences", tag = "learners",
     request_body = pathwise_app::preferences::UpdatePreferences,
