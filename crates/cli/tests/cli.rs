@@ -739,6 +739,28 @@ fn learners_commands_administer_learners_and_move_one_to_another_database() {
 // ---------------------------------------------------------------------------------------
 
 #[cfg(feature = "bench")]
+/// `pathwise import-anki`: a real package (genanki's) brought in for the local learner, the
+/// outcome printed as JSON; a file that is not a package fails saying what to export.
+#[test]
+fn import_anki_brings_a_package_in_and_refuses_what_is_not_one() {
+    use pathwise_test_support::anki::{anki_python, make_package, sample_spec};
+    let dir = tempfile::tempdir().unwrap();
+    let data = data_dir_arg(dir.path());
+    let not_a_package = write(dir.path(), "notes.apkg", "just text");
+    let refused =
+        run(dir.path(), &["import-anki", not_a_package.to_str().unwrap(), "--data-dir", &data], &[]).failure();
+    assert!(refused.stderr.contains("not an Anki package") && refused.stderr.contains("File > Export"), "{}", refused.stderr);
+    let Some(python) = anki_python() else { return };
+    let package = make_package(&python, &sample_spec(), dir.path(), "sample.colpkg");
+    let done = run(dir.path(), &["import-anki", package.to_str().unwrap(), "--data-dir", &data], &[]).success();
+    let report: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
+    assert_eq!((report["answers_imported"].as_u64(), report["concepts_added"].as_u64()), (Some(11), Some(6)), "{report}");
+    assert_eq!(report["format"], "anki21b");
+    let log = run(dir.path(), &["export-reviews", "--data-dir", &data], &[]).success();
+    assert_eq!(log.stdout.lines().count(), 12, "a header and the 11 answers: {}", log.stdout);
+    assert!(log.stdout.contains("2023-11-14T22:15:00"), "the log's real times: {}", log.stdout);
+}
+
 #[test]
 fn bench_quick_prints_one_json_line_per_benchmark() {
     let tmp = tempfile::tempdir().unwrap();

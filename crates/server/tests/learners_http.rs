@@ -13,7 +13,40 @@ on_both_stores!(
     a_learner_moves_to_another_server_and_is_deleted_from_the_first,
     the_operator_reads_every_job_run_with_its_learner_or_none,
     the_operator_exports_a_shipped_courses_pack_that_imports_again,
+    a_learner_uploads_their_anki_reviews_and_a_file_that_is_not_a_package_is_refused,
 );
+
+/// An Anki package uploaded: the decks become the learner's maps (and nobody else's), the
+/// review log their answers; the same upload again adds nothing; what is not a package is a
+/// 422 that says what to export instead, and nothing is stored.
+async fn a_learner_uploads_their_anki_reviews_and_a_file_that_is_not_a_package_is_refused(t: &TestApp) {
+    use pathwise_test_support::anki::{anki_python, make_package, sample_spec};
+    t.refused(
+        Method::POST,
+        "/api/me/anki-import",
+        Some(&t.a),
+        Body::File(b"%PDF-1.7 a document".to_vec(), "application/octet-stream"),
+        (422, "not_an_anki_package"),
+        &["not an Anki package", ".apkg"],
+    )
+    .await;
+    let Some(python) = anki_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let package = std::fs::read(make_package(&python, &sample_spec(), dir.path(), "sample.apkg")).unwrap();
+    let upload = || Body::File(package.clone(), "application/octet-stream");
+    let imported = t.call(Method::POST, "/api/me/anki-import", Some(&t.a), upload()).await.expect(200);
+    assert_eq!((imported["answers_imported"].as_u64(), imported["review_log_rows"].as_u64()), (Some(11), Some(13)));
+    assert_eq!(imported["decks"].as_array().unwrap().len(), 2, "{imported}");
+    assert_eq!(imported["media_files"], 1);
+    let french = text(&imported["decks"][1]["mind_map_id"]);
+    let map = t.get(&t.a, &format!("/api/mind-maps/{french}")).await.expect(200);
+    assert_eq!(map["title"], "Languages::French", "{map}");
+    t.get(&t.b, &format!("/api/mind-maps/{french}")).await.expect_error(404, "not_found", &[]);
+    let again = t.call(Method::POST, "/api/me/anki-import", Some(&t.a), upload()).await.expect(200);
+    assert_eq!(again["answers_imported"], 0, "{again}");
+    let already = again["skipped"].as_array().unwrap().iter().find(|s| s["reason"] == "already_imported").unwrap();
+    assert_eq!(already["rows"], 11, "{again}");
+}
 
 async fn operator(t: &TestApp, method: Method, path: &str, body: Option<Value>) -> Reply {
     let body = body.map_or(Body::Empty, Body::Json);

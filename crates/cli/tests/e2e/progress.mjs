@@ -7,7 +7,7 @@
 // the digest on request, the fresh map's figures and its one point (today's, live, with no
 // snapshot taken), an unknown map, and phone width.
 // Screenshots progress-desktop.png, progress-spacing.png (the review spacing card after a
-// fit) and progress-phone.png; the last line printed is a JSON
+// fit), progress-anki.png (an Anki package imported) and progress-phone.png; the last line printed is a JSON
 // report for web_e2e.rs.
 import { launchChromium, failed, finish, onPhone } from './harness.mjs';
 
@@ -188,6 +188,31 @@ try {
   await spacing.getByRole('button', { name: 'Use SM-2 instead' }).click();
   await spacing.locator('[data-scheduler="sm2"]').waitFor();
   step('reviews spaced by FSRS when chosen, its parameters fitted on request and shown');
+
+  // Anki: a file that is not a package is refused on the card, saying why; a real package
+  // (ANKI_PACKAGE, written by genanki) comes in, and the card says what it brought and left.
+  const anki = page.locator('.pg-anki');
+  await anki.locator('#anki-input').setInputFiles({ name: 'notes.apkg', mimeType: 'application/octet-stream', buffer: Buffer.from('not a package') });
+  await anki.locator('.anki-failed').waitFor();
+  check((await anki.locator('.anki-failed').textContent()).includes('not an Anki package'), 'the refusal does not say why');
+  if (process.env.ANKI_PACKAGE) {
+    const mapsBefore = (await apiGet('/me/portfolio')).maps_total;
+    await anki.locator('#anki-input').setInputFiles(process.env.ANKI_PACKAGE);
+    await anki.locator('.anki-summary').waitFor();
+    const shown = Number(await anki.locator('.anki-summary').getAttribute('data-answers'));
+    same(shown, Number(process.env.ANKI_ANSWERS), 'the answers brought in');
+    const decks = await anki.locator('.anki-decks a').allTextContents();
+    same(decks, ['Languages', 'Languages::French'], 'the decks, each a map');
+    await anki.locator('details summary').click();
+    check(await anki.locator('[data-reason="manual"]').count() === 1, 'the rows left out are not listed with their reasons');
+    same((await apiGet('/me/portfolio')).maps_total, mapsBefore + 2, 'the maps the import made');
+    // The figures refresh with the decks' maps, and the card keeps its outcome.
+    await page.locator('.pg-map-title', { hasText: 'Languages::French' }).waitFor();
+    await anki.locator('.anki-summary').waitFor();
+    await anki.screenshot({ path: `${artifacts}/progress-anki.png` });
+    report.anki = { answers: shown, decks };
+    step('an Anki package imported from the page, a file that is not one refused');
+  }
 
   // A map with no snapshot stored still has today's point: its figures now.
   await page.goto(`${base}/#/progress/${freshId}`);

@@ -156,12 +156,22 @@ async fn progress_charts_match_the_api() {
     fake.respond_with(Arc::new(digest_writer));
     let served = serve(fake.base_url());
     let seeded = seed(&served.dir.path().join("data")).await;
+    // A real Anki package for the import card, where genanki is at hand.
+    let package = pathwise_test_support::anki::anki_python().map(|python| {
+        let spec = pathwise_test_support::anki::sample_spec();
+        pathwise_test_support::anki::make_package(&python, &spec, served.dir.path(), "sample.apkg")
+    });
     let env = [
         ("MAP_ID", seeded.map.to_string()),
         ("FRESH_MAP_ID", seeded.fresh_map.to_string()),
         ("SNAPSHOT_DAYS", seeded.snapshot_days.to_string()),
+        ("ANKI_PACKAGE", package.as_ref().map(|p| p.display().to_string()).unwrap_or_default()),
+        ("ANKI_ANSWERS", "11".to_string()),
     ];
     let report = run_script("progress.mjs", &served, env).await;
+    if package.is_some() {
+        assert_eq!(report["anki"]["answers"], 11, "{report}");
+    }
     // The script compared what it saw with the API; these say it saw enough to compare.
     assert_eq!(report["trend_points"], seeded.snapshot_days, "{report}");
     assert_eq!(report["month_points"], seeded.month_days, "the day three weeks ago: {report}");
