@@ -168,6 +168,18 @@ async fn imported_reviews_give_an_fsrs_learner_memories_and_their_own_parameters
     let memories = counts.iter().find(|(table, _)| table == "node_fsrs").unwrap().1;
     assert_eq!(memories, 24, "every card's FSRS memory replayed from its history");
     assert_eq!(t.app().fsrs_status(t.learner).await.unwrap().parameters, FsrsParametersInUse::Fitted);
+
+    // Each card scheduled as FSRS with the learner's own parameters would have.
+    let map = report.decks[0].mind_map_id;
+    let card = node_by_label(t, map, "word 1").await;
+    let log = pathwise_srs::parse_review_log(&t.app().review_log(t.learner).await.unwrap()).unwrap();
+    let events = &log.items().iter().find(|i| i.item_id == card.to_string()).unwrap().events;
+    let own = pathwise_srs::FsrsScheduler::new(pathwise_srs::FsrsParameters::new(&fsrs.weights).unwrap()).unwrap();
+    let expected = own.replay_schedule(events, pathwise_srs::DEFAULT_DESIRED_RETENTION).unwrap().unwrap();
+    let node = t.node(card).await;
+    assert_eq!(node.interval_days, expected.interval_days);
+    let last = node.last_reviewed_at.unwrap();
+    assert_eq!(node.next_review_at, Some(pathwise_domain::srs::due_at(last, expected.interval_days)));
 }
 
 conformance!(

@@ -749,12 +749,20 @@ fn import_anki_brings_a_package_in_and_refuses_what_is_not_one() {
     let not_a_package = write(dir.path(), "notes.apkg", "just text");
     let refused =
         run(dir.path(), &["import-anki", not_a_package.to_str().unwrap(), "--data-dir", &data], &[]).failure();
-    assert!(refused.stderr.contains("not an Anki package") && refused.stderr.contains("File > Export"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("not an Anki package") && refused.stderr.contains("File > Export"),
+        "{}",
+        refused.stderr
+    );
     let Some(python) = anki_python() else { return };
     let package = make_package(&python, &sample_spec(), dir.path(), "sample.colpkg");
     let done = run(dir.path(), &["import-anki", package.to_str().unwrap(), "--data-dir", &data], &[]).success();
     let report: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}: {}", done.stdout));
-    assert_eq!((report["answers_imported"].as_u64(), report["concepts_added"].as_u64()), (Some(11), Some(6)), "{report}");
+    assert_eq!(
+        (report["answers_imported"].as_u64(), report["concepts_added"].as_u64()),
+        (Some(11), Some(6)),
+        "{report}"
+    );
     assert_eq!(report["format"], "anki21b");
     let log = run(dir.path(), &["export-reviews", "--data-dir", &data], &[]).success();
     assert_eq!(log.stdout.lines().count(), 12, "a header and the 11 answers: {}", log.stdout);

@@ -93,6 +93,9 @@ CROSS_REFERENCES = [
         # A file's content is read, not described: random bytes are not a document.
         (r"POST /api/author/documents", "(empty|unsupported_format|binary|encrypted_pdf|no_text_layer|malformed_pdf|too_many_pages)",
          r".*", r"."),
+        # Likewise an Anki package: random bytes are not one.
+        (r"POST /api/me/anki-import", "(not_an_anki_package|anki_package_encrypted|anki_package_damaged|anki_package_too_new)",
+         r"file", r"."),
     ]
 ]
 

@@ -214,16 +214,26 @@ impl FsrsScheduler {
     /// learning): what FSRS would hold now had it scheduled the item from the start. `None`
     /// for an item never answered.
     pub fn replay(&self, events: &[crate::review_log::ReviewEvent]) -> Result<Option<FsrsMemory>, FsrsError> {
-        let mut memory = None;
+        Ok(self.replay_schedule(events, DEFAULT_DESIRED_RETENTION)?.map(|review| review.memory))
+    }
+
+    /// Like [`FsrsScheduler::replay`], with the interval the last response gets at
+    /// `desired_retention`: the schedule FSRS would have given the item.
+    pub fn replay_schedule(
+        &self,
+        events: &[crate::review_log::ReviewEvent],
+        desired_retention: f64,
+    ) -> Result<Option<FsrsReview>, FsrsError> {
+        let mut last: Option<FsrsReview> = None;
         let mut previous = None;
         for event in events {
             let elapsed_days = previous.map_or(0.0, |at: chrono::DateTime<chrono::Utc>| {
                 (event.timestamp - at).num_milliseconds().max(0) as f64 / 86_400_000.0
             });
-            memory = Some(self.review(memory, elapsed_days, event.grade, DEFAULT_DESIRED_RETENTION)?.memory);
+            last = Some(self.review(last.map(|r| r.memory), elapsed_days, event.grade, desired_retention)?);
             previous = Some(event.timestamp);
         }
-        Ok(memory)
+        Ok(last)
     }
 
     /// The predicted probability of recalling an item with this memory `elapsed_days` after

@@ -1,7 +1,8 @@
 //! Years of Anki reviews brought in: a package (`.apkg` or `.colpkg`, any format Anki
 //! writes) read by `pathwise_anki`, each deck made a map (or the map an earlier import made
 //! brought up to date), the review log recorded as answers with their real times and
-//! grades, then the learner's FSRS memory replayed and parameters fitted on it. The package
+//! grades, then the learner's FSRS parameters fitted on it and, for an FSRS learner, every
+//! concept's memory replayed and the imported ones scheduled as FSRS would have. The package
 //! is read whole before anything is written, so a file that is not a package, or a damaged
 //! one, stores nothing.
 
@@ -13,10 +14,10 @@ use crate::fsrs_parameters::FsrsStatus;
 use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_anki::{AnkiError, SkipReason};
 use pathwise_domain::graph::ANKI_DECK_KEY;
-use pathwise_domain::{LearnerId, MindMapId, SrsScheduler};
+use pathwise_domain::{LearnerId, MindMapId, NodeId, SrsScheduler};
 use serde::Serialize;
 use serde_json::json;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek};
 use utoipa::ToSchema;
 
@@ -110,16 +111,20 @@ impl<S: Store> App<S> {
         progress(done);
         let mut decks = Vec::with_capacity(plan.decks.len());
         let mut skipped = plan.skipped;
+        let mut imported_nodes = HashSet::new();
         for deck_plan in plan.decks {
             let existing = deck_maps.get(&deck_plan.deck_id).copied();
             let now = self.now();
             let planned: usize = deck_plan.cards.iter().map(|c| c.answers.len()).sum();
-            let account = self
+            let (account, answered) = self
                 .store
                 .import_history(learner, existing, move |found| {
-                    deck::import_deck(&deck_plan, learner, found, now, &mut Self::new_id)
+                    let (import, account) = deck::import_deck(&deck_plan, learner, found, now, &mut Self::new_id)?;
+                    let answered: Vec<NodeId> = import.histories.iter().map(|(node, _)| *node).collect();
+                    Ok((import, (account, answered)))
                 })
                 .await?;
+            imported_nodes.extend(answered);
             // Answers another import of the same package brought in meanwhile.
             if planned > account.answers_imported {
                 *skipped.entry(SkipReason::AlreadyImported).or_default() += planned - account.answers_imported;
@@ -130,10 +135,13 @@ impl<S: Store> App<S> {
             progress(done);
             decks.push(account);
         }
+        // Fitted first, so that an FSRS learner's memories and schedule come from their own
+        // parameters where the fit gave them some.
+        let fsrs = self.fit_fsrs(learner).await?;
         if self.store.preferences(learner).await?.srs_scheduler == SrsScheduler::Fsrs {
             self.replay_fsrs_memories(learner).await?;
+            self.schedule_by_fsrs(learner, &imported_nodes).await?;
         }
-        let fsrs = self.fit_fsrs(learner).await?;
         Ok(AnkiImport {
             format,
             concepts_added: decks.iter().map(|d| d.concepts_added).sum(),

@@ -176,6 +176,37 @@ impl<S: Store> App<S> {
         Ok(memories.len())
     }
 
+    /// Schedule `nodes` (whose answers just came in from elsewhere) as FSRS would have: each
+    /// one's history replayed with the learner's parameters, its memory kept and its next
+    /// review set by the interval the last answer gets. A node answered here since is left
+    /// to its own schedule. How many were scheduled.
+    pub(crate) async fn schedule_by_fsrs(
+        &self,
+        learner: LearnerId,
+        nodes: &std::collections::HashSet<NodeId>,
+    ) -> AppResult<usize> {
+        let log = self.fsrs_review_log(learner).await?;
+        let scheduler = FsrsScheduler::new(self.fsrs_parameters_of(learner).await?)
+            .map_err(|e| AppError::internal(format!("the learner's FSRS parameters are unusable: {e}")))?;
+        let mut scheduled = 0;
+        for item in log.items() {
+            let Ok(node) = item.item_id.parse::<uuid::Uuid>().map(NodeId) else { continue };
+            let Some(last) = item.events.last().filter(|_| nodes.contains(&node)) else { continue };
+            let Some(review) = scheduler
+                .replay_schedule(&item.events, pathwise_srs::DEFAULT_DESIRED_RETENTION)
+                .map_err(|e| AppError::internal(format!("replaying concept {node} through FSRS failed: {e}")))?
+            else {
+                continue;
+            };
+            let memory = NodeFsrs { stability: review.memory.stability, difficulty: review.memory.difficulty };
+            let next = pathwise_domain::srs::due_at(last.timestamp, review.interval_days);
+            if self.store.apply_fsrs(learner, node, memory, review.interval_days, next, last.timestamp).await? {
+                scheduled += 1;
+            }
+        }
+        Ok(scheduled)
+    }
+
     /// What FSRS schedules from: the learner's teach and review answers (a diagnostic finds
     /// out what is known; it is not a review), each concept an item.
     async fn fsrs_review_log(&self, learner: LearnerId) -> AppResult<ReviewLog> {
