@@ -104,6 +104,31 @@ fn a_newer_package_is_read_as_far_as_the_known_layout_goes() {
     assert!(collection.newer.as_deref().is_some_and(|n| n.contains("package format 4")), "{:?}", collection.newer);
 }
 
+#[test]
+fn a_package_with_an_unknown_note_type_or_deleted_cards_is_read_as_far_as_it_can_be() {
+    let Some(python) = anki_python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["anki2", "anki21b"] {
+        let mut spec = spec(format);
+        spec["drop_notetype"] = json!(true);
+        spec["orphan_revlog"] = json!([
+            {"id": 1_700_500_000_000i64, "cid": 999, "ease": 3, "ivl": 1, "lastIvl": 0, "factor": 2500, "time": 4000, "type": 1}
+        ]);
+        let path = make_package(&python, &spec, dir.path(), &format!("partial-{format}.apkg"));
+        let collection = read_file(&path).unwrap();
+        let plan = plan(&collection, &HashMap::new());
+        let maison = plan.decks[0].cards.iter().find(|c| c.label == "maison").expect("kept, by its first field");
+        assert_eq!(maison.description.as_deref(), Some("maison\nhouse\nLa maison est grande."), "{format}");
+        assert!(
+            plan.warnings.iter().any(|w| w.contains("note type") && w.contains("first field")),
+            "{:?}",
+            plan.warnings
+        );
+        assert_eq!(plan.skipped.get(&SkipReason::CardMissing), Some(&1), "{format}: the deleted card's row, counted");
+        assert_eq!(plan.answers, 11, "{format}: everything else brought in");
+    }
+}
+
 /// A zip holding `entries`.
 fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));

@@ -200,7 +200,7 @@ pub async fn import_anki(settings: &Settings, token: Option<&str>, file: &std::p
                 bar.set_length(done.answers as u64);
             }
             bar.set_position(done.answers_done as u64);
-            bar.set_message(format!("{}/{} decks", done.decks_done, done.decks));
+            bar.set_message(format!("{}/{} decks, {}", done.decks_done, done.decks, done.doing));
         }
     };
     let imported = app.import_anki(me, std::io::BufReader::new(package), progress).await;

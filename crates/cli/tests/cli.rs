@@ -734,11 +734,6 @@ fn learners_commands_administer_learners_and_move_one_to_another_database() {
     assert!(missing.stderr.contains("not found"), "stderr: {}", missing.stderr);
 }
 
-// ---------------------------------------------------------------------------------------
-// bench
-// ---------------------------------------------------------------------------------------
-
-#[cfg(feature = "bench")]
 /// `pathwise import-anki`: a real package (genanki's) brought in for the local learner, the
 /// outcome printed as JSON; a file that is not a package fails saying what to export.
 #[test]
@@ -769,6 +764,11 @@ fn import_anki_brings_a_package_in_and_refuses_what_is_not_one() {
     assert!(log.stdout.contains("2023-11-14T22:15:00"), "the log's real times: {}", log.stdout);
 }
 
+// ---------------------------------------------------------------------------------------
+// bench
+// ---------------------------------------------------------------------------------------
+
+#[cfg(feature = "bench")]
 #[test]
 fn bench_quick_prints_one_json_line_per_benchmark() {
     let tmp = tempfile::tempdir().unwrap();

@@ -59,7 +59,7 @@ function summary(got) {
       ` · ${count(d.cards, 'card')}, ${count(d.answers_imported, 'answer')}${d.created ? ' (new map)' : ''}`))),
     skipped.length > 0 && el('details', {}, el('summary', {}, `${count(skipped.reduce((n, s) => n + s.rows, 0), 'review-log row')} left out`),
       el('ul', {}, skipped.map((s) => el('li', { 'data-reason': s.reason }, `${s.rows} ${REASON_WORDS[s.reason] ?? s.meaning}`)))),
-    got.media_files > 0 && el('p', { class: 'muted small' }, `${count(got.media_files, 'media file')} in the package were left out.`),
+    got.media_files > 0 && el('p', { class: 'muted small' }, `${count(got.media_files, 'media file')} in the package ${got.media_files === 1 ? 'was' : 'were'} left out.`),
     got.warnings.map((w) => el('p', { class: 'muted small anki-warning' }, w)),
     el('p', { class: 'muted small' }, got.fsrs.parameters === 'fitted'
       ? `FSRS’s parameters were fitted on your reviews (${count(got.fsrs.fitted_on_reviews, 'review')}).`

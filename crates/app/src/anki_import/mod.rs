@@ -56,12 +56,14 @@ pub struct SkippedRows {
 }
 
 /// How far an import has got, for a progress bar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportProgress {
     pub decks_done: usize,
     pub decks: usize,
     pub answers_done: usize,
     pub answers: usize,
+    /// What is under way: the deck being written, or the fit.
+    pub doing: String,
 }
 
 impl<S: Store> App<S> {
@@ -106,13 +108,19 @@ impl<S: Store> App<S> {
             warnings.push("the collection has no cards: nothing to import".into());
         }
         drop(collection);
-        let mut done =
-            ImportProgress { decks_done: 0, decks: plan.decks.len(), answers_done: 0, answers: plan.answers };
-        progress(done);
+        let mut done = ImportProgress {
+            decks_done: 0,
+            decks: plan.decks.len(),
+            answers_done: 0,
+            answers: plan.answers,
+            doing: String::new(),
+        };
         let mut decks = Vec::with_capacity(plan.decks.len());
         let mut skipped = plan.skipped;
         let mut imported_nodes = HashSet::new();
         for deck_plan in plan.decks {
+            done.doing = format!("writing {}", deck_plan.name);
+            progress(done.clone());
             let existing = deck_maps.get(&deck_plan.deck_id).copied();
             let now = self.now();
             let planned: usize = deck_plan.cards.iter().map(|c| c.answers.len()).sum();
@@ -132,9 +140,10 @@ impl<S: Store> App<S> {
             self.sync_review_jobs(learner, account.mind_map_id).await?;
             done.decks_done += 1;
             done.answers_done += planned;
-            progress(done);
             decks.push(account);
         }
+        done.doing = "fitting FSRS to the reviews".into();
+        progress(done);
         // Fitted first, so that an FSRS learner's memories and schedule come from their own
         // parameters where the fit gave them some.
         let fsrs = self.fit_fsrs(learner).await?;
