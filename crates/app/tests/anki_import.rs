@@ -137,7 +137,7 @@ fn long_memories() -> Value {
             let mut revlog =
                 vec![json!({"id": first, "ease": 3, "ivl": 1, "lastIvl": 0, "factor": 2500, "time": 5000, "type": 0})];
             for (step, gap) in [3i64, 10, 25, 60].into_iter().enumerate() {
-                let ease = if (i as usize * 3 + step) % 7 == 0 { 1 } else { 4 };
+                let ease = if (i as usize * 3 + step).is_multiple_of(7) { 1 } else { 4 };
                 revlog.push(json!({"id": first + gap * DAY_MS, "ease": ease, "ivl": gap, "lastIvl": 1, "factor": 2500,
                     "time": 5000, "type": 1}));
             }
