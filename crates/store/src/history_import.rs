@@ -13,8 +13,10 @@ use std::future::Future;
 /// What an import writes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HistoryImport {
-    /// The map to create, when the import makes a new one (written before `changes`).
+    /// The map to create, when the import makes a new one: its nodes and edges are then
+    /// `changes.insert_nodes` and `changes.insert_edges` (and nothing else of `changes`).
     pub new_map: Option<MindMap>,
+    /// What changes in the map found (or, for a new map, its nodes and edges).
     pub changes: MapChanges,
     /// Each node's recent history once the answers are in (the mastery rules read it).
     pub histories: Vec<(NodeId, RecentHistory)>,
@@ -47,10 +49,12 @@ pub trait ImportStore {
 /// How many responses one INSERT carries (10 columns each: within both databases' limits
 /// on bound values, and few round trips for a long log).
 pub(crate) const RESPONSES_PER_INSERT: usize = 1_000;
+/// How many nodes (19 columns each) or edges one INSERT of a new map carries.
+pub(crate) const NODES_PER_INSERT: usize = 500;
 
 macro_rules! import_store {
     ($store:ty, $db:ty, $write_qualities:path) => {
-        use crate::history_import::{HistoryImport, ImportStore, ImportedMap, RESPONSES_PER_INSERT};
+        use crate::history_import::{HistoryImport, ImportStore, ImportedMap, NODES_PER_INSERT, RESPONSES_PER_INSERT};
         use pathwise_domain::mastery::RecentHistory;
 
         impl ImportStore for $store {
@@ -85,11 +89,64 @@ macro_rules! import_store {
                     }
                     None => decide(None)?,
                 };
-                if let Some(map) = &import.new_map {
-                    insert_map_row(&mut tx, map).await?;
+                // A new map's nodes (with their histories) and edges go in many to a
+                // statement: a deck of thousands of cards is a few round trips, not thousands.
+                let mut written_histories = std::collections::HashSet::new();
+                match &import.new_map {
+                    Some(map) => {
+                        insert_map_row(&mut tx, map).await?;
+                        let histories: HashMap<NodeId, &RecentHistory> =
+                            import.histories.iter().map(|(id, h)| (*id, h)).collect();
+                        let empty = RecentHistory::default();
+                        for chunk in import.changes.insert_nodes.chunks(NODES_PER_INSERT) {
+                            let mut insert = QueryBuilder::<$db>::new(
+                                "INSERT INTO mind_map_nodes (id, mind_map_id, label, description, depth, effort_minutes, \
+                                 sequence, mastery_score, mastery_status, ease_factor, repetitions, interval_days, \
+                                 next_review_at, last_reviewed_at, metadata, created_at, updated_at, recent_qualities, \
+                                 recent_review_qualities) ",
+                            );
+                            insert.push_values(chunk, |mut row, node| {
+                                let history = histories.get(&node.id).copied().unwrap_or(&empty);
+                                row.push_bind(node.id.0)
+                                    .push_bind(node.mind_map_id.0)
+                                    .push_bind(node.label.clone())
+                                    .push_bind(node.description.clone())
+                                    .push_bind(node.depth)
+                                    .push_bind(node.effort_minutes)
+                                    .push_bind(node.sequence)
+                                    .push_bind(node.mastery_score)
+                                    .push_bind(node.mastery_status.as_str())
+                                    .push_bind(node.ease_factor)
+                                    .push_bind(node.repetitions)
+                                    .push_bind(node.interval_days)
+                                    .push_bind(node.next_review_at.map(Ts))
+                                    .push_bind(node.last_reviewed_at.map(Ts))
+                                    .push_bind(Json(node.metadata.clone()))
+                                    .push_bind(Ts(node.created_at))
+                                    .push_bind(Ts(node.updated_at))
+                                    .push_bind($write_qualities(&history.qualities))
+                                    .push_bind($write_qualities(&history.review_qualities));
+                            });
+                            insert.build().execute(&mut *tx).await?;
+                        }
+                        written_histories.extend(import.changes.insert_nodes.iter().map(|n| n.id));
+                        for chunk in import.changes.insert_edges.chunks(NODES_PER_INSERT) {
+                            let mut insert = QueryBuilder::<$db>::new(
+                                "INSERT INTO mind_map_edges (mind_map_id, parent_node_id, child_node_id, edge_type, created_at) ",
+                            );
+                            insert.push_values(chunk, |mut row, edge| {
+                                row.push_bind(edge.mind_map_id.0)
+                                    .push_bind(edge.parent_node_id.0)
+                                    .push_bind(edge.child_node_id.0)
+                                    .push_bind(edge.edge_type.as_str())
+                                    .push_bind(Ts(edge.created_at));
+                            });
+                            insert.build().execute(&mut *tx).await?;
+                        }
+                    }
+                    None => apply_changes(&mut tx, &import.changes).await?,
                 }
-                apply_changes(&mut tx, &import.changes).await?;
-                for (node, history) in &import.histories {
+                for (node, history) in import.histories.iter().filter(|(id, _)| !written_histories.contains(id)) {
                     sqlx::query("UPDATE mind_map_nodes SET recent_qualities = $2, recent_review_qualities = $3 WHERE id = $1")
                     .bind(node.0)
                     .bind($write_qualities(&history.qualities))
