@@ -75,9 +75,16 @@ fn import_by_the_cli(package: &std::path::Path) -> Result<(Duration, u64)> {
         .arg(dir.path())
         .env("PATHWISE_LOG", "warn")
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .context("cannot start `pathwise import-anki`")?;
+    // Read aside, so that a full pipe never stops the import; shown if it fails.
+    let mut stderr = child.stderr.take().context("no stderr")?;
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
     let status_file = format!("/proc/{}/status", child.id());
     let mut peak_kib = 0;
     let status = loop {
@@ -89,7 +96,8 @@ fn import_by_the_cli(package: &std::path::Path) -> Result<(Duration, u64)> {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    anyhow::ensure!(status.success(), "pathwise import-anki failed: {status}");
+    let errors = errors.join().unwrap_or_default();
+    anyhow::ensure!(status.success(), "pathwise import-anki failed ({status}): {}", errors.trim());
     Ok((started.elapsed(), peak_kib))
 }
 
