@@ -263,6 +263,12 @@ try {
   const phonePoints = await small.locator('.pg-chart svg circle').count();
   check(phonePoints === snapshots.length, `${phonePoints} points at phone width`);
   await shoot(small, 'progress-phone.png');
+  // The portfolio's Anki card at phone width: its picker and outcome within the screen.
+  await small.goto(`${base}/#/progress`);
+  await small.locator('.pg-anki').waitFor();
+  const card = await small.locator('.pg-anki').evaluate((c) => c.getBoundingClientRect().right);
+  check(card <= widths.view + 1, `the Anki card sticks out at phone width: ${card} > ${widths.view}`);
+  await small.locator('.pg-anki').screenshot({ path: `${artifacts}/progress-anki-phone.png` });
   step('phone width');
 
   // What the Progress page loads: the shell and the view's files, uncompressed.
