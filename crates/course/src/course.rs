@@ -14,8 +14,13 @@ pub struct Course {
     pack: CoursePack,
     units: HashMap<String, usize>,
     questions: HashMap<String, usize>,
-    /// Content chunks with an id, by id.
+    /// Content chunks by passage id: their own, or for a chunk without one (a shipped
+    /// course's), `{source_id}.{n}`, its place among its source's chunks.
     passages: HashMap<String, usize>,
+    /// Each content chunk's passage id, in the course's order.
+    passage_ids: Vec<String>,
+    /// The content names its passages (a course drafted from someone's material).
+    grounded: bool,
     /// Units that name each unit as a prerequisite, by position.
     dependents: Vec<Vec<usize>>,
     /// Built-in blueprints and the course's own.
@@ -44,15 +49,16 @@ impl Course {
         })?;
         let units: HashMap<String, usize> = pack.units.iter().enumerate().map(|(i, u)| (u.id.clone(), i)).collect();
         let questions = pack.exam_questions.iter().enumerate().map(|(i, q)| (q.id.clone(), i)).collect();
-        let passages =
-            pack.content.iter().enumerate().filter_map(|(i, c)| c.id.as_ref().map(|id| (id.clone(), i))).collect();
+        let passage_ids = passage_ids(&pack.content);
+        let passages = passage_ids.iter().enumerate().map(|(i, id)| (id.clone(), i)).collect();
+        let grounded = pack.content.iter().any(|c| c.id.is_some());
         let mut dependents = vec![Vec::new(); pack.units.len()];
         for (i, unit) in pack.units.iter().enumerate() {
             for p in &unit.prerequisites {
                 dependents[units[p]].push(i);
             }
         }
-        Ok(Course { pack, units, questions, passages, dependents, library })
+        Ok(Course { pack, units, questions, passages, passage_ids, grounded, dependents, library })
     }
 
     pub fn id(&self) -> &str {
@@ -115,7 +121,17 @@ impl Course {
     /// Whether the course was drafted from someone's material, whose passages its replies
     /// must cite (its content has passage ids).
     pub fn grounded(&self) -> bool {
-        !self.passages.is_empty()
+        self.grounded
+    }
+
+    /// The passage id of the content chunk at `position` (see [`Course::chunks`]).
+    pub fn passage_id_at(&self, position: usize) -> Option<&str> {
+        self.passage_ids.get(position).map(String::as_str)
+    }
+
+    /// The content chunk at `position` as a card cites it.
+    pub fn source_at(&self, position: usize) -> Option<crate::card::Source> {
+        self.passage_id_at(position).and_then(|id| self.source(id))
     }
 
     /// A passage as a card cites it.
@@ -165,6 +181,27 @@ impl Course {
         }
         order
     }
+}
+
+/// Each chunk's passage id: its own, or `{source_id}.{n}` (1-based among its source's chunks
+/// without an id), which no id of the course's own takes.
+fn passage_ids(content: &[ChunkSpec]) -> Vec<String> {
+    let own: std::collections::HashSet<&str> = content.iter().filter_map(|c| c.id.as_deref()).collect();
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    content
+        .iter()
+        .map(|c| match &c.id {
+            Some(id) => id.clone(),
+            None => loop {
+                let n = counts.entry(c.source_id.as_str()).or_default();
+                *n += 1;
+                let id = format!("{}.{n}", c.source_id);
+                if !own.contains(id.as_str()) {
+                    break id;
+                }
+            },
+        })
+        .collect()
 }
 
 fn parse_pack(text: &str, format: PackFormat) -> Result<CoursePack, CourseError> {

@@ -1,15 +1,20 @@
 //! The deterministic turn (policy-tutor.md PF-3.7): what the tutor says when the model broke
 //! a rule, failed, or is not configured. Never a retry. It goes the whole way without a model:
-//! a Socratic question, drills, a concept card built from the course's own anchor when the
-//! learner is stuck, the exam the policy opens, and clickable choices when the learner's words
+//! a question in the learner's words answered from the material and cited, the requests of
+//! [`crate::intent`] (what next, an example, a hint, I already know this, something else), a
+//! Socratic question, drills, help that is new each time when the learner is stuck (see
+//! [`crate::help`]), the exam the policy opens, and clickable choices when the learner's words
 //! could mean several units or none. It only ever takes an action the policy allows.
 
-use crate::card::{TutorCard, UnitChoice, WorkedExample};
+use crate::answer::{listed, quoted, MaterialAnswer};
+use crate::card::{Source, TutorCard, UnitChoice, WorkedExample};
 use crate::course::Course;
 use crate::event::{ClientEvent, DrillResult, ExamResult};
-use crate::notation::{asks_for_drill, asks_for_exam};
+use crate::help::{next_rung, Rung};
+use crate::intent::{asks_for_drill, asks_for_exam, Reading, Request};
 use crate::pack::UnitSpec;
 use crate::policy::{Action, Availability, TutorPolicy};
+use crate::shown::Shown;
 use crate::snapshot::MappedUnit;
 use crate::tier::MasteryTier;
 use pathwise_items::{Band, Target};
@@ -21,6 +26,8 @@ pub struct FallbackTurn {
     pub target_unit_id: String,
     pub tutor_text: String,
     pub card: Option<TutorCard>,
+    /// The passages the text or the card quotes.
+    pub sources: Vec<Source>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +52,15 @@ pub struct FallbackInput<'a> {
     /// Picks the blueprint and the item; derive it from the turn, so that a turn's drill is
     /// reproducible.
     pub seed: u64,
+    /// How the learner's words read (talk when there are none).
+    pub reading: Reading,
+    /// The material's answer to the learner's question (or to the topic they asked to be
+    /// taught), found by retrieval.
+    pub answer: Option<&'a MaterialAnswer>,
+    /// What the thread showed lately.
+    pub shown: &'a Shown,
+    /// Units other than the focus the learner can start now, in learning order.
+    pub open_units: &'a [String],
 }
 
 /// How many units a clarifying question offers at most.
@@ -98,36 +114,348 @@ pub fn fallback_action(input: &FallbackInput<'_>) -> Action {
 }
 
 pub fn fallback_turn(input: &FallbackInput<'_>) -> FallbackTurn {
+    if *input.event == ClientEvent::None && input.words.is_some() {
+        if let Some(turn) = words_turn(input) {
+            return turn;
+        }
+    }
     let focus = input.policy.focus_unit_id.clone();
-    let turn = |action: Action, text: String, card: Option<TutorCard>| FallbackTurn {
+    let turn = |action: Action, text: String, card: Option<TutorCard>, sources: Vec<Source>| FallbackTurn {
         action,
         target_unit_id: focus.clone(),
         tutor_text: with_acknowledgement(input, text),
         card,
+        sources,
     };
     match fallback_action(input) {
         Action::ExamBlock => {
             if let Some(card) = input.exam_candidates.first().and_then(|q| exam_card(input.course, q, &focus)) {
-                return turn(Action::ExamBlock, exam_text(input), Some(card));
+                return turn(Action::ExamBlock, exam_text(input), Some(card), Vec::new());
             }
         }
         Action::ConceptCard => {
-            if let Some(card) = concept_card(input) {
-                return turn(Action::ConceptCard, concept_text(input), Some(card));
+            if let Some((text, card, sources)) = help_card(input, None) {
+                return turn(Action::ConceptCard, text, card, sources);
             }
         }
         Action::DrillCard => {
             if let Some(card) = blueprint_drill(input) {
-                return turn(Action::DrillCard, drill_text(input), Some(card));
+                return turn(Action::DrillCard, drill_text(input), Some(card), Vec::new());
             }
         }
         Action::SocraticQuestion => {}
     }
     if !input.policy.allows(Action::DrillCard) {
         let (text, card) = clarifier(input);
-        return FallbackTurn { action: Action::SocraticQuestion, target_unit_id: focus, tutor_text: text, card };
+        return FallbackTurn {
+            action: Action::SocraticQuestion,
+            target_unit_id: focus,
+            tutor_text: text,
+            card,
+            sources: Vec::new(),
+        };
     }
-    turn(Action::SocraticQuestion, socratic_text(input), None)
+    let (text, sources) = socratic_text(input);
+    turn(Action::SocraticQuestion, text, None, sources)
+}
+
+/// The learner's words asked something the tutor answers in a way of its own: a question (or
+/// a topic to be taught) answered from the material, what next, the check that proves they
+/// know it, help, other units, what the tutor can do. `None` for talk, an exam or a drill,
+/// which the policy's own actions answer.
+fn words_turn(input: &FallbackInput<'_>) -> Option<FallbackTurn> {
+    let focus = input.policy.focus_unit_id.clone();
+    let socratic = |text: String, card: Option<TutorCard>, sources: Vec<Source>| FallbackTurn {
+        action: Action::SocraticQuestion,
+        target_unit_id: focus.clone(),
+        tutor_text: text,
+        card,
+        sources,
+    };
+    let help = |first: Option<Rung>| {
+        if let Some((text, card, sources)) = help_card(input, first) {
+            let action = if matches!(card, Some(TutorCard::Concept { .. })) {
+                Action::ConceptCard
+            } else {
+                Action::SocraticQuestion
+            };
+            return FallbackTurn { action, target_unit_id: focus.clone(), tutor_text: text, card, sources };
+        }
+        // Everything the material says was shown: now the way forward is to try one, with the
+        // answer's sentence shown if it goes wrong.
+        let title = unit_title(input.course, &focus);
+        if input.policy.allows(Action::DrillCard) {
+            if let Some(card) = blueprint_drill(input) {
+                return FallbackTurn {
+                    action: Action::DrillCard,
+                    target_unit_id: focus.clone(),
+                    tutor_text: format!(
+                        "You have seen everything {} says about {title}. The best next step is to try one: if it \
+                         goes wrong, I will show you the sentence that holds the answer.",
+                        material_name(input.course)
+                    ),
+                    card: Some(card),
+                    sources: Vec::new(),
+                };
+            }
+        }
+        let (text, card) = menu(input, None);
+        socratic(
+            format!("You have seen everything {} says about {title}. {text}", material_name(input.course)),
+            card,
+            Vec::new(),
+        )
+    };
+    match input.reading {
+        Reading::Talk | Reading::Request(Request::Exam | Request::Drill) => None,
+        Reading::Question(_) | Reading::Request(Request::Explain) => {
+            let (text, card, sources) = answer_reply(input);
+            Some(socratic(text, card, sources))
+        }
+        Reading::Request(Request::Next) => {
+            let (text, card, sources) = next_reply(input);
+            Some(socratic(text, card, sources))
+        }
+        Reading::Request(Request::AlreadyKnow) => Some(prove_it(input)),
+        Reading::Request(Request::Stuck) => Some(help(None)),
+        Reading::Request(Request::Simpler) => Some(help(Some(Rung::Passage))),
+        Reading::Request(Request::Example) => Some(help(Some(Rung::Example))),
+        Reading::Request(Request::Hint) => Some(help(Some(Rung::Slip))),
+        Reading::Request(Request::SomethingElse) => {
+            let (text, card) = elsewhere(input);
+            Some(socratic(text, card, Vec::new()))
+        }
+        Reading::Request(Request::Help) => {
+            let (text, card) = menu(input, None);
+            Some(socratic(text, card, Vec::new()))
+        }
+    }
+}
+
+/// "Your material" for a course drafted from the learner's own, "the course" for one written
+/// for them.
+fn material_name(course: &Course) -> &'static str {
+    if course.grounded() {
+        "your material"
+    } else {
+        "the course"
+    }
+}
+
+fn capitalized_name(course: &Course) -> String {
+    capitalized(material_name(course))
+}
+
+/// A question answered from the material, quoted and cited, then back to the work: or, when
+/// the material does not answer it, saying so and quoting the nearest it comes.
+fn answer_reply(input: &FallbackInput<'_>) -> (String, Option<TutorCard>, Vec<Source>) {
+    let (course, policy) = (input.course, input.policy);
+    let focus = policy.focus_unit_id.as_str();
+    let words = input.words.unwrap_or_default();
+    let answer = match input.answer {
+        Some(answer) if !answer.sentences.is_empty() => answer,
+        other => {
+            let (menu_text, card) = menu(input, None);
+            let what = match other {
+                Some(answer) if !answer.missing.is_empty() => listed(&answer.missing),
+                _ => quote(words),
+            };
+            return (format!("{} does not mention {what}. {menu_text}", capitalized_name(course)), card, Vec::new());
+        }
+    };
+    let sources: Vec<Source> = answer.chunk.and_then(|c| course.source_at(c)).into_iter().collect();
+    let unit = unit_title(course, &answer.unit_id);
+    let said = quoted(&answer.sentences);
+    let lead = if answer.answers {
+        format!("{} says: {said}", capitalized_name(course))
+    } else if answer.missing.is_empty() {
+        format!(
+            "{} does not say that in so many words. The nearest it comes is in {unit}: {said}",
+            capitalized_name(course)
+        )
+    } else {
+        format!(
+            "{} does not say anything about {}. The nearest it comes is in {unit}: {said}",
+            capitalized_name(course),
+            listed(&answer.missing)
+        )
+    };
+    let target = policy.primary_target_unit_id.as_str();
+    let check = |on: &str| {
+        if drillable(input) {
+            format!("Want to check it? Ask for a drill on {on}, or ask me more.")
+        } else {
+            format!("What else would you like to know about {on}?")
+        }
+    };
+    // The words named a unit: the policy now works towards it, through its missing
+    // prerequisites first.
+    if input.named {
+        let target_title = unit_title(course, target);
+        let route = if focus == target {
+            check(&target_title)
+        } else {
+            format!("It builds on {}, so we start there and come back to it.", unit_title(course, focus))
+        };
+        return (format!("{lead} You asked about {target_title}. {route}"), None, sources);
+    }
+    if answer.unit_id == focus {
+        return (format!("{lead} {}", check(&unit)), None, sources);
+    }
+    let steer = format!(
+        "That is from {unit}; we are working on {}. Carry on with it, or pick {unit} below to go there.",
+        unit_title(course, focus)
+    );
+    (format!("{lead} {steer}"), choices(course, focus, &[focus, answer.unit_id.as_str()]), sources)
+}
+
+/// What to learn next, and why it is next.
+fn next_reply(input: &FallbackInput<'_>) -> (String, Option<TutorCard>, Vec<Source>) {
+    let (course, policy) = (input.course, input.policy);
+    let focus = policy.focus_unit_id.as_str();
+    let target = policy.primary_target_unit_id.as_str();
+    let title = unit_title(course, focus);
+    let why = match (&policy.prereq_blocking_unit_id, input.focus_tier) {
+        (Some(_), _) => {
+            format!("{} builds on it, and it has no tier yet, so it comes first", unit_title(course, target))
+        }
+        (None, MasteryTier::None) if course.prerequisites(focus).is_empty() => {
+            "it needs nothing before it: it is where the course starts".to_string()
+        }
+        (None, MasteryTier::None) => "everything it builds on already has a tier".to_string(),
+        (None, MasteryTier::Gold) => "it is the next one short of gold".to_string(),
+        (None, tier) => {
+            format!("you have {} in it, and {} is the next tier to earn", tier.name(), input.policy.desired_exam_tier)
+        }
+    };
+    let (gist, sources) = gist(input, focus);
+    let text = format!("Next is {title}: {why}. {gist}Pick it below to start, or ask for a drill on it.");
+    let mut offered = vec![focus];
+    if target != focus {
+        offered.push(target);
+    }
+    (text.replace("  ", " "), choices(course, focus, &offered), sources)
+}
+
+/// "I already know this": the check that would prove it.
+fn prove_it(input: &FallbackInput<'_>) -> FallbackTurn {
+    let (course, policy) = (input.course, input.policy);
+    let focus = policy.focus_unit_id.clone();
+    let title = unit_title(course, &focus);
+    let tier = policy.desired_exam_tier;
+    let turn = |action, text: String, card| FallbackTurn {
+        action,
+        target_unit_id: focus.clone(),
+        tutor_text: text,
+        card,
+        sources: Vec::new(),
+    };
+    if policy.allows(Action::ExamBlock) {
+        if let Some(card) = input.exam_candidates.first().and_then(|q| exam_card(course, q, &focus)) {
+            return turn(
+                Action::ExamBlock,
+                format!("Then let's prove it: here is the {tier} check on {title}. Answer it right to earn {tier}."),
+                Some(card),
+            );
+        }
+    }
+    if policy.allows(Action::DrillCard) {
+        if let Some(card) = blueprint_drill(input) {
+            return turn(
+                Action::DrillCard,
+                format!(
+                    "Then let's prove it: two right drills in a row on {title} open its {tier} check, and the check \
+                     earns {tier}. Here is the first."
+                ),
+                Some(card),
+            );
+        }
+    }
+    turn(
+        Action::SocraticQuestion,
+        format!("Then tell me, in your own words, what {title} is about, and I will tell you what to try next."),
+        None,
+    )
+}
+
+/// "Something else": the other units the learner can start now.
+fn elsewhere(input: &FallbackInput<'_>) -> (String, Option<TutorCard>) {
+    let course = input.course;
+    let focus = input.policy.focus_unit_id.as_str();
+    let open: Vec<&str> =
+        input.open_units.iter().map(String::as_str).filter(|u| *u != focus).take(MAX_CHOICES).collect();
+    if open.is_empty() {
+        let (text, card) = menu(input, None);
+        return (
+            format!("Everything else in the course builds on {}, so it stays next. {text}", unit_title(course, focus)),
+            card,
+        );
+    }
+    let titles: Vec<String> = open.iter().map(|u| unit_title(course, u)).collect();
+    let titles: Vec<&str> = titles.iter().map(String::as_str).collect();
+    (
+        format!(
+            "Sure. You can start {} now: pick one below. Or ask me anything about {}.",
+            join_or(&titles),
+            course.title()
+        ),
+        choices(course, focus, &open),
+    )
+}
+
+/// What the tutor can do here, with the unit it is on (and the goal) to pick. `unplaced` is
+/// the learner's words it could not place, quoted first.
+fn menu(input: &FallbackInput<'_>, unplaced: Option<&str>) -> (String, Option<TutorCard>) {
+    let (course, policy) = (input.course, input.policy);
+    let focus = policy.focus_unit_id.as_str();
+    let lead = unplaced.map(|w| format!("I am not sure what you mean by {}. ", quote(w))).unwrap_or_default();
+    let text = format!(
+        "{lead}Here is what I can do: answer a question about {} in your own words (“why …?”, \
+         “what is …?”), explain a unit, give you a drill, an example or a hint, check what you \
+         already know, and tell you what comes next. We are on {}: pick it below, or just ask.",
+        course.title(),
+        unit_title(course, focus)
+    );
+    let mut offered = vec![focus];
+    if policy.primary_target_unit_id != focus {
+        offered.push(policy.primary_target_unit_id.as_str());
+    }
+    (text, choices(course, focus, &offered))
+}
+
+/// A `CHOICES` card offering `units` (those of the course).
+fn choices(course: &Course, focus: &str, units: &[&str]) -> Option<TutorCard> {
+    let choices: Vec<UnitChoice> = units
+        .iter()
+        .filter_map(|u| course.unit(u))
+        .map(|u| UnitChoice { unit_id: u.id.clone(), title: u.title.clone() })
+        .collect();
+    (!choices.is_empty()).then(|| TutorCard::Choices { unit_id: focus.to_string(), choices })
+}
+
+/// The help ladder's next rung on the focus unit as a concept card (or, where the policy does
+/// not allow one, as a question quoting it), with what the tutor says first.
+fn help_card(input: &FallbackInput<'_>, first: Option<Rung>) -> Option<(String, Option<TutorCard>, Vec<Source>)> {
+    let unit = input.course.unit(&input.policy.focus_unit_id)?;
+    // A different seed from the turn's drill, so that the example does not answer it.
+    let computed = blueprint_item(input, unit, input.seed.rotate_left(17) ^ 0x5eed).map(|item| WorkedExample {
+        problem_latex: latex_text(&item.stem),
+        final_answer_latex: latex_text(&item.key.answer),
+        steps_latex: Vec::new(),
+    });
+    let budget = input.policy.constraints.max_concept_words as usize;
+    let help = next_rung(input.course, &unit.id, input.shown, first, computed, budget)?;
+    if input.policy.allows(Action::ConceptCard) {
+        let card = TutorCard::Concept {
+            unit_id: unit.id.clone(),
+            key_ideas: help.key_ideas,
+            worked_example: help.worked_example,
+            sources: help.sources.clone(),
+        };
+        return Some((format!("{} Then try a drill.", help.lead), Some(card), help.sources));
+    }
+    let ideas = quoted(&help.key_ideas);
+    Some((format!("{} {ideas} Which part of it is unclear?", help.lead), None, help.sources))
 }
 
 fn drillable(input: &FallbackInput<'_>) -> bool {
@@ -141,10 +469,16 @@ pub fn blueprint_drill(input: &FallbackInput<'_>) -> Option<TutorCard> {
     let unit = input.course.unit(&input.policy.focus_unit_id)?;
     let slots = (unit.blueprints.len() + unit.drills.len()) as u64;
     let computed_first = slots == 0 || input.seed % slots < unit.blueprints.len() as u64;
+    // A computed drill is new each time; one that came out as the drill just asked is drawn again.
+    let computed = || {
+        blueprint_item(input, unit, input.seed)
+            .filter(|item| !input.shown.is_last_drill(&item.stem))
+            .or_else(|| blueprint_item(input, unit, input.seed.wrapping_add(1)))
+    };
     let item = if computed_first {
-        blueprint_item(input, unit, input.seed).or_else(|| written_drill(input, unit))
+        computed().or_else(|| written_drill(input, unit))
     } else {
-        written_drill(input, unit).or_else(|| blueprint_item(input, unit, input.seed))
+        written_drill(input, unit).or_else(computed)
     }?;
     Some(TutorCard::Drill {
         unit_id: unit.id.clone(),
@@ -169,60 +503,21 @@ fn blueprint_item(input: &FallbackInput<'_>, unit: &UnitSpec, seed: u64) -> Opti
     })
 }
 
-/// One of the unit's written drills, by the turn's seed.
+/// One of the unit's written drills, by the turn's seed: one the thread has not asked lately
+/// where there is one, and never the one just asked when there is another.
 fn written_drill(input: &FallbackInput<'_>, unit: &UnitSpec) -> Option<pathwise_items::Item> {
     let drills = input.course.written_drills(&unit.id);
-    let count = drills.len() as u64;
-    (count > 0).then(|| drills[(input.seed % count) as usize].clone())
-}
-
-/// A concept card from the course's own words: the unit's anchor, its first misconception as
-/// the slip to watch for, and, when the unit has drills, one worked with its computed answer.
-pub fn concept_card(input: &FallbackInput<'_>) -> Option<TutorCard> {
-    let unit = input.course.unit(&input.policy.focus_unit_id)?;
-    let budget = input.policy.constraints.max_concept_words as usize;
-    let mut key_ideas: Vec<String> = Vec::new();
-    let mut words = 0;
-    let slip = unit.misconceptions.first().map(|m| format!("Watch out: {}", ensure_period(m)));
-    let sentences = sentences(&unit.anchor);
-    let room_for_slip = slip.as_ref().map_or(0, |s| word_count(s));
-    for sentence in sentences.iter().take(2) {
-        if words + word_count(sentence) + room_for_slip > budget && !key_ideas.is_empty() {
-            break;
-        }
-        words += word_count(sentence);
-        key_ideas.push(sentence.clone());
-    }
-    if let Some(slip) = slip.filter(|s| words + word_count(s) <= budget) {
-        key_ideas.push(slip);
-    }
-    if key_ideas.is_empty() {
+    let count = drills.len();
+    if count == 0 {
         return None;
     }
-    // A different seed from the turn's drill, so that the example does not answer it.
-    let worked_example = blueprint_item(input, unit, input.seed.rotate_left(17) ^ 0x5eed).map(|item| WorkedExample {
-        problem_latex: latex_text(&item.stem),
-        final_answer_latex: latex_text(&item.key.answer),
-        steps_latex: Vec::new(),
-    });
-    let sources = cited_passages(input.course, &unit.id, &key_ideas);
-    Some(TutorCard::Concept { unit_id: unit.id.clone(), key_ideas, worked_example, sources })
-}
-
-/// The unit's passages that hold one of `ideas` word for word.
-fn cited_passages(course: &Course, unit: &str, ideas: &[String]) -> Vec<crate::card::Source> {
-    let squeeze = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let ideas: Vec<String> = ideas.iter().map(|i| squeeze(i)).collect();
-    course
-        .chunks()
-        .iter()
-        .filter(|c| c.unit == unit)
-        .filter(|c| {
-            let text = squeeze(&c.text);
-            ideas.iter().any(|i| text.contains(i.as_str()))
-        })
-        .filter_map(|c| c.id.as_deref().and_then(|id| course.source(id)))
-        .collect()
+    let start = (input.seed % count as u64) as usize;
+    let in_turn = || (0..count).map(|i| &drills[(start + i) % count]);
+    in_turn()
+        .find(|d| !input.shown.drill_asked(&d.stem))
+        .or_else(|| in_turn().find(|d| !input.shown.is_last_drill(&d.stem)))
+        .or_else(|| drills.get(start))
+        .cloned()
 }
 
 /// An EXAM card for a question of the bank: what may be shown before it is answered.
@@ -284,11 +579,6 @@ fn exam_text(input: &FallbackInput<'_>) -> String {
     )
 }
 
-fn concept_text(input: &FallbackInput<'_>) -> String {
-    let title = unit_title(input.course, &input.policy.focus_unit_id);
-    format!("Let's pause the drills and look at the key idea of {title} again. Then try a drill.")
-}
-
 fn drill_text(input: &FallbackInput<'_>) -> String {
     let policy = input.policy;
     let title = unit_title(input.course, &policy.focus_unit_id);
@@ -343,19 +633,8 @@ fn clarifier(input: &FallbackInput<'_>) -> (String, Option<TutorCard>) {
     let quoted = input.words.map(quote).unwrap_or_default();
     let (text, units): (String, Vec<&UnitSpec>) = match mapped.as_slice() {
         [] => {
-            let focus_title = unit_title(course, focus);
-            let mut units: Vec<&UnitSpec> = course.unit(focus).into_iter().collect();
-            if let Some(goal) = course.unit(&policy.primary_target_unit_id).filter(|g| g.id != *focus) {
-                units.push(goal);
-            }
-            (
-                format!(
-                    "I couldn't match {quoted} to anything in {}. We were working on {focus_title}: carry on with it, \
-                     or tell me more about what you would like to learn.",
-                    course.title()
-                ),
-                units,
-            )
+            let (text, card) = menu(input, input.words);
+            return (text, card);
         }
         [one] => (
             format!(
@@ -381,25 +660,64 @@ fn clarifier(input: &FallbackInput<'_>) -> (String, Option<TutorCard>) {
     (capitalized(&text), card)
 }
 
-fn socratic_text(input: &FallbackInput<'_>) -> String {
+fn socratic_text(input: &FallbackInput<'_>) -> (String, Vec<Source>) {
     let (course, policy) = (input.course, input.policy);
     let focus = course.unit(&policy.focus_unit_id);
     let focus_title = unit_title(course, &policy.focus_unit_id);
-    let gist = focus.map(first_sentence).unwrap_or_default();
+    let (gist, sources) = gist(input, &policy.focus_unit_id);
     if let ClientEvent::DrillStuck { .. } = input.event {
         let slip = focus
-            .and_then(|u| u.misconceptions.first())
-            .map(|m| format!(" A common slip here: {}", ensure_period(m)))
+            .and_then(|u| {
+                u.misconceptions.iter().find(|m| !input.shown.has_sentence(&format!("A common slip here: {m}")))
+            })
+            .map(|m| format!("A common slip here: {} ", ensure_period(m)))
             .unwrap_or_default();
-        return format!("Let's take it one step at a time.{slip} {gist} What is the very first step you would take?");
+        return (
+            format!("Let's take it one step at a time. {slip}{gist}What is the very first step you would take?"),
+            sources,
+        );
     }
     if policy.focus_unit_id != policy.primary_target_unit_id && !input.named {
         let target = unit_title(course, &policy.primary_target_unit_id);
-        return format!(
-            "Before {target}, let's make sure {focus_title} is solid. {gist} How would you explain it in your own words?"
+        return (
+            format!("Before {target}, let's make sure {focus_title} is solid. {gist}How would you explain it in your own words?"),
+            sources,
         );
     }
-    format!("Let's look at {focus_title}. {gist} What do you already know about it, or where does it get confusing?")
+    (
+        format!(
+            "Let's look at {focus_title}. {gist}What do you already know about it, or where does it get confusing?"
+        ),
+        sources,
+    )
+}
+
+/// The first sentence of a unit's material the thread has not shown lately, quoted, with a
+/// space after it, and the passage it is from; empty when every sentence was shown.
+fn gist(input: &FallbackInput<'_>, unit: &str) -> (String, Vec<Source>) {
+    let Some(spec) = input.course.unit(unit) else { return (String::new(), Vec::new()) };
+    let anchor = crate::answer::sentences(&spec.anchor);
+    let first_unshown = anchor
+        .iter()
+        .filter(|s| !s.ends_with('\u{2026}'))
+        .find(|s| !input.shown.has_sentence(s))
+        .cloned()
+        .map(|s| (s, None))
+        .or_else(|| {
+            input.course.chunks().iter().enumerate().filter(|(_, c)| c.unit == unit).find_map(|(i, c)| {
+                crate::answer::sentences(&c.text)
+                    .into_iter()
+                    .find(|s| crate::answer::word_count(s) >= 4 && !input.shown.has_sentence(s))
+                    .map(|s| (s, Some(i)))
+            })
+        });
+    let Some((sentence, chunk)) = first_unshown else { return (String::new(), Vec::new()) };
+    let chunk = chunk.or_else(|| {
+        let squeezed = crate::shown::squeeze(&sentence);
+        input.course.chunks().iter().position(|c| c.unit == unit && crate::shown::squeeze(&c.text).contains(&squeezed))
+    });
+    let sources = chunk.and_then(|c| input.course.source_at(c)).into_iter().collect();
+    (format!("{} ", ensure_period(&sentence)), sources)
 }
 
 fn quote(words: &str) -> String {
@@ -422,26 +740,6 @@ fn capitalized(text: &str) -> String {
 
 fn unit_title(course: &Course, unit: &str) -> String {
     course.unit(unit).map_or_else(|| unit.to_string(), |u| u.title.clone())
-}
-
-fn first_sentence(unit: &UnitSpec) -> String {
-    sentences(&unit.anchor).into_iter().next().unwrap_or_default()
-}
-
-/// The text's sentences, each ending with its stop.
-fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text.trim();
-    while !rest.is_empty() {
-        let end = rest.find(". ").map_or(rest.len(), |i| i + 1);
-        out.push(ensure_period(&rest[..end]));
-        rest = rest[end..].trim_start();
-    }
-    out
-}
-
-fn word_count(text: &str) -> usize {
-    text.split_whitespace().count()
 }
 
 fn ensure_period(text: &str) -> String {

@@ -9,6 +9,7 @@
 //! - [`policy`] computes the turn's policy; [`scoring`] ranks candidate units; [`tier`]
 //!   says how bronze, silver and gold are earned.
 
+pub mod answer;
 mod builtin;
 mod card;
 pub mod computable;
@@ -17,6 +18,8 @@ pub mod draft;
 mod error;
 mod event;
 pub mod fallback;
+pub mod help;
+pub mod intent;
 pub mod lite;
 mod locate;
 pub mod notation;
@@ -26,6 +29,7 @@ pub mod proposal;
 pub mod recall;
 pub mod response;
 pub mod scoring;
+pub mod shown;
 pub mod snapshot;
 pub mod synthetic;
 pub mod tier;

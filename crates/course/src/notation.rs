@@ -1,7 +1,7 @@
 //! The learner's own words, read before retrieval: arithmetic written with symbols ("7+8",
 //! "3/4", "2x = 10") names its operation in the words the courses' anchors use, so that BM25,
-//! which drops numbers and symbols, still finds the unit; and a few plain requests ("test
-//! me", "I'm ready for the exam") that a button would otherwise have to make.
+//! which drops numbers and symbols, still finds the unit. (Requests in words are read by
+//! [`crate::intent`].)
 
 /// Words for the operations written in `text` with symbols between numbers, to search with
 /// alongside the text. Empty when the text writes none. Words a course never uses are ignored
@@ -57,30 +57,6 @@ pub fn searchable(text: &str) -> String {
     }
 }
 
-/// The learner asks to be examined ("test me", "I'm ready for the exam", "give me the bronze
-/// check").
-pub fn asks_for_exam(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    let has = |w: &str| words.contains(&w);
-    has("exam")
-        || has("exams")
-        || (has("test") && (has("me") || has("ready")))
-        || (has("check") && (has("bronze") || has("silver") || has("gold")))
-        || (has("quiz") && has("me"))
-}
-
-/// The learner asks for practice ("give me a drill", "another one", "can I practise?",
-/// "more problems").
-pub fn asks_for_drill(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    let has = |w: &str| words.contains(&w);
-    let any = |ws: &[&str]| ws.iter().any(|w| has(w));
-    any(&["drill", "drills", "practice", "practise", "practising", "practicing", "exercise", "exercises"])
-        || (any(&["another", "more", "give"]) && any(&["one", "question", "questions", "problem", "problems"]))
-}
-
 fn previous_non_space(chars: &[char], i: usize) -> Option<char> {
     chars[..i].iter().rev().copied().find(|c| !c.is_whitespace())
 }
@@ -131,27 +107,5 @@ mod tests {
         assert!(operation_words("x-ray").is_empty());
         assert_eq!(searchable("hello"), "hello");
         assert_eq!(searchable("7+8"), "7+8 addition add sum");
-    }
-
-    #[test]
-    fn requests_for_an_exam_are_recognised() {
-        for yes in ["I'm ready for an exam", "test me", "give me the bronze check", "quiz me please", "Exam!"] {
-            assert!(asks_for_exam(yes), "{yes}");
-        }
-        for no in ["how do I check my answer?", "what is a test of divisibility", "explain fractions"] {
-            assert!(!asks_for_exam(no), "{no}");
-        }
-    }
-
-    #[test]
-    fn requests_for_practice_are_recognised() {
-        for yes in
-            ["give me a drill", "Drill me!", "can I practise?", "another one please", "more problems", "practice"]
-        {
-            assert!(asks_for_drill(yes), "{yes}");
-        }
-        for no in ["explain fractions", "what is one half", "I don't get it", "5000"] {
-            assert!(!asks_for_drill(no), "{no}");
-        }
     }
 }

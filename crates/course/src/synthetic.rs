@@ -1,4 +1,5 @@
-//! Generated courses of any size, for benchmarks and load tests.
+//! Generated courses of any size, for benchmarks and load tests, and courses made of a
+//! learner's notes as a draft would make them, for tests that need real text.
 //!
 //! The text is made of words from a small domain vocabulary so that retrieval sees realistic
 //! term statistics: each unit is about two or three topic words out of a few hundred, so a
@@ -22,6 +23,58 @@ pub fn generated_course(units: usize, questions: usize, chunks: usize, seed: u64
     match Course::from_pack(generated_pack(units, questions, chunks, seed), &Library::new()) {
         Ok(course) => course,
         Err(e) => panic!("generated course is invalid: {e}"),
+    }
+}
+
+/// A course made of Markdown notes the way a draft is made of them: a unit per `## ` section
+/// (the title section first), each the prerequisite of the next, its anchor the section's
+/// first paragraph, and each paragraph a passage with an id of its own, citing `file`.
+///
+/// # Panics
+/// When the notes make no valid course (a test's fixture at fault).
+pub fn notes_course(file: &str, title: &str, markdown: &str) -> Course {
+    let mut units = Vec::new();
+    let mut content = Vec::new();
+    for (i, section) in markdown.split("\n## ").enumerate() {
+        let (heading, body) = section.split_once('\n').unwrap_or((section, ""));
+        let heading = heading.trim_start_matches('#').trim();
+        let id = format!("U{i}");
+        let paragraphs: Vec<&str> = body.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+        units.push(UnitSpec {
+            id: id.clone(),
+            title: heading.to_string(),
+            prerequisites: if i == 0 { Vec::new() } else { vec![format!("U{}", i - 1)] },
+            tags: Vec::new(),
+            misconceptions: Vec::new(),
+            anchor: paragraphs.first().map_or_else(String::new, |p| p.to_string()),
+            blueprints: Vec::new(),
+            drills: Vec::new(),
+            effort_minutes: None,
+        });
+        let section = if i == 0 { title.to_string() } else { format!("{title} > {heading}") };
+        content.extend(paragraphs.iter().enumerate().map(|(j, p)| ChunkSpec {
+            id: Some(format!("p{i}-{j}")),
+            unit: id.clone(),
+            chunk_type: ChunkType::Document,
+            source_id: file.to_string(),
+            section: Some(section.clone()),
+            text: p.to_string(),
+        }));
+    }
+    let pack = CoursePack {
+        course_id: "NOTES".into(),
+        title: title.into(),
+        description: None,
+        entry_unit: "U0".into(),
+        confusion_tags: vec!["misread".into()],
+        units,
+        content,
+        exam_questions: Vec::new(),
+        skills: Vec::new(),
+    };
+    match Course::from_pack(pack, &Library::builtin()) {
+        Ok(course) => course,
+        Err(e) => panic!("the notes make no course: {e}"),
     }
 }
 

@@ -4,11 +4,13 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use pathwise_course::fallback::{fallback_action, fallback_turn, FallbackInput};
+use pathwise_course::intent::Reading;
 use pathwise_course::lite::{revisit_summary, snapshot_lite};
 use pathwise_course::policy::{
     calibrate_mapping, candidate_units, draft_policy, exam_availability, exam_candidates, scoped_unit_ids,
     Availability, EventRefusal, ExamStatus, QuestionStatus, EXAM_CANDIDATES_K,
 };
+use pathwise_course::shown::Shown;
 use pathwise_course::{
     Action, ClientEvent, Course, CoursePack, DrillResult, ExamAvailability, MappedUnit, MasteryTier, PackFormat,
     StudentSnapshot, Tier, TutorCard,
@@ -243,6 +245,7 @@ fn the_fallback_is_socratic_else_a_blueprint_drill() {
     let mut s = StudentSnapshot::new("S1", "MATH-G10", "ALG-01", at(0));
     bronze(&mut s, &["ENTRY-00", "ALG-00"]);
     let policy = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false).finish("t", &ExamAvailability::none());
+    static SHOWN: std::sync::LazyLock<Shown> = std::sync::LazyLock::new(Shown::default);
     let input = |event: &'static ClientEvent, previous: Option<Action>| FallbackInput {
         policy: &policy,
         course: &course,
@@ -255,6 +258,10 @@ fn the_fallback_is_socratic_else_a_blueprint_drill() {
         focus_streak: 0,
         exam_candidates: &[],
         seed: 42,
+        reading: Reading::Talk,
+        answer: None,
+        shown: &SHOWN,
+        open_units: &[],
     };
     static NONE: ClientEvent = ClientEvent::None;
     assert_eq!(fallback_action(&input(&NONE, None)), Action::SocraticQuestion);

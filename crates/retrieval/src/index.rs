@@ -38,9 +38,9 @@ impl<'a> Query<'a> {
 /// Queries take `&self` and the index is `Send + Sync`: share one per course version.
 pub struct CourseIndex {
     course_id: String,
-    analyzer: TextAnalyzer,
-    anchors: Anchors,
-    chunks: Chunks,
+    pub(crate) analyzer: TextAnalyzer,
+    pub(crate) anchors: Anchors,
+    pub(crate) chunks: Chunks,
     exams: Exams,
     embeddings: Option<Embeddings>,
 }
@@ -305,7 +305,7 @@ impl CourseIndex {
 
     /// A namespace's matches, or `None` (logged) if tantivy failed, which in memory can only be
     /// a bug: retrieval is context for the model, and a turn goes on without it.
-    fn searched<const KEYWORDS: usize>(
+    pub(crate) fn searched<const KEYWORDS: usize>(
         &self,
         namespace: &Namespace<KEYWORDS>,
         terms: &[String],

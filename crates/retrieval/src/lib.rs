@@ -11,6 +11,7 @@
 //! nothing in it needs migrating or persisting.
 
 mod analyzer;
+mod answer;
 mod build;
 mod collect;
 mod confidence;

@@ -126,6 +126,15 @@ impl<const KEYWORDS: usize> Namespace<KEYWORDS> {
         self.name
     }
 
+    /// In how many documents an analyzed `term` occurs, in any searchable field.
+    pub fn doc_freq(&self, term: &str) -> u64 {
+        self.texts
+            .iter()
+            .map(|&(field, _)| self.searcher.doc_freq(&Term::from_field_text(field, term)).unwrap_or(0))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Documents whose keyword field `keyword` (by declaration order) is one of `values`.
     ///
     /// A union of term queries: for the handful of values a scope has, it is several times

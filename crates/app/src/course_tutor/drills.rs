@@ -8,9 +8,10 @@
 //! course's fixed list. Grading is the only thing that moves confusion tags.
 
 use super::evidence::{Evidence, EvidenceWrite};
-use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
+use super::messages::{new_message, with_outcome, with_sources, CardOutcome, TutorMessage};
 use super::turn::check_course;
 use crate::{App, AppError, AppResult};
+use pathwise_course::answer::sentence_holding;
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::snapshot::DrillCounters;
 use pathwise_course::{Course, TutorCard};
@@ -138,10 +139,20 @@ impl<S: Store> App<S> {
         if let Some(first) = offer.grade.as_ref() {
             return self.replayed_grade(learner, &loaded, &offer, first).await;
         }
-        let grade = match &offer.item_ref {
+        let mut grade = match &offer.item_ref {
             Some(item) => blueprint_grade(course, item, answer)?,
             None => self.model_grade(learner, course, &offer, answer).await?,
         };
+        // A wrong answer is shown where the material says the right one, cited.
+        let holding = (!grade.correct)
+            .then(|| grade.expected.as_deref().and_then(|key| sentence_holding(course, &offer.unit_id, key)))
+            .flatten();
+        let sources: Vec<pathwise_course::Source> =
+            holding.as_ref().and_then(|(_, chunk)| course.source_at(*chunk)).into_iter().collect();
+        if let Some((sentence, _)) = &holding {
+            let says = if course.grounded() { "Your material says" } else { "The course says" };
+            grade.feedback = format!("{} {says}: \u{201c}{sentence}\u{201d}", grade.feedback.trim_end());
+        }
         let question = format!("{} {}", offer.prompt.trim(), offer.question_latex.trim()).trim().to_string();
         let now = self.now();
         let outcome = CardOutcome::Drill {
@@ -155,7 +166,10 @@ impl<S: Store> App<S> {
         };
         let records = vec![
             new_message("user", answer.to_string(), None, None, None, now),
-            with_outcome(new_message("assistant", grade.feedback.clone(), None, None, None, now), &outcome),
+            with_sources(
+                with_outcome(new_message("assistant", grade.feedback.clone(), None, None, None, now), &outcome),
+                &sources,
+            ),
         ];
         let unit_id = offer.unit_id.clone();
         let tag = grade.tag.clone();

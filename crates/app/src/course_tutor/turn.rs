@@ -9,14 +9,17 @@ use super::prompt::{build_prompt_within, offered_passages, TurnContext};
 use super::request::TurnRequest;
 use super::snapshots::VersionedSnapshot;
 use crate::{App, AppError, AppResult};
+use pathwise_course::answer::{unit_answer, MaterialAnswer};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
+use pathwise_course::intent::{self, asks_for_drill, asks_for_exam, QuestionKind, Reading, Request};
 use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
-use pathwise_course::notation::{asks_for_drill, asks_for_exam, searchable};
+use pathwise_course::notation::searchable;
 use pathwise_course::policy::{
     calibrate_mapping, draft_policy, exam_availability, exam_candidates, named_unit, ranked_candidates,
     ExamAvailability, PolicyDraft, ScoredUnit,
 };
 use pathwise_course::response::{validate, OfferedContext};
+use pathwise_course::shown::Shown;
 use pathwise_course::{
     Action, Availability, ClientEvent, ExamStatus, MappedUnit, Tier, TurnAnalysis, TutorCard, TutorPolicy,
 };
@@ -35,6 +38,10 @@ const SUPPORT_K: usize = 4;
 const MAPPED_K: usize = 3;
 /// How far back a `CHOOSE_UNIT` looks for the card that offered it.
 const RECENT_MESSAGES: i64 = 6;
+/// How far back the deterministic tutor looks for what it showed, so as not to repeat it.
+const SHOWN_MESSAGES: i64 = 24;
+/// How many other units "something else" offers.
+const OPEN_UNITS: usize = 3;
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -131,6 +138,8 @@ fn plan_turn(
     thread: &ThreadRecord,
     request: &TurnRequest,
     query: &Query<'_>,
+    reading: Reading,
+    answer: Option<&MaterialAnswer>,
 ) -> Planned {
     let course = &loaded.course;
     let asks_exam = request.words().is_some_and(asks_for_exam);
@@ -140,6 +149,10 @@ fn plan_turn(
         None if asks_exam => (Vec::new(), "exam_request"),
         None => {
             let mapped = calibrate_mapping(course, &loaded.index.map_units(query, MAPPED_K));
+            // A question about what the material does not hold names no unit to work on.
+            let unanswered =
+                matches!(reading, Reading::Question(_)) && answer.is_some_and(|a| !a.answers && !a.missing.is_empty());
+            let mapped = if unanswered { Vec::new() } else { mapped };
             // "Give me a drill" names no unit: it is practice on the one being learned, not
             // words to map ("drill" matches anchors that mention drills).
             if asks_drill && named_unit(&mapped).is_none() {
@@ -155,11 +168,22 @@ fn plan_turn(
         || (asks_drill && mapped.is_empty())
         || previous_action == Some(Action::SocraticQuestion)
             && (mapped.is_empty() || mapped.iter().any(|m| m.unit_id == focus_now));
+    // A request the tutor understands ("what next?", "an example") or a question is never
+    // clarified: it is answered; only talk the mapping is unsure of is.
+    let request_or_question = !matches!(reading, Reading::Talk);
+    let answers_tutor = answers_tutor && !matches!(reading, Reading::Question(_) | Reading::Request(Request::Explain));
     let own_words = request.client_event == ClientEvent::None && !answers_tutor;
     // Words answering the tutor's own question are about the unit it asked about: they keep
-    // the goal the learner set, whatever else they happen to mention.
-    let mapped = if answers_tutor && request.client_event == ClientEvent::None { Vec::new() } else { mapped };
-    let draft = draft_policy(course, &snap.snapshot, &mapped, own_words);
+    // the goal the learner set, whatever else they happen to mention. So are requests ("what
+    // next?", "I'm stuck", "an example"): about the unit being learned, not a new goal.
+    let about_focus = answers_tutor || matches!(reading, Reading::Request(r) if r != Request::Explain);
+    let mapped = if about_focus && request.client_event == ClientEvent::None { Vec::new() } else { mapped };
+    let mut draft = draft_policy(course, &snap.snapshot, &mapped, own_words && !request_or_question);
+    // A learner who says they are stuck, or asks for an example, a hint or a simpler word, is
+    // helped with a concept card as one the drills show stuck is.
+    if matches!(reading, Reading::Request(Request::Stuck | Request::Example | Request::Hint | Request::Simpler)) {
+        draft.stuck = true;
+    }
     let named = own_words && named_unit(&draft.mapped).is_some();
     Planned { draft, mapping_source, named, previous_action }
 }
@@ -265,7 +289,10 @@ impl<S: Store> App<S> {
         let vector = self.query_vector(&loaded, words).await;
         let query = Query { text: &searched, vector: vector.as_deref() };
 
-        let planned = plan_turn(&loaded, &snap, &thread, &request, &query);
+        let reading = request.words().map_or(Reading::Talk, intent::read);
+        let answer = material_answer(&loaded, reading, words);
+        let planned = plan_turn(&loaded, &snap, &thread, &request, &query, reading, answer.as_ref());
+        let answer = named_answer(&loaded, &planned, reading, words, answer.as_ref()).or(answer);
         let draft = &planned.draft;
         let (exam, candidate_ids, statuses) = self.exam_state(learner, &loaded, &snap, draft, &query, now).await?;
         let policy = draft.finish(&turn_id.to_string(), &exam);
@@ -291,6 +318,8 @@ impl<S: Store> App<S> {
             ANCHORS_K,
             CHUNKS_K,
         );
+        let shown = self.shown(learner, &thread).await?;
+        let open_units = open_units(course, &snap, &policy.focus_unit_id);
         let fallback = FallbackInput {
             policy: &policy,
             course,
@@ -303,6 +332,10 @@ impl<S: Store> App<S> {
             focus_streak: snap.snapshot.progress(&draft.focus_unit_id).map_or(0, |p| p.drill.streak_correct),
             exam_candidates: &exam.candidate_ids,
             seed: seed_of(turn_id),
+            reading,
+            answer: answer.as_ref(),
+            shown: &shown,
+            open_units: &open_units,
         };
         let mut decision = self
             .decide(learner, &loaded, &policy, &context, &request, &exam.candidate_ids, &statuses, &fallback)
@@ -416,10 +449,7 @@ impl<S: Store> App<S> {
         let course = &loaded.course;
         let fall_back = |reason: String, violation: Option<&'static str>, usage: Usage| -> Decision {
             let turn = fallback_turn(fallback);
-            let sources = match &turn.card {
-                Some(TutorCard::Concept { sources, .. }) => sources.iter().map(|s| s.passage_id.clone()).collect(),
-                _ => Vec::new(),
-            };
+            let sources = turn.sources.iter().map(|s| s.passage_id.clone()).collect();
             Decision {
                 sources,
                 action: turn.action,
@@ -580,6 +610,15 @@ impl<S: Store> App<S> {
         Ok((exam_availability(&ids, &statuses), ids, statuses))
     }
 
+    /// What the thread's latest messages showed the learner.
+    async fn shown(&self, learner: LearnerId, thread: &ThreadRecord) -> AppResult<Shown> {
+        let after = i64::from(thread.message_count).saturating_sub(SHOWN_MESSAGES).max(0);
+        let recent = self.store.thread_messages(learner, thread.id, after, SHOWN_MESSAGES).await?;
+        let cards: Vec<Option<TutorCard>> =
+            recent.iter().map(|m| m.card.as_ref().and_then(|c| serde_json::from_value(c.clone()).ok())).collect();
+        Ok(Shown::from_messages(recent.iter().zip(cards).map(|(m, card)| (m.role.as_str(), m.text.as_str(), card))))
+    }
+
     /// A `CHOOSE_UNIT` must pick a unit of the thread's latest card, which must offer choices.
     async fn check_choice_offered(&self, learner: LearnerId, thread: &ThreadRecord, unit: &str) -> AppResult<()> {
         let after = i64::from(thread.message_count).saturating_sub(RECENT_MESSAGES).max(0);
@@ -645,6 +684,62 @@ fn turn_lite(
         revisit,
         exam_check,
     )
+}
+
+/// The material's answer to the learner's question, or to the topic they asked to be taught.
+fn material_answer(loaded: &LoadedCourse, reading: Reading, words: &str) -> Option<MaterialAnswer> {
+    match reading {
+        Reading::Question(kind) => loaded.index.answer(&searchable(words), kind, None),
+        Reading::Request(Request::Explain) => {
+            let topic = intent::explained_topic(words)?;
+            loaded.index.answer(&topic, intent::explained_kind(&topic), None)
+        }
+        _ => None,
+    }
+}
+
+/// When the words name a unit, what that unit's material answers: its first sentences for a
+/// request to be taught it; for a question of what it is, does or how it goes, its passages'
+/// answer, else (when the whole course's passages do not answer it either) its first
+/// sentences.
+fn named_answer(
+    loaded: &LoadedCourse,
+    planned: &Planned,
+    reading: Reading,
+    words: &str,
+    whole: Option<&MaterialAnswer>,
+) -> Option<MaterialAnswer> {
+    if !planned.named {
+        return None;
+    }
+    let unit = named_unit(&planned.draft.mapped)?;
+    match reading {
+        Reading::Request(Request::Explain) => {
+            unit_answer(&loaded.course, unit, intent::explained_kind(&intent::explained_topic(words)?))
+        }
+        Reading::Question(kind @ (QuestionKind::Definition | QuestionKind::Process | QuestionKind::Function)) => {
+            let own = loaded.index.answer(&searchable(words), kind, Some(unit)).filter(|a| a.answers);
+            // Passages that do not answer it, or none: the unit's own statement of what it is.
+            own.or_else(|| {
+                (!whole.is_some_and(|w| w.answers)).then(|| unit_answer(&loaded.course, unit, kind)).flatten()
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Units other than the focus that the learner can start now (every prerequisite with a
+/// tier, short of gold themselves), in learning order, a few.
+fn open_units(course: &pathwise_course::Course, snap: &VersionedSnapshot, focus: &str) -> Vec<String> {
+    let snapshot = &snap.snapshot;
+    course
+        .learning_order()
+        .into_iter()
+        .filter(|u| u.id != focus && snapshot.tier(&u.id) != pathwise_course::MasteryTier::Gold)
+        .filter(|u| u.prerequisites.iter().all(|p| snapshot.tier(p) != pathwise_course::MasteryTier::None))
+        .take(OPEN_UNITS)
+        .map(|u| u.id.clone())
+        .collect()
 }
 
 /// A turn's seed for the deterministic drill: from its id's random bits.
