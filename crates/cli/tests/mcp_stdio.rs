@@ -721,7 +721,7 @@ async fn stdio_calls_every_tool() {
     assert!(log["csv"].as_str().unwrap().lines().count() > 1, "{log}");
 
     // The learner's own material: notes ingested into chunks that cite their headings.
-    let notes = "# Subnets\n\nA /24 has 256 addresses.\n\n## Masks\n\nA mask marks the network bits.\n\n## Hosts\n\n\
+    let notes = "# Subnets\n\nA /24 network holds 256 addresses in all.\n\n## Masks\n\nA mask marks the network bits.\n\n## Hosts\n\n\
                  A /24 has 254 usable hosts.\n";
     let ingested = ok("author_ingest", json!({ "name": "subnets.md", "text": notes })).await;
     let document = ingested["documents"][0]["id"].as_str().expect("the document's id").to_string();
@@ -738,7 +738,10 @@ async fn stdio_calls_every_tool() {
     let units: Vec<&str> =
         draft["draft"]["units"].as_array().unwrap().iter().map(|u| u["id"].as_str().unwrap()).collect();
     assert_eq!(units, ["subnets", "masks", "hosts"], "{draft}");
-    assert_eq!(draft["problems"], json!([]), "{draft}");
+    // An outline has no questions yet: each unit is a problem until drafted.
+    let problems = draft["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 3, "{draft}");
+    assert!(problems.iter().all(|p| p["message"].as_str().unwrap().contains("has no exam question")), "{draft}");
     let draft_id = id(&draft);
     assert_eq!(ok("author_drafts", json!({})).await["drafts"][0]["course_id"], "SUBNETTING-NOTES");
     let mut edited = draft["draft"].clone();

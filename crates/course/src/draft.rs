@@ -396,6 +396,16 @@ impl CourseDraft {
                     format!("unit '{}' is the first unit, where a learner starts: it has no prerequisites", unit.id),
                 );
             }
+            if unit.questions.is_empty() {
+                push(
+                    at.key("questions"),
+                    format!(
+                        "unit '{}' has no exam question, so no tier can be earned in it: draft questions and drills \
+                         for it, or write one",
+                        unit.id
+                    ),
+                );
+            }
             if i > 0 && unit.prerequisites.is_empty() {
                 push(
                     at.key("prerequisites"),
@@ -420,6 +430,36 @@ impl CourseDraft {
             );
         }
         problems
+    }
+
+    /// What a learner could not earn, unit by unit: a unit with exam questions but not one of
+    /// each tier (a unit with none is a problem of its own, see [`CourseDraft::problems`]).
+    /// These do not keep the draft from being a course.
+    pub fn gaps(&self) -> Vec<Problem> {
+        let units = FieldPath::root().key("units");
+        self.units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| !u.questions.is_empty())
+            .filter_map(|(i, unit)| {
+                let missing: Vec<&str> = Tier::ALL
+                    .iter()
+                    .filter(|t| !unit.questions.iter().any(|q| q.tier == **t))
+                    .map(|t| t.name())
+                    .collect();
+                (!missing.is_empty()).then(|| Problem {
+                    field: units.index(i).key("questions"),
+                    line: None,
+                    message: format!(
+                        "unit '{}' has no {} question: a learner can earn {} in it at most; write one, or draft \
+                         its questions again after adding material",
+                        unit.id,
+                        missing.join(" or "),
+                        highest_earnable(unit)
+                    ),
+                })
+            })
+            .collect()
     }
 
     /// A passage in two units, and questions and drills whose answer their passage does not
@@ -498,7 +538,7 @@ impl CourseDraft {
         let recall_passages: Vec<RecallPassage<'_>> =
             material.iter().map(|(unit, p)| RecallPassage { unit: *unit, text: &p.text }).collect();
         let titles: Vec<&str> = self.units.iter().map(|u| u.title.as_str()).collect();
-        let drafted = recall(self.units.len(), &titles, &recall_passages, DRILLS_PER_UNIT);
+        let drafted = recall(&self.title, self.units.len(), &titles, &recall_passages, DRILLS_PER_UNIT);
         let mut done = Vec::new();
         for ((unit, recall), chosen) in self.units.iter_mut().zip(drafted).zip(chosen) {
             if !chosen {
@@ -543,6 +583,18 @@ impl CourseDraft {
         }
         done
     }
+}
+
+/// The highest tier a unit's questions let a learner earn: tiers are earned in order.
+fn highest_earnable(unit: &DraftUnit) -> &'static str {
+    let mut highest = "no tier";
+    for tier in Tier::ALL {
+        if !unit.questions.iter().any(|q| q.tier == tier) {
+            break;
+        }
+        highest = tier.name();
+    }
+    highest
 }
 
 /// Drills drafted for each unit.
@@ -671,7 +723,11 @@ mod tests {
             ]
         );
         assert_eq!(draft.units[0].anchor, "An address has a network part and a host part.");
-        assert!(draft.problems(&by_id(&notes()), &Library::builtin()).is_empty());
+        // An outline alone is no course yet: no tier could be earned in any unit.
+        let problems: Vec<String> =
+            draft.problems(&by_id(&notes()), &Library::builtin()).iter().map(ToString::to_string).collect();
+        assert_eq!(problems.len(), draft.units.len(), "{problems:#?}");
+        assert!(problems.iter().all(|p| p.contains("has no exam question, so no tier can be earned")), "{problems:#?}");
     }
 
     #[test]

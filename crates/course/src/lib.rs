@@ -20,6 +20,7 @@ mod event;
 pub mod fallback;
 pub mod help;
 pub mod intent;
+pub mod keyterms;
 pub mod lite;
 mod locate;
 pub mod notation;

@@ -1,13 +1,16 @@
 //! Questions on someone's own material, written without a model: a sentence of a passage
-//! with one of its key terms blanked. The term is the one that says most about the unit (it
-//! recurs in the unit and is rare in the others), so the blank asks for what the passage
-//! teaches rather than a filler word; the answer is the passage's own word, so a question's
-//! key is supported by the passage it cites by construction.
+//! with one of its key terms blanked. The term is one the material is about (see
+//! [`crate::keyterms`]: never filler or the course's title word) and, of those, the one that
+//! says most about the unit (it recurs in the unit and is rare in the others, ranked by YAKE),
+//! so the blank asks for what the passage teaches; each term is asked once per unit. The
+//! answer is the passage's own word, so a question's key is supported by the passage it
+//! cites by construction.
 //!
 //! Drills ask for the term typed; exam questions offer it among other terms of the material:
 //! bronze among terms of other units (easy to rule out), silver among a mix, gold among the
 //! unit's own terms (each plausible).
 
+use crate::keyterms::{is_filler, KeyTerms};
 use crate::pack::Tier;
 use std::collections::{HashMap, HashSet};
 
@@ -17,6 +20,9 @@ pub const BLANK: &str = "_____";
 const SENTENCE_WORDS: std::ops::RangeInclusive<usize> = 6..=40;
 /// An exam question offers the key and up to this many other terms.
 const DISTRACTORS: usize = 3;
+/// What being one of the material's terms ([`KeyTerms::is_key`]) adds to a word's score:
+/// more than tf-idf and YAKE's rank give any other word.
+const KEY_TERM: f64 = 10.0;
 /// The blanks a sentence is tried with, its most telling terms first.
 const BLANKS_PER_SENTENCE: usize = 3;
 
@@ -195,15 +201,16 @@ pub struct UnitRecall {
     pub drills: Vec<Cloze>,
 }
 
-/// Questions and drills for every unit `0..units`, from `passages`. Deterministic: the same
-/// material always gives the same questions.
+/// Questions and drills for every unit `0..units` of the course titled `course_title`, from
+/// `passages`. Deterministic: the same material always gives the same questions.
 pub fn recall(
+    course_title: &str,
     units: usize,
     titles: &[&str],
     passages: &[RecallPassage<'_>],
     drills_per_unit: usize,
 ) -> Vec<UnitRecall> {
-    let terms = TermStats::of(units, passages);
+    let terms = TermStats::of(course_title, units, passages);
     let mut out = vec![UnitRecall::default(); units];
     for (unit, recall) in out.iter_mut().enumerate() {
         let title = titles.get(unit).map(|t| words(t)).unwrap_or_default();
@@ -220,35 +227,35 @@ pub fn recall(
         // A question per tier, each from a sentence of its own: the best blank that has
         // other terms of its kind to offer beside it.
         let mut used_sentences = HashSet::new();
+        let mut used_terms: HashSet<String> = HashSet::new();
         for tier in Tier::ALL {
             let question = clozes
                 .iter()
-                .filter(|c| !used_sentences.contains(&c.sentence))
+                .filter(|c| !used_sentences.contains(&c.sentence) && !used_terms.contains(&stem(&c.term)))
                 .find_map(|c| terms.question(unit, tier, c));
             let Some(question) = question else { break };
             used_sentences.insert(question.cloze.sentence.clone());
+            used_terms.insert(stem(&question.cloze.term));
             recall.questions.push(question);
         }
-        // Drills: each sentence's best blank, other sentences than the questions' first; on a
-        // question's sentence, another blank than the question's where there is one, so that
-        // practice does not hand over the exam's answer.
-        let asked: HashSet<(&str, &str)> =
-            recall.questions.iter().map(|q| (q.cloze.sentence.as_str(), q.cloze.term.as_str())).collect();
+        // Drills: each sentence's best blank whose term no question or other drill of the
+        // unit asks, sentences the questions do not use first.
+        let mut asked: HashSet<String> = recall.questions.iter().map(|q| stem(&q.cloze.term)).collect();
         let mut drilled = HashSet::new();
         let mut best: Vec<&Cloze> = Vec::new();
-        for c in clozes.iter().filter(|c| !asked.contains(&(c.sentence.as_str(), c.term.as_str()))) {
-            if drilled.insert(c.sentence.clone()) {
+        for c in clozes.iter().filter(|c| !used_sentences.contains(&c.sentence)) {
+            if !drilled.contains(&c.sentence) && asked.insert(stem(&c.term)) {
+                drilled.insert(c.sentence.clone());
                 best.push(c);
             }
         }
-        for c in &clozes {
-            if drilled.insert(c.sentence.clone()) {
+        for c in clozes.iter().filter(|c| used_sentences.contains(&c.sentence)) {
+            if !drilled.contains(&c.sentence) && asked.insert(stem(&c.term)) {
+                drilled.insert(c.sentence.clone());
                 best.push(c);
             }
         }
-        let fresh = best.iter().filter(|c| !used_sentences.contains(&c.sentence));
-        let reused = best.iter().filter(|c| used_sentences.contains(&c.sentence));
-        recall.drills = fresh.chain(reused).take(drills_per_unit).map(|c| (*c).clone()).collect();
+        recall.drills = best.into_iter().take(drills_per_unit).cloned().collect();
     }
     out
 }
@@ -256,6 +263,7 @@ pub fn recall(
 /// How often each term occurs in each unit, and in how many units.
 struct TermStats {
     units: usize,
+    keys: KeyTerms,
     /// term (lowercase) -> occurrences per unit.
     counts: HashMap<String, Vec<u32>>,
     /// Each unit's terms as written, best first, for distractors.
@@ -263,7 +271,7 @@ struct TermStats {
 }
 
 impl TermStats {
-    fn of(units: usize, passages: &[RecallPassage<'_>]) -> TermStats {
+    fn of(course_title: &str, units: usize, passages: &[RecallPassage<'_>]) -> TermStats {
         let mut counts: HashMap<String, Vec<u32>> = HashMap::new();
         let mut written: HashMap<String, String> = HashMap::new();
         for p in passages.iter().filter(|p| p.unit < units) {
@@ -273,7 +281,12 @@ impl TermStats {
                 written.entry(lower).or_insert_with(|| word.to_string());
             }
         }
-        let mut stats = TermStats { units, counts, ranked: vec![Vec::new(); units] };
+        let mut material: Vec<Vec<&str>> = vec![Vec::new(); units];
+        for p in passages.iter().filter(|p| p.unit < units) {
+            material[p.unit].push(p.text);
+        }
+        let keys = KeyTerms::of(course_title, &material);
+        let mut stats = TermStats { units, keys, counts, ranked: vec![Vec::new(); units] };
         for unit in 0..units {
             let mut terms: Vec<(&String, f64)> = stats
                 .counts
@@ -302,15 +315,31 @@ impl TermStats {
             return Vec::new();
         }
         let lower: Vec<String> = tokens.iter().map(|t| trim_term(t).to_lowercase()).collect();
+        // How often the unit has the word, in either number.
+        let in_unit = |word: &str| {
+            let one = crate::keyterms::singular(word);
+            self.counts.iter().filter(|(w, _)| crate::keyterms::singular(w) == one).map(|(_, c)| c[unit]).sum::<u32>()
+        };
         let mut scored: Vec<(usize, f64)> = tokens
             .iter()
             .enumerate()
             .filter(|(_, t)| is_term(trim_term(t)))
             .filter(|(i, _)| lower.iter().filter(|w| **w == lower[*i]).count() == 1)
+            .filter(|(i, _)| !self.keys.in_course_title(&lower[*i]))
             .map(|(i, t)| {
                 let in_title = title.contains(&lower[i]);
                 let numeric = trim_term(t).chars().any(|c| c.is_ascii_digit());
-                (i, self.weight(unit, &lower[i]) + if in_title { 2.0 } else { 0.0 } + if numeric { 1.0 } else { 0.0 })
+                // A term the material shows it is about comes before any other word; the
+                // others make drills only where the material has too few terms.
+                let key = if self.keys.is_key(&lower[i], in_unit(&lower[i])) { KEY_TERM } else { 0.0 };
+                let bonus = key + self.keys.bonus(unit, &lower[i]);
+                (
+                    i,
+                    self.weight(unit, &lower[i])
+                        + bonus
+                        + if in_title { 2.0 } else { 0.0 }
+                        + if numeric { 1.0 } else { 0.0 },
+                )
             })
             .collect();
         // Best first; of equal ones, the earlier word.
@@ -425,9 +454,11 @@ fn is_term(word: &str) -> bool {
     if word.chars().any(|c| c.is_ascii_digit()) {
         return word.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '/' | '%'));
     }
+    let lower = word.to_lowercase();
     word.chars().count() >= 4
         && word.chars().all(|c| c.is_alphabetic() || c == '-' || c == '\'')
-        && !STOPWORDS.contains(&word.to_lowercase().as_str())
+        && !STOPWORDS.contains(&lower.as_str())
+        && !is_filler(&lower)
 }
 
 /// The passage's sentences, whitespace squeezed.
@@ -479,7 +510,7 @@ mod tests {
     #[test]
     fn each_unit_gets_questions_whose_key_is_a_term_of_its_own_passage() {
         let passages = material();
-        let recall = recall(3, &["Addresses", "Masks", "Routing"], &passages, 3);
+        let recall = recall("Networking", 3, &["Addresses", "Masks", "Routing"], &passages, 3);
         assert_eq!(recall.len(), 3);
         for (unit, r) in recall.iter().enumerate() {
             assert!(!r.questions.is_empty(), "unit {unit} has questions");
@@ -509,13 +540,13 @@ mod tests {
             }
         }
         // The same material, the same questions.
-        assert_eq!(recall, super::recall(3, &["Addresses", "Masks", "Routing"], &passages, 3));
+        assert_eq!(recall, super::recall("Networking", 3, &["Addresses", "Masks", "Routing"], &passages, 3));
     }
 
     #[test]
     fn bronze_offers_other_units_terms_and_gold_the_units_own() {
         let passages = material();
-        let recall = recall(3, &["Addresses", "Masks", "Routing"], &passages, 3);
+        let recall = recall("Networking", 3, &["Addresses", "Masks", "Routing"], &passages, 3);
         let unit_words = |unit: usize| -> HashSet<String> {
             passages.iter().filter(|p| p.unit == unit).flat_map(|p| words(p.text)).collect()
         };
@@ -543,14 +574,14 @@ mod tests {
     #[test]
     fn short_material_makes_fewer_questions_never_broken_ones() {
         let passages = [RecallPassage { unit: 0, text: "Too short." }];
-        assert_eq!(recall(1, &["Tiny"], &passages, 3), vec![UnitRecall::default()]);
+        assert_eq!(recall("Tiny notes", 1, &["Tiny"], &passages, 3), vec![UnitRecall::default()]);
         // One unit alone has no other unit's terms; its own give the distractors.
         let passages = [RecallPassage {
             unit: 0,
             text: "Photosynthesis turns light into chemical energy inside chloroplasts. Chlorophyll absorbs light \
                    mostly in the blue and red wavelengths.",
         }];
-        let r = &recall(1, &["Plants"], &passages, 3)[0];
+        let r = &recall("Plants", 1, &["Plants"], &passages, 3)[0];
         assert!(!r.questions.is_empty());
         assert!(r.questions.iter().all(|q| q.options.len() >= 2));
     }

@@ -174,8 +174,14 @@ async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
         })
         .collect();
     assert_eq!(units, [("sets", vec![]), ("subsets", vec!["sets"]), ("power-sets", vec!["subsets"])], "{draft}");
-    assert_eq!((draft["version"].as_i64(), draft["problems"].clone()), (Some(0), serde_json::json!([])), "{draft}");
+    // An outline has no questions yet: no tier could be earned in any unit.
+    let fields: Vec<&str> =
+        draft["problems"].as_array().unwrap().iter().map(|p| p["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["units[0].questions", "units[1].questions", "units[2].questions"], "{draft}");
     assert_eq!(draft["passages"][2]["citation"], "sets.md, Sets > Power sets", "{draft}");
+    let draft =
+        t.post(&t.a, &format!("/api/author/drafts/{id}/units"), serde_json::json!({ "version": 0 })).await.expect(200);
+    assert_eq!((draft["version"].as_i64(), draft["problems"].clone()), (Some(1), serde_json::json!([])), "{draft}");
 
     // An edit that leaves a unit without material is kept, and its problem is named.
     let mut edited = draft["draft"].clone();
@@ -184,12 +190,12 @@ async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
     let put = |version: i64, draft: Value| {
         t.call(Method::PUT, &path, Some(&t.a), Body::Json(serde_json::json!({ "version": version, "draft": draft })))
     };
-    let shown = put(0, edited.clone()).await.expect(200);
-    assert_eq!(shown["version"], 1, "{shown}");
+    let shown = put(1, edited.clone()).await.expect(200);
+    assert_eq!(shown["version"], 2, "{shown}");
     assert_eq!(shown["problems"][0]["field"], "units[2].chunks", "{shown}");
     // An edit made from the old version is a conflict, and nothing changes.
-    let error = put(0, draft["draft"].clone()).await.expect_error(409, "version_conflict", &["version 1"]);
-    assert_eq!(error["details"]["version"], 1, "{error}");
+    let error = put(1, draft["draft"].clone()).await.expect_error(409, "version_conflict", &["version 2"]);
+    assert_eq!(error["details"]["version"], 2, "{error}");
     let error = t.get(&t.a, &format!("/api/author/drafts/{id}/pack")).await.expect_error(
         422,
         "draft_has_problems",
@@ -198,8 +204,8 @@ async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
     assert_eq!(error["details"]["problems"][0]["field"], "units[2].chunks", "{error}");
 
     // Mended: the pack is a course the operator's import accepts.
-    let shown = put(1, draft["draft"].clone()).await.expect(200);
-    assert_eq!((shown["version"].as_i64(), shown["problems"].clone()), (Some(2), serde_json::json!([])), "{shown}");
+    let shown = put(2, draft["draft"].clone()).await.expect(200);
+    assert_eq!((shown["version"].as_i64(), shown["problems"].clone()), (Some(3), serde_json::json!([])), "{shown}");
     let pack = t.get(&t.a, &format!("/api/author/drafts/{id}/pack")).await;
     assert_eq!(pack.status, 200, "{}", pack.text);
     assert!(
@@ -223,12 +229,12 @@ async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
     assert_eq!(t.get(&t.b, "/api/author/drafts").await.expect(200), Value::Array(vec![]));
     t.get(&t.b, &format!("/api/author/drafts/{id}")).await.expect_error(404, "not_found", &["draft"]);
     t.get(&t.b, &format!("/api/author/drafts/{id}/pack")).await.expect_error(404, "not_found", &["draft"]);
-    put(2, draft["draft"].clone()).await.expect(200);
+    put(3, draft["draft"].clone()).await.expect(200);
     t.call(
         Method::PUT,
         &format!("/api/author/drafts/{id}"),
         Some(&t.b),
-        Body::Json(serde_json::json!({ "version": 3, "draft": draft["draft"] })),
+        Body::Json(serde_json::json!({ "version": 4, "draft": draft["draft"] })),
     )
     .await
     .expect_error(404, "not_found", &["draft"]);
@@ -240,11 +246,22 @@ async fn notes_become_a_draft_course_the_author_edits_and_exports(t: &TestApp) {
 /// A draft published is the author's course: listed and taught to them, to nobody else
 /// until shared, and its id cannot take over someone else's course.
 async fn a_published_draft_is_its_authors_course_until_shared(t: &TestApp) {
-    let notes = "# Logic\n\nA proposition is true or false.\n\n## Negation\n\nThe negation of a true proposition \
-                 is false.\n\n## Conjunction\n\nA and B is true when both are.\n";
+    let notes = "# Logic\n\nA proposition is a statement that is either true or false. Logic studies how the truth \
+                 of a proposition follows from others.\n\n## Negation\n\nThe negation of a proposition reverses its \
+                 truth value. The negation of a true proposition is false.\n\n## Conjunction\n\nA conjunction joins \
+                 two propositions with and. A conjunction is true only when both of its propositions are true.\n";
     upload(t, &t.a, "logic.md", notes.as_bytes().to_vec(), "text/markdown").await.expect(201);
     let draft = t.post(&t.a, "/api/author/drafts", serde_json::json!({ "title": "Logic basics" })).await.expect(201);
     let id = text(&draft["id"]);
+    // An outline alone is no course: no tier could be earned in any of its units.
+    let refused = t.post(&t.a, &format!("/api/author/drafts/{id}/publish"), serde_json::json!({})).await.expect_error(
+        422,
+        "draft_has_problems",
+        &["unit 'logic' has no exam question", "unit 'negation' has no exam question"],
+    );
+    assert_eq!(refused["details"]["problems"][0]["field"], "units[0].questions", "{refused}");
+    let units = serde_json::json!({ "version": 0 });
+    t.post(&t.a, &format!("/api/author/drafts/{id}/units"), units).await.expect(200);
     let published = t.post(&t.a, &format!("/api/author/drafts/{id}/publish"), serde_json::json!({})).await.expect(201);
     assert_eq!(
         (published["id"].as_str(), published["unitCount"].as_i64()),
@@ -327,6 +344,10 @@ async fn a_published_draft_is_its_authors_course_until_shared(t: &TestApp) {
     // A course id someone else holds is not taken over: B's draft of the same title.
     upload(t, &t.b, "logic.md", notes.as_bytes().to_vec(), "text/markdown").await.expect(201);
     let bs = t.post(&t.b, "/api/author/drafts", serde_json::json!({ "title": "Logic basics" })).await.expect(201);
+    let bs = t
+        .post(&t.b, &format!("/api/author/drafts/{}/units", text(&bs["id"])), serde_json::json!({ "version": 0 }))
+        .await
+        .expect(200);
     let before = t.counts().await;
     let error = t
         .post(&t.b, &format!("/api/author/drafts/{}/publish", text(&bs["id"])), serde_json::json!({}))
@@ -339,7 +360,7 @@ async fn a_published_draft_is_its_authors_course_until_shared(t: &TestApp) {
     shipped["course_id"] = serde_json::json!("MATH-FOUNDATIONS");
     t.app.install_builtin_courses().await.unwrap();
     let path = format!("/api/author/drafts/{}", text(&bs["id"]));
-    t.call(Method::PUT, &path, Some(&t.b), Body::Json(serde_json::json!({ "version": 0, "draft": shipped })))
+    t.call(Method::PUT, &path, Some(&t.b), Body::Json(serde_json::json!({ "version": 1, "draft": shipped })))
         .await
         .expect(200);
     t.post(&t.b, &format!("{path}/publish"), serde_json::json!({})).await.expect_error(
@@ -625,7 +646,7 @@ async fn a_models_outline_is_kept_only_when_it_places_every_section_once((t, fak
         [("energy", 2, serde_json::json!([])), ("moving-water", 1, serde_json::json!(["energy"]))],
         "{draft}"
     );
-    assert_eq!(draft["problems"], serde_json::json!([]), "{draft}");
+    assert_eq!(draft["problems"].as_array().map(Vec::len), Some(2), "only its units without questions: {draft}");
     let retry = fake.requests()[1].to_string();
     assert!(retry.contains("That proposal was refused") && retry.contains("'S9' is not a section"), "{retry}");
     // Refused twice: the headings' outline, and why.

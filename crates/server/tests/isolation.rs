@@ -133,13 +133,17 @@ async fn make_world(t: &TestApp) -> World {
     let thread = text(&t.post(a, "/api/tutor/threads", json!({ "courseId": COURSE })).await.expect(201)["id"]);
     t.post(a, &format!("/api/tutor/threads/{thread}/turn"), json!({ "messageText": "hello" })).await.expect(200);
     let learner = t.app.authenticate(a).await.expect("A's token").id;
-    let notes = b"# Sets\n\nA set is a collection of distinct objects.\n".to_vec();
+    let notes = b"# Sets\n\nA set is a collection of distinct objects called its elements. Two sets are equal \
+                  when they hold the same elements. The empty set holds no elements at all.\n"
+        .to_vec();
     let document =
         t.app.ingest_document(learner, "sets.md", notes).await.expect("A's document").document.id.to_string();
     // A's own course, published from a draft and shared with nobody: B never lists it.
     let new_draft =
         pathwise_app::authoring::NewDraft { title: "Ada private sets".into(), documents: None, use_model: false };
     let draft = t.app.draft_course(learner, new_draft).await.expect("A's draft").id;
+    let units = pathwise_app::authoring::DraftUnits { version: 0, units: Vec::new(), use_model: false };
+    t.app.draft_units(learner, draft, units).await.expect("A's questions");
     let course = t.app.publish_course_draft(learner, draft).await.expect("A's course").course.id;
     let draft = draft.to_string();
     // A passage of A's document, which A's course cites by its id.

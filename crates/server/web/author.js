@@ -182,23 +182,31 @@ function mountDraft(root, id) {
         field('Title', draft.title, (v) => save((d) => { d.title = v; }), { maxlength: 200 }),
         field('Course id', draft.course_id, (v) => save((d) => { d.course_id = v; }), { maxlength: 64 })),
       el('p', { class: 'muted small' }, `Version ${view.version} · ${count(draft.units.length, 'unit')} · ${count(view.passages.length, 'passage')}`));
+    const drafted = draft.units.some((u) => u.questions?.length || u.drills?.length);
+    const gaps = view.gaps ?? [];
     fill(problems, el('h2', { id: 'problems-h' }, view.problems.length ? `${count(view.problems.length, 'problem')} to fix` : 'No problems'),
       view.problems.length
         ? el('ul', {}, view.problems.map((p) => el('li', {}, el('code', {}, p.field), ` ${p.message}`)))
-        : el('p', { class: 'muted small' }, 'The draft is a course as it stands: export it as a pack or publish it.'));
+        : el('p', { class: 'muted small' }, gaps.length
+          ? 'The draft is a course as it stands, though not every tier can be earned in every unit (below).'
+          : 'The draft is a course as it stands, every tier earnable in every unit: export it as a pack or publish it.'),
+      !drafted ? el('p', { class: 'small next-step' }, 'Next: draft questions and drills, so that each unit has a bronze, silver and gold question to earn.') : null,
+      gaps.length ? el('details', { class: 'gaps' }, el('summary', {}, `${count(gaps.length, 'unit')} short of a tier`),
+        el('ul', {}, gaps.map((p) => el('li', {}, el('code', {}, p.field), ` ${p.message}`)))) : null);
     problems.classList.toggle('has-problems', view.problems.length > 0);
     drawGraph(graph, draft.units);
     const skills = new Map((view.skills ?? []).map((s) => [s.skill_id, s]));
     fill(units, draft.units.map((u, i) => unitCard(draft, u, i, passages, skills)));
-    const drafted = draft.units.some((u) => u.questions?.length || u.drills?.length);
+    // Until its units have questions, drafting them is the next step, not publishing.
+    const publishable = view.problems.length === 0;
     fill(actions,
-      el('button', { type: 'button', onclick: () => withBusy(() => draftUnits(false)) },
+      el('button', { type: 'button', class: publishable ? null : 'primary', onclick: () => withBusy(() => draftUnits(false)) },
         drafted ? 'Draft questions for units without any' : 'Draft questions and drills'),
       view.model_estimate ? el('button', { type: 'button', onclick: () => withBusy(() => draftUnits(true)),
         title: `At most ${view.model_estimate.calls * 2} calls and ${view.model_estimate.max_completion_tokens * 2} reply tokens, if every first proposal is refused` },
       `Draft with the model (${count(view.model_estimate.calls, 'call')}, about ${view.model_estimate.prompt_tokens.toLocaleString()} prompt tokens)`) : null,
       el('button', { type: 'button', disabled: view.problems.length > 0, onclick: () => withBusy(exportPack) }, 'Export pack'),
-      el('button', { type: 'button', class: 'primary', disabled: view.problems.length > 0, onclick: () => withBusy(publish) }, 'Publish'));
+      el('button', { type: 'button', class: publishable ? 'primary' : null, disabled: !publishable, onclick: () => withBusy(publish) }, 'Publish'));
   }
 
   function unitCard(draft, u, i, passages, skills) {

@@ -83,6 +83,8 @@ pub struct DraftView {
     pub draft: CourseDraft,
     /// Everything that keeps it from being a course; empty when it can be exported.
     pub problems: Vec<DraftProblem>,
+    /// Units without a question of every tier (not a problem).
+    pub gaps: Vec<DraftProblem>,
     /// The passages its units cover, each with its citation.
     pub passages: Vec<DraftPassage>,
     /// The skill blueprints its units name, each with what it asks (a question it makes).
@@ -425,11 +427,11 @@ impl<S: Store> App<S> {
     async fn draft_view(&self, learner: LearnerId, record: CourseDraftRecord) -> AppResult<DraftView> {
         let draft = read_draft(&record)?;
         let passages = self.passages_of(learner, &draft).await?;
-        let problems = draft
-            .problems(&passages, self.library())
-            .into_iter()
-            .map(|p| DraftProblem { field: p.field.to_string(), message: p.message })
-            .collect();
+        let listed = |problems: Vec<pathwise_course::Problem>| -> Vec<DraftProblem> {
+            problems.into_iter().map(|p| DraftProblem { field: p.field.to_string(), message: p.message }).collect()
+        };
+        let problems = listed(draft.problems(&passages, self.library()));
+        let gaps = listed(draft.gaps());
         // In the order the units name them.
         let mut seen = HashSet::new();
         let cited = draft
@@ -472,6 +474,7 @@ impl<S: Store> App<S> {
             updated_at: record.updated_at,
             draft,
             problems,
+            gaps,
             passages: cited,
         })
     }

@@ -67,7 +67,13 @@ try {
   await page.locator('.unit-card').first().waitFor();
   const units = await page.locator('.unit-card').count();
   check(units === 6, `six units drafted (got ${units})`);
-  check(await problemsHeading() === 'No problems', 'a fresh outline has no problems');
+  // An outline alone is no course: each unit needs a question to earn, so drafting them is
+  // the next step (the main button), and Publish waits.
+  check(await problemsHeading() === '6 problems to fix', `a fresh outline lists its units without questions (${await problemsHeading()})`);
+  check((await page.locator('.problems').textContent()).includes('has no exam question, so no tier can be earned'), 'each unit without a question is named');
+  check((await page.locator('.problems .next-step').textContent()).startsWith('Next: draft questions and drills'), 'the next step is said');
+  check(await page.getByRole('button', { name: 'Draft questions and drills' }).evaluate((b) => b.classList.contains('primary')), 'drafting questions is the main button');
+  check(await page.getByRole('button', { name: 'Publish' }).isDisabled(), 'Publish waits for questions');
   check(await page.locator('.draft-graph g.node').count() === 6, 'the graph draws every unit');
   await page.screenshot({ path: `${artifacts}/material-review.png`, fullPage: true });
   step('drafted');
@@ -100,7 +106,7 @@ try {
   await page.waitForFunction(() => document.querySelectorAll('.unit-card').length === 5);
   await page.waitForFunction(() => document.querySelector('.problems').textContent.includes("unit 'gateways' has no prerequisites"));
   await card('gateways').getByRole('checkbox', { name: 'Subnet masks' }).check();
-  await page.waitForFunction(() => document.querySelector('#problems-h').textContent === 'No problems');
+  await page.waitForFunction(() => !document.querySelector('.problems').textContent.includes('has no prerequisites'));
   // A unit's passages are put in the order it teaches them.
   await card('masks').getByRole('button', { name: 'Move this passage down' }).first().click();
   await page.waitForFunction(() => document.querySelector('.unit-card[data-unit="masks"] .unit-passages li p')?.textContent.startsWith('The mask'));
