@@ -37,6 +37,9 @@ pub struct Settings {
     /// included, before the tutor answers without it (the deterministic tutor's reply, the
     /// turn logged `model failed: timeout`); the workspace tells the learner.
     pub llm_turn_deadline_secs: u64,
+    /// How long a tutor turn with the model should take: the prompt is sized, from the
+    /// model's measured speed, so that the model reads it and answers in about this time.
+    pub llm_turn_target_secs: u64,
     /// How structured output is asked for: `auto` (JSON Schema, then plainer ways as the
     /// server refuses them), `json_schema` (OpenAI, vLLM, llama.cpp's server, Ollama),
     /// `json_object` (llama-cpp-python, which constrains decoding to the schema sent beside
@@ -154,6 +157,7 @@ impl Default for Settings {
             llm_api_key: None,
             llm_timeout_secs: 120,
             llm_turn_deadline_secs: 30,
+            llm_turn_target_secs: 10,
             llm_structured_output: pathwise_llm::StructuredOutput::Auto,
             llm_max_tokens: pathwise_llm::DEFAULT_MAX_TOKENS,
             llm_prompt_tokens: None,
@@ -305,6 +309,7 @@ pub fn with_tutor(app: pathwise_app::App, settings: &Settings) -> Result<pathwis
         debug: settings.tutor_debug,
         lockout: chrono::Duration::hours(i64::from(settings.exam_lockout_hours)),
         prompt_tokens: settings.llm_prompt_tokens.map(|t| t as usize),
+        target_turn: std::time::Duration::from_secs(settings.llm_turn_target_secs.max(1)),
         model_deadline: std::time::Duration::from_secs(settings.llm_turn_deadline_secs.max(1)),
         ..Default::default()
     };

@@ -266,7 +266,7 @@ async fn tutor_turns(api: &Api) {
         };
         let started = Instant::now();
         let reply = api.post_model("tutor turn", &turn, body, limit).await.expect("a turn always answers");
-        took.push(format!("{:.1} s", started.elapsed().as_secs_f64()));
+        took.push(started.elapsed().as_secs_f64());
         focus = reply["snapshotLite"]["focus"]["unitId"].clone();
         let said = reply["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "assistant").count();
         assert!(said >= 1, "the tutor says something: {reply}");
@@ -297,10 +297,16 @@ async fn tutor_turns(api: &Api) {
         }
     }
     let ready: Value = reqwest::get(format!("{}/readyz", api.served.base)).await.unwrap().json().await.unwrap();
+    // The time a learner waits is a benchmark's to judge (BENCHMARKS.md), not a test's on a
+    // shared machine; it is printed here for the record.
+    let mut sorted = took.clone();
+    sorted.sort_by(f64::total_cmp);
     eprintln!(
-        "tutor turns: {validated} of {} the model's checked reply (fell back: {fell_back:?}); each took {took:?}; \
-         prompt budget {}",
+        "tutor turns: {validated} of {} the model's checked reply (fell back: {fell_back:?}); median {:.1} s, \
+         each took {:?} s; prompt budget {}",
         turns.len(),
+        sorted[sorted.len() / 2],
+        took.iter().map(|t| format!("{t:.1}")).collect::<Vec<_>>(),
         ready["model_prompt_budget"]
     );
     assert!(

@@ -98,9 +98,9 @@ impl Llm {
 
     /// The prompt a call may send to be answered within `deadline`, from the speeds
     /// measured so far; `None` offline or before any call was timed.
-    pub fn prompt_budget(&self, deadline: std::time::Duration) -> Option<PromptBudget> {
+    pub fn prompt_budget(&self, target: std::time::Duration, deadline: std::time::Duration) -> Option<PromptBudget> {
         self.model.as_ref()?;
-        self.speed().prompt_budget(deadline)
+        self.speed().prompt_budget(target, deadline)
     }
 
     pub fn is_configured(&self) -> bool {

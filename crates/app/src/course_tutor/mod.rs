@@ -42,9 +42,12 @@ pub struct TutorSettings {
     /// The most tokens a turn's prompt may have (`llm_prompt_tokens`), for a small local
     /// model whose time goes on reading the prompt: the retrieved context is cut down to
     /// fit, content chunks first, then passed questions' memos, then anchors beyond the
-    /// first. `None`: sized from the model's measured speed to fit `model_deadline`
-    /// ([`App::tutor_prompt_budget`]).
+    /// first. `None`: sized from the model's measured speed to answer within
+    /// `target_turn` ([`App::tutor_prompt_budget`]).
     pub prompt_tokens: Option<usize>,
+    /// How long a turn with the model should take (`llm_turn_target_secs`): what a learner
+    /// waits for a reply, which the prompt is sized to; the deadline is only the limit.
+    pub target_turn: std::time::Duration,
     /// How long a turn waits for the model, its wait for a free slot included, before the
     /// tutor answers without it (`llm_turn_deadline_secs`). The workspace tells the learner.
     pub model_deadline: std::time::Duration,
@@ -57,6 +60,7 @@ impl Default for TutorSettings {
             tutor_name: "Pathwise Tutor".into(),
             lockout: chrono::Duration::hours(24),
             prompt_tokens: None,
+            target_turn: std::time::Duration::from_secs(10),
             model_deadline: std::time::Duration::from_secs(30),
         }
     }
@@ -80,7 +84,7 @@ pub struct TutorPromptBudget {
 impl<S: crate::Store> crate::App<S> {
     /// The prompt a tutor turn may send: `llm_prompt_tokens` when it is set; else what the
     /// model, at the speed measured from its replies so far, reads in time to answer within
-    /// the turn's deadline; else (nothing measured yet) [`UNMEASURED_PROMPT_TOKENS`].
+    /// the target turn time; else (nothing measured yet) [`UNMEASURED_PROMPT_TOKENS`].
     pub fn tutor_prompt_budget(&self) -> TutorPromptBudget {
         if let Some(tokens) = self.tutor.prompt_tokens {
             return TutorPromptBudget { tokens: Some(tokens), why: "llm_prompt_tokens, as configured".into() };
@@ -88,7 +92,7 @@ impl<S: crate::Store> crate::App<S> {
         if !self.llm.is_configured() {
             return TutorPromptBudget { tokens: None, why: "no language model is configured".into() };
         }
-        match self.llm.prompt_budget(self.tutor.model_deadline) {
+        match self.llm.prompt_budget(self.tutor.target_turn, self.tutor.model_deadline) {
             Some(budget) => TutorPromptBudget { tokens: Some(budget.tokens), why: budget.why },
             None => TutorPromptBudget {
                 tokens: Some(UNMEASURED_PROMPT_TOKENS),

@@ -227,6 +227,19 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
             outcome?;
         }
     }
+    if wanted("tutor_turn_questions") {
+        let turns = if flags.quick { 60 } else { 3_000 };
+        if sqlite {
+            let app = sqlite_app(dir.path(), "tutor_turn_questions").await?;
+            tutor::question_turns(app, "sqlite", turns).await?;
+        }
+        if let Some(url) = postgres_url {
+            let (app, schema) = postgres_app(url).await?;
+            let outcome = tutor::question_turns(app.clone(), "postgres", turns).await;
+            schema.drop(app).await?;
+            outcome?;
+        }
+    }
     if wanted("analytics") {
         use analytics::{live_reads, Shape};
         let reads = if flags.quick { 30 } else { 300 };

@@ -8,6 +8,9 @@
 //! `tutor_turn_drafted` runs the same turns on a course drafted from someone's material
 //! without a model: 2,000 passages of 100 documents, outlined from their headings, every
 //! unit's questions and drills drafted from its passages; its replies cite a passage.
+//! `tutor_turn_questions` is that course with no model, the learner's words questions and
+//! requests ("what does the router do?", "I'm stuck", "what next?") answered from its
+//! passages.
 
 use super::stats::Stats;
 use anyhow::{Context, Result};
@@ -107,6 +110,27 @@ pub const DRAFTED_PASSAGES: usize = 2_000;
 pub async fn drafted_turns(app: App, store: &str, turns: usize) -> Result<()> {
     run(app, store, turns, Tutor::Model, drafted_pack(DRAFTED_PASSAGES), "tutor_turn_drafted").await
 }
+
+/// The offline tutor on the drafted course, its words the learner's questions and requests:
+/// each answered from the course's passages (retrieval by question kind, the answering
+/// sentences quoted and cited) or met by the help ladder.
+pub async fn question_turns(app: App, store: &str, turns: usize) -> Result<()> {
+    run(app, store, turns, Tutor::Offline, drafted_pack(DRAFTED_PASSAGES), "tutor_turn_questions").await
+}
+
+/// What a learner says in `tutor_turn_questions`, `{}` a term of the material.
+const QUESTIONS: [&str; 10] = [
+    "what does the {} do?",
+    "why does the {} carry it?",
+    "where does the {} come from?",
+    "how does a {} form?",
+    "what is a {}?",
+    "explain the {} to me",
+    "can you give me an example?",
+    "I'm stuck, I don't get it",
+    "what should I learn next?",
+    "I already know this",
+];
 
 /// A course drafted without a model from `passages` passages: 100 documents of sections of
 /// ten passages each, with their questions and drills.
@@ -241,6 +265,11 @@ async fn run(
                 }
                 None => button(ClientEvent::RequestDrill { unit_id: focus.clone() }),
             },
+            _ if name == "tutor_turn_questions" => {
+                let term = title.split_whitespace().last().unwrap_or("network").to_lowercase();
+                let text = QUESTIONS[(i / LEARNERS / 3) % QUESTIONS.len()].replace("{}", &term);
+                (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
+            }
             _ => {
                 let text = if (i / LEARNERS / 3).is_multiple_of(2) {
                     format!("how do I do {}", title.to_lowercase())
