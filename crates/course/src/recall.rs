@@ -315,6 +315,11 @@ impl TermStats {
             return Vec::new();
         }
         let lower: Vec<String> = tokens.iter().map(|t| trim_term(t).to_lowercase()).collect();
+        // Where the sentence names the unit by its whole title ("The Calvin cycle takes place
+        // ..."), a word of it blanked is given away by the rest, which the learner sees as the
+        // unit's name.
+        let title_terms: Vec<&String> = title.iter().filter(|w| is_term(w)).collect();
+        let names_unit = title_terms.len() >= 2 && title_terms.iter().all(|w| lower.contains(w));
         // How often the unit has the word, in either number.
         let in_unit = |word: &str| {
             let one = crate::keyterms::singular(word);
@@ -326,6 +331,7 @@ impl TermStats {
             .filter(|(_, t)| is_term(trim_term(t)))
             .filter(|(i, _)| lower.iter().filter(|w| **w == lower[*i]).count() == 1)
             .filter(|(i, _)| !self.keys.in_course_title(&lower[*i]))
+            .filter(|(i, _)| !(names_unit && title.contains(&lower[*i])))
             .map(|(i, t)| {
                 let in_title = title.contains(&lower[i]);
                 let numeric = trim_term(t).chars().any(|c| c.is_ascii_digit());

@@ -79,6 +79,23 @@ fn check(title: &str, markdown: &str, terms: &[&str], central: &[&str]) {
             assert!(!title_words.contains(key), "{key:?} is the course's title word");
         }
     }
+    // A sentence that names its unit by the whole title does not blank a word of it: the
+    // rest of the title, the unit's name on the card, would give it away.
+    for (unit, recall) in units.iter().zip(&drafted) {
+        let title: Vec<String> =
+            unit.split_whitespace().map(str::to_lowercase).filter(|w| w.len() >= 4).collect();
+        let clozes = recall.questions.iter().map(|q| &q.cloze).chain(&recall.drills);
+        for cloze in clozes.filter(|_| title.len() >= 2) {
+            let sentence = cloze.sentence.to_lowercase();
+            let named = title.iter().all(|w| sentence.contains(w.as_str()));
+            assert!(
+                !named || !title.contains(&cloze.term.to_lowercase()),
+                "{unit}: {:?} blanks the unit's own title in {:?}",
+                cloze.term,
+                cloze.sentence
+            );
+        }
+    }
     let asked: HashSet<&str> = all.iter().flatten().map(String::as_str).collect();
     for term in central {
         assert!(asked.contains(term), "{title}: {term:?} is never asked ({asked:?})");
