@@ -3,6 +3,7 @@
 
 use crate::metrics::Snapshot;
 use chrono::NaiveDate;
+use pathwise_domain::mastery::TierCounts;
 use pathwise_domain::{MapStatus, MindMapId};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -33,6 +34,10 @@ pub struct PortfolioEntry {
     pub retention_rate_7d: Option<f64>,
     pub struggling_count: usize,
     pub estimated_completion_days: Option<u32>,
+    /// On a course's map, the course's units at each tier (the same counts as the map's
+    /// mastery summary); absent on other maps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<TierCounts>,
 }
 
 /// Totals across a learner's maps.
@@ -96,6 +101,7 @@ fn entry(map: &PortfolioMap) -> PortfolioEntry {
         retention_rate_7d: metrics.and_then(|m| m.retention_rate_7d),
         struggling_count: metrics.map_or(0, |m| m.struggling_nodes.len()),
         estimated_completion_days: metrics.and_then(|m| m.estimated_completion_days),
+        tiers: None,
     }
 }
 

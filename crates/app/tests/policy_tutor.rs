@@ -514,6 +514,21 @@ async fn c1_mcq_submit_correct(t: &TestApp) {
     assert_eq!(s.progress("ALG-01").unwrap().exam.passed_by_tier.bronze, 1);
     assert_eq!(s.exam_touched.get("EX-ALG-01-B1"), Some(&true));
     assert_eq!(reply.snapshot_lite.progress.bronze, 3, "warm-up, inverse operations and linear equations");
+    // Maps and Progress count the course's tiers as the tutor does, beside the mastery.
+    let portfolio = app.portfolio(t.learner).await.unwrap();
+    let course_map = portfolio.maps.iter().find(|m| m.tiers.is_some()).expect("the course's map has tiers");
+    let tiers = course_map.tiers.unwrap();
+    assert_eq!((tiers.bronze, tiers.silver, tiers.gold), (3, 0, 0), "{tiers:?}");
+    assert_eq!(tiers.total, reply.snapshot_lite.progress.total);
+    let summary = app.map_summary(t.learner, course_map.map_id).await.unwrap();
+    assert_eq!(summary.tiers, Some(tiers));
+    // The reply kept on the timeline says so too, for a reload.
+    let messages = app.thread_messages(t.learner, thread, &Default::default()).await.unwrap();
+    let outcome = messages.iter().rev().find_map(|m| m.outcome.clone()).expect("the answer's outcome");
+    assert!(
+        matches!(outcome, CardOutcome::Exam { is_correct: true, tier_earned: Some(MasteryTier::Bronze), .. }),
+        "{outcome:?}"
+    );
     // A passed question counts once.
     let again = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap_err();
     assert_eq!((again.kind, again.code), (ErrorKind::Conflict, "exam_already_passed"));
@@ -554,7 +569,8 @@ async fn a_reloaded_timeline_carries_each_answers_outcome(t: &TestApp) {
             unit_id: "ALG-01".into(),
             question_id: "EX-ALG-01-B1".into(),
             selected_index: 1,
-            is_correct: false
+            is_correct: false,
+            tier_earned: None
         }
     );
     assert_eq!(

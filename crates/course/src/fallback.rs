@@ -599,7 +599,10 @@ fn drill_text(input: &FallbackInput<'_>) -> String {
     };
     if policy.focus_unit_id != policy.primary_target_unit_id && !input.named {
         let target = unit_title(input.course, &policy.primary_target_unit_id);
-        return format!("On the way to {target}, a quick one on {title}. {lead}.");
+        // Asked to practise one unit and given a drill on another: say why.
+        return format!(
+            "{target} builds on {title}, which has no tier yet, so {title} comes first. {lead}, on {title}."
+        );
     }
     format!("{lead}, on {title}.")
 }

@@ -119,6 +119,24 @@ pub fn revisit_summary(
     }
 }
 
+/// The course's units at each tier (exactly), of all its units: the tutor's "Progress", and
+/// the tier counts beside a course map's mastery.
+pub fn progress(course: &Course, snapshot: &StudentSnapshot) -> ProgressLite {
+    let mut progress = ProgressLite { total: course.units().len() as u32, ..ProgressLite::default() };
+    for (unit, tier) in snapshot.tiers() {
+        if !course.has_unit(unit) {
+            continue;
+        }
+        match tier {
+            MasteryTier::Bronze => progress.bronze += 1,
+            MasteryTier::Silver => progress.silver += 1,
+            MasteryTier::Gold => progress.gold += 1,
+            MasteryTier::None => {}
+        }
+    }
+    progress
+}
+
 /// SnapshotLite for a target unit and its nudge, with the exam the policy opens (if any).
 pub fn snapshot_lite(
     course: &Course,
@@ -132,18 +150,7 @@ pub fn snapshot_lite(
         unit_id: unit.to_string(),
         title: course.unit(unit).map_or_else(|| unit.to_string(), |u| u.title.clone()),
     };
-    let mut progress = ProgressLite { total: course.units().len() as u32, ..ProgressLite::default() };
-    for (unit, tier) in snapshot.tiers() {
-        if !course.has_unit(unit) {
-            continue;
-        }
-        match tier {
-            MasteryTier::Bronze => progress.bronze += 1,
-            MasteryTier::Silver => progress.silver += 1,
-            MasteryTier::Gold => progress.gold += 1,
-            MasteryTier::None => {}
-        }
-    }
+    let progress = progress(course, snapshot);
     let focus_ref = unit_ref(focus);
     SnapshotLite {
         focus: FocusLite { unit_id: focus_ref.unit_id, title: focus_ref.title, mastery_tier: snapshot.tier(focus) },

@@ -1,7 +1,11 @@
 //! The learner's own words, read before retrieval: arithmetic written with symbols ("7+8",
 //! "3/4", "2x = 10") names its operation in the words the courses' anchors use, so that BM25,
 //! which drops numbers and symbols, still finds the unit. (Requests in words are read by
-//! [`crate::intent`].)
+//! [`crate::intent`].) What they write also narrows the units they can be about
+//! ([`narrow_by_notation`]).
+
+use crate::course::Course;
+use crate::snapshot::MappedUnit;
 
 /// Words for the operations written in `text` with symbols between numbers, to search with
 /// alongside the text. Empty when the text writes none. Words a course never uses are ignored
@@ -45,6 +49,56 @@ pub fn operation_words(text: &str) -> Vec<&'static str> {
         }
     }
     words
+}
+
+/// The four operations of arithmetic, by the stems a unit's title or anchor names them with.
+const OPERATIONS: [(&[char], &[&str]); 4] = [
+    (&['+'], &["add", "sum", "plus"]),
+    (&['-', '−', '–'], &["subtract", "minus", "difference", "borrow"]),
+    (&['*', '×', '·'], &["multipl", "times", "product"]),
+    (&['÷'], &["divid", "divis", "quotient"]),
+];
+
+/// The mapping of `text` narrowed by the arithmetic it writes with symbols. A unit that speaks
+/// of operations (in its title or anchor), none of them one the text writes, is not meant: a
+/// sum of fractions ("2/3 + 1/6") is not "Multiplying fractions". A fraction written ("3/4")
+/// is about a unit that speaks of fractions. Each narrowing applies only when some mapped unit
+/// passes it, so the mapping is never emptied by it.
+pub fn narrow_by_notation(course: &Course, text: &str, mapped: &[MappedUnit]) -> Vec<MappedUnit> {
+    let chars: Vec<char> = text.chars().collect();
+    let written = |symbols: &[char]| {
+        chars.iter().enumerate().any(|(i, c)| {
+            symbols.contains(c)
+                && previous_non_space(&chars, i).is_some_and(is_operand_end)
+                && next_non_space(&chars, i).is_some_and(is_operand_start)
+        })
+    };
+    let words =
+        |unit: &str| course.unit(unit).map(|u| format!("{} {}", u.title, u.anchor).to_lowercase()).unwrap_or_default();
+    let speaks = |unit: &str, stems: &[&str]| {
+        let words = words(unit);
+        stems.iter().any(|s| words.contains(s))
+    };
+    let keep = |mapped: Vec<MappedUnit>, pass: &dyn Fn(&str) -> bool| {
+        if mapped.iter().any(|m| pass(&m.unit_id)) {
+            mapped.into_iter().filter(|m| pass(&m.unit_id)).collect()
+        } else {
+            mapped
+        }
+    };
+    let mut mapped = mapped.to_vec();
+    let ops: Vec<&[&str]> =
+        OPERATIONS.iter().filter(|(symbols, _)| written(symbols)).map(|(_, stems)| *stems).collect();
+    if !ops.is_empty() {
+        mapped = keep(mapped, &|unit| {
+            let named: Vec<&&[&str]> = OPERATIONS.iter().map(|(_, stems)| stems).filter(|s| speaks(unit, s)).collect();
+            named.is_empty() || ops.iter().any(|op| speaks(unit, op))
+        });
+    }
+    if written(&['/']) {
+        mapped = keep(mapped, &|unit| speaks(unit, &["fraction"]));
+    }
+    mapped
 }
 
 /// `text` with the words for its operations appended: what retrieval searches.
@@ -107,5 +161,27 @@ mod tests {
         assert!(operation_words("x-ray").is_empty());
         assert_eq!(searchable("hello"), "hello");
         assert_eq!(searchable("7+8"), "7+8 addition add sum");
+    }
+
+    #[test]
+    fn a_sum_of_fractions_is_not_about_multiplying_them() {
+        let library = pathwise_items::Library::builtin();
+        let courses = crate::builtin_courses(&library);
+        let math = courses.iter().find(|c| c.id() == "MATH-FOUNDATIONS").expect("the math course");
+        let mapped = |units: &[&str]| -> Vec<MappedUnit> {
+            units.iter().map(|u| MappedUnit { unit_id: u.to_string(), confidence: 0.5 }).collect()
+        };
+        let ids = |m: Vec<MappedUnit>| m.into_iter().map(|m| m.unit_id).collect::<Vec<_>>();
+        let fractions = mapped(&["MATH-FADD", "MATH-FMUL", "MATH-FRAC"]);
+        assert_eq!(ids(narrow_by_notation(math, "2/3 + 1/6", &fractions)), ["MATH-FADD"]);
+        assert_eq!(ids(narrow_by_notation(math, "2/3 - 1/6", &fractions)), ["MATH-FADD"]);
+        assert_eq!(ids(narrow_by_notation(math, "2/3 × 3/4", &fractions)), ["MATH-FADD", "MATH-FMUL", "MATH-FRAC"]);
+        // A fraction alone is about the units that speak of fractions.
+        let mixed = mapped(&["MATH-PV", "MATH-FRAC"]);
+        assert_eq!(ids(narrow_by_notation(math, "what is 3/4?", &mixed)), ["MATH-FRAC"]);
+        // Words without symbols, or symbols no unit agrees with, leave the mapping as it is.
+        assert_eq!(ids(narrow_by_notation(math, "fractions please", &fractions)).len(), 3);
+        let none = mapped(&["MATH-PV"]);
+        assert_eq!(ids(narrow_by_notation(math, "7 × 8", &none)), ["MATH-PV"]);
     }
 }

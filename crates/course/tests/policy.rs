@@ -296,6 +296,42 @@ fn the_fallback_is_socratic_else_a_blueprint_drill() {
 }
 
 #[test]
+fn practice_asked_for_on_a_blocked_unit_says_why_a_prerequisite_comes_first() {
+    let course = course();
+    // "Practise Linear equations" before Inverse operations has a tier.
+    let mut s = StudentSnapshot::new("S1", "MATH-G10", "ALG-01", at(0));
+    bronze(&mut s, &["ENTRY-00"]);
+    let policy = draft_policy(&course, &s, &[mapped("ALG-01", 1.0)], false).finish("t", &ExamAvailability::none());
+    assert_eq!(policy.focus_unit_id, "ALG-00");
+    let shown = Shown::default();
+    let event = ClientEvent::RequestDrill { unit_id: "ALG-01".into() };
+    let turn = fallback_turn(&FallbackInput {
+        policy: &policy,
+        course: &course,
+        event: &event,
+        words: None,
+        mapped: &[],
+        named: false,
+        previous_action: None,
+        focus_tier: MasteryTier::None,
+        focus_streak: 0,
+        exam_candidates: &[],
+        seed: 7,
+        reading: Reading::Talk,
+        answer: None,
+        shown: &shown,
+        open_units: &[],
+    });
+    assert_eq!(turn.action, Action::DrillCard);
+    assert!(matches!(&turn.card, Some(TutorCard::Drill { unit_id, .. }) if unit_id == "ALG-00"), "{:?}", turn.card);
+    assert_eq!(
+        turn.tutor_text,
+        "Linear equations builds on Inverse operations, which has no tier yet, so Inverse operations comes first. \
+         Try this one, on Inverse operations."
+    );
+}
+
+#[test]
 fn snapshot_lite_summarizes_focus_nudge_revisits_and_progress() {
     let course = course();
     let mut s = StudentSnapshot::new("S1", "MATH-G10", "ALG-01", at(0));

@@ -295,6 +295,20 @@ pub struct MapSummary {
     pub mastered_count: usize,
     pub avg_mastery_score: f64,
     pub struggling_node_ids: Vec<NodeId>,
+    /// On a course's map: the course's units at each tier (exactly), as the tutor counts
+    /// them. Bronze and silver put a unit's concept in review, gold makes it mastered, so a
+    /// course's progress shows here before `mastered_count` moves. Absent on other maps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<TierCounts>,
+}
+
+/// A course's units at each mastery tier, of all its units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+pub struct TierCounts {
+    pub bronze: u32,
+    pub silver: u32,
+    pub gold: u32,
+    pub total: u32,
 }
 
 pub fn summarize(nodes: &[Node], struggles: &[Struggle]) -> MapSummary {
@@ -310,6 +324,7 @@ pub fn summarize(nodes: &[Node], struggles: &[Struggle]) -> MapSummary {
         mastered_count: count(MasteryStatus::Mastered),
         avg_mastery_score: avg,
         struggling_node_ids: struggles.iter().map(|s| s.id).collect(),
+        tiers: None,
     }
 }
 

@@ -140,6 +140,12 @@ impl<S: Store> App<S> {
         let today = analytics::snapshot_date(now);
         let maps = self.store.list_maps(learner, None, 0, crate::paging::MAX_LIMIT).await?.items;
         let mut live = self.live_metrics(learner, &maps, None, now).await?;
+        let mut tiers = std::collections::HashMap::new();
+        for map in &maps {
+            if let Some(counts) = self.course_tiers(learner, map).await? {
+                tiers.insert(map.id, counts);
+            }
+        }
         let entries: Vec<analytics::PortfolioMap> = maps
             .into_iter()
             .map(|map| analytics::PortfolioMap {
@@ -151,7 +157,11 @@ impl<S: Store> App<S> {
                 status: map.status,
             })
             .collect();
-        Ok(analytics::portfolio(&entries))
+        let mut portfolio = analytics::portfolio(&entries);
+        for entry in &mut portfolio.maps {
+            entry.tiers = tiers.remove(&entry.map_id);
+        }
+        Ok(portfolio)
     }
 
     /// The learner's digest for this week, written but not sent: each active or completed

@@ -133,7 +133,13 @@ impl<S: Store> App<S> {
         }
         let now = self.now();
         let outcome = self.exams.submit(learner, loaded.course.id(), question, request.selected_index, now).await?;
-        let before = self.course_snapshot(learner, &loaded).await?.snapshot.tier(&request.unit_id);
+        let current = self.course_snapshot(learner, &loaded).await?;
+        let before = current.snapshot.tier(&request.unit_id);
+        // The tier the answer earns, for the reply kept on the timeline (written with the
+        // evidence below, which applies the same change to the snapshot it finds).
+        let mut preview = current.snapshot;
+        preview.record_exam(&request.unit_id, question, outcome.correct, now);
+        let earned = Some(preview.tier(&request.unit_id)).filter(|tier| *tier > before);
         let choice = &question.options[request.selected_index];
         let verdict = crate::learning_loop::feedback::exam_verdict(
             outcome.correct,
@@ -145,6 +151,7 @@ impl<S: Store> App<S> {
             question_id: question.id.clone(),
             selected_index: request.selected_index,
             is_correct: outcome.correct,
+            tier_earned: earned,
         };
         let records = vec![
             new_message("user", format!("Answer: {choice}"), None, None, None, now),
@@ -198,9 +205,13 @@ impl<S: Store> App<S> {
         let status =
             self.exams.support_viewed(learner, loaded.course.id(), question, request.support_type, now).await?;
         let unit = request.unit_id.clone();
+        // A passed question is not locked by its memo, nor queued to revisit.
+        let passed = status.status == QuestionStatus::Passed;
         let (snap, _) = self
             .record_evidence(learner, thread_id, &loaded, &[], EvidenceWrite::default(), |s| {
-                s.record_support_viewed(&unit, question, now)
+                if !passed {
+                    s.record_support_viewed(&unit, question, now)
+                }
             })
             .await?;
         let snapshot_lite = self.current_lite(learner, &loaded, &snap).await?;

@@ -1,7 +1,7 @@
 //! Threads and their timeline as clients see them.
 
 use chrono::{DateTime, Utc};
-use pathwise_course::{Source, TutorCard};
+use pathwise_course::{MasteryTier, Source, TutorCard};
 use pathwise_domain::{ThreadId, TurnId};
 use pathwise_store::{ThreadRecord, TutorMessageRecord};
 use serde::{Deserialize, Serialize};
@@ -52,9 +52,17 @@ pub enum CardOutcome {
         expected_answer: Option<String>,
     },
     /// An exam answer as the exam service graded it (a wrong one locks the question; the
-    /// EXAM card carries the lock as it stands now).
+    /// EXAM card carries the lock as it stands now), and the unit's tier when the answer
+    /// raised it ("Mastery is now bronze", shown again when the timeline is reloaded).
     #[serde(rename_all = "camelCase")]
-    Exam { unit_id: String, question_id: String, selected_index: usize, is_correct: bool },
+    Exam {
+        unit_id: String,
+        question_id: String,
+        selected_index: usize,
+        is_correct: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tier_earned: Option<MasteryTier>,
+    },
 }
 
 impl TutorMessage {

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use pathwise_course::{Course, StudentSnapshot};
 use pathwise_domain::curriculum::assign_sequence;
 use pathwise_domain::graph::{recompute_depths, GraphLimits, COURSE_KEY};
+use pathwise_domain::mastery::TierCounts;
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
 use pathwise_domain::{EdgeType, LearnerId, MapStatus, MindMapId, NodeId};
 use pathwise_store::{CourseMap, SnapshotRecord, Store, TutorCommit, TutorStep};
@@ -108,6 +109,24 @@ impl<S: Store> App<S> {
             }
         }
         unreachable!("the loop returns")
+    }
+
+    /// On the learner's map of a course, the course's units at each tier, as the tutor counts
+    /// them (its "Progress"); `None` for any other map, or a course no longer installed. The
+    /// one place Maps and Progress read tiers from, so that they tell the tutor's story.
+    pub(crate) async fn course_tiers(&self, learner: LearnerId, map: &MindMap) -> AppResult<Option<TierCounts>> {
+        let Some(course_id) = map.metadata.get(COURSE_KEY).and_then(|v| v.as_str()) else { return Ok(None) };
+        let loaded = match self.course(course_id).await {
+            Ok(loaded) => loaded,
+            Err(e) if e.kind == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let snapshot = match self.store.get_tutor_snapshot(learner, course_id).await? {
+            Some(record) => read(record)?.snapshot,
+            None => StudentSnapshot::new(&learner.to_string(), course_id, loaded.course.entry_unit(), self.now()),
+        };
+        let p = pathwise_course::lite::progress(&loaded.course, &snapshot);
+        Ok(Some(TierCounts { bronze: p.bronze, silver: p.silver, gold: p.gold, total: p.total }))
     }
 
     /// The node standing for `unit` on the learner's map of the course, if there is one.

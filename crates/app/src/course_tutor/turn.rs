@@ -13,7 +13,7 @@ use pathwise_course::answer::{unit_answer, MaterialAnswer};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
 use pathwise_course::intent::{self, asks_for_drill, asks_for_exam, QuestionKind, Reading, Request};
 use pathwise_course::lite::{revisit_summary, snapshot_lite, RevisitLite, SnapshotLite};
-use pathwise_course::notation::searchable;
+use pathwise_course::notation::{narrow_by_notation, searchable};
 use pathwise_course::policy::{
     calibrate_mapping, draft_policy, exam_availability, exam_candidates, named_unit, ranked_candidates,
     ExamAvailability, PolicyDraft, ScoredUnit,
@@ -148,7 +148,10 @@ fn plan_turn(
         Some(unit) => (vec![MappedUnit { unit_id: unit.to_string(), confidence: 1.0 }], "client_event"),
         None if asks_exam => (Vec::new(), "exam_request"),
         None => {
-            let mapped = calibrate_mapping(course, &loaded.index.map_units(query, MAPPED_K));
+            // What the words write with symbols narrows the units they can be about.
+            let words = request.words().unwrap_or("");
+            let mapped =
+                calibrate_mapping(course, &narrow_by_notation(course, words, &loaded.index.map_units(query, MAPPED_K)));
             // A question about what the material does not hold names no unit to work on.
             let unanswered =
                 matches!(reading, Reading::Question(_)) && answer.is_some_and(|a| !a.answers && !a.missing.is_empty());

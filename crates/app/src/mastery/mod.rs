@@ -244,7 +244,9 @@ impl<S: Store> App<S> {
     pub async fn map_summary(&self, learner: LearnerId, map: MindMapId) -> AppResult<MapSummary> {
         let struggles = self.detect_struggles(learner, map).await?;
         let agg = self.get_map(learner, map).await?;
-        Ok(mastery::summarize(&agg.nodes, &struggles))
+        let mut summary = mastery::summarize(&agg.nodes, &struggles);
+        summary.tiers = self.course_tiers(learner, &agg.map).await?;
+        Ok(summary)
     }
 
     /// Nodes of active maps due for review now, or within `horizon_days`.
