@@ -362,10 +362,19 @@ function field(label, value, onChange, { maxlength, label: aria } = {}) {
   return el('label', { class: 'field small' }, aria ? null : `${label} `, input);
 }
 
+// A text shown whole, however long (a question's stem): the box grows with its text (CSS
+// field-sizing where the browser has it, else its height set from the text's).
 function textField(value, onChange, aria) {
-  const area = el('textarea', { rows: 2, 'aria-label': aria });
+  const area = el('textarea', { rows: 2, class: 'grows', 'aria-label': aria });
   area.value = value;
   area.addEventListener('change', () => { const v = area.value.trim(); if (v !== value) onChange(v); });
+  const grow = () => {
+    if (CSS.supports?.('field-sizing', 'content') || !area.isConnected || !area.scrollHeight) return;
+    area.style.height = 'auto';
+    area.style.height = `${area.scrollHeight + 2}px`;
+  };
+  area.addEventListener('input', grow);
+  requestAnimationFrame(grow);
   return area;
 }
 

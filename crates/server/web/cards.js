@@ -163,6 +163,8 @@ function examCard(card, msg, ctx) {
   // This card's answers carry keys of their own (a retry is answered as the first time); a
   // question open again after its lockout is a new attempt, with a new key.
   let cardKey = newKey();
+  // A passed question counts once and never locks again: its memo and video open freely.
+  let passed = false;
   const submit = btn('Submit', 'primary', () => doSubmit());
   const memoBtn = card.hasMemo ? btn('View Memo', 'secondary', () => viewSupport('memo')) : null;
   const videoBtn = card.video ? btn('Watch Video', 'secondary', () => viewSupport('video')) : null;
@@ -191,9 +193,7 @@ function examCard(card, msg, ctx) {
       try {
         const r = await ctx.examSubmit(card.unitId, card.questionId, Number(picked.value), cardKey);
         if (r.isCorrect) {
-          fieldset.disabled = true;
-          status.replaceChildren(el('span', { class: 'pill correct' }, 'Passed'),
-            r.tierChanged ? el('span', {}, ' Mastery is now ', tierBadge(r.masteryTier)) : '');
+          showPassed(r.tierChanged ? r.masteryTier : null);
           showContinue('passed');
         } else {
           lock(r.lockedUntil, 'Locked for 24h');
@@ -206,9 +206,30 @@ function examCard(card, msg, ctx) {
     });
   }
 
-  async function viewSupport(type) {
+  // Passed, with the tier the answer earned (kept on the timeline, so a reload shows it too).
+  function showPassed(tier) {
+    passed = true;
+    fieldset.disabled = true;
+    status.replaceChildren(el('span', { class: 'pill correct' }, 'Passed'),
+      tier ? el('span', { class: 'tier-earned' }, ' Mastery is now ', tierBadge(tier)) : '');
+  }
+
+  // Opening the memo or video of a question not passed yet locks it (the server's rule):
+  // the card says so and asks, in place; a passed question's opens at once.
+  function viewSupport(type) {
+    if (passed) { openSupport(type); return; }
     const what = type === 'memo' ? 'memo' : 'video';
-    if (!confirm(`Viewing the ${what} locks this question for 24 hours. View it now?`)) return;
+    support.querySelector('.support-confirm')?.remove();
+    const ask = el('div', { class: 'support-confirm', role: 'group', 'aria-label': `View the ${what}?` },
+      el('p', {}, `Viewing the ${what} locks this question for 24 hours; you can answer it after that.`),
+      el('div', { class: 'card-actions' },
+        btn('Not now', 'secondary', () => ask.remove()),
+        btn(`View the ${what} and lock it`, 'primary', () => { ask.remove(); openSupport(type); })));
+    support.append(ask);
+    ask.querySelector('button.primary').focus();
+  }
+
+  async function openSupport(type) {
     await withBusy(async () => {
       const r = await ctx.supportViewed(card.unitId, card.questionId, type, cardKey);
       (type === 'memo' ? memoBtn : videoBtn)?.remove(); // shown below now; no second view needed
@@ -233,8 +254,7 @@ function examCard(card, msg, ctx) {
     const chosen = fieldset.querySelectorAll('input')[outcome.selectedIndex];
     if (chosen) chosen.checked = true;
     if (outcome.isCorrect) {
-      fieldset.disabled = true;
-      status.replaceChildren(el('span', { class: 'pill correct' }, 'Passed'));
+      showPassed(outcome.tierEarned ?? null);
     } else if (!isFuture(card.lockedUntil)) {
       status.replaceChildren(el('span', { class: 'muted' }, 'Answered wrongly before; you can try this question again.'));
     }

@@ -5,13 +5,17 @@
 // #/maps/topic/<flow id> runs a topic's learning loop (flow.js). A pasted outline becomes a
 // map with no language model (POST /mind-maps/outline).
 import { api, ApiError, NetworkError, forgetKey, keyFor, newKey } from './api.js';
-import { el, fill, svgEl, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge, skillsFor } from './ui.js';
+import { el, fill, svgEl, reportError, fmtTime, withBusy, MASTERY_STATUSES, statusLabel, mapStatusLabel, tierBadge, tierCounts, skillsFor } from './ui.js';
 import { layout, curve } from './dag.js';
 import { mountReviews, recallCard } from './reviews.js';
 import { mountFlow, topicForm, FLOW_STEPS } from './flow.js';
 
 const STATUSES = MASTERY_STATUSES;
-const NODE_W = 176, NODE_H = 50;
+const NODE_W = 190, NODE_H = 54;
+// A concept's label in the drawing, in SVG units; the map is never fitted smaller than
+// shows it at READABLE of the page's body text (on a phone too): a map too big for its box
+// at that size is shown in part, around the next concept, and scrolls.
+const LABEL_PX = 15, READABLE = 0.85;
 
 // The map view currently on screen, so that a hash change to one of its own concepts
 // selects it instead of drawing everything again.
@@ -151,7 +155,9 @@ function summaryBar(s) {
     }));
   const parts = STATUSES.slice(1).map((st) => [st, s[`${st.id}_count`] ?? 0]).filter(([, n]) => n);
   return [bar, el('span', {}, `${s.mastered_count} of ${s.total_nodes} mastered`,
-    parts.length ? ` · ${parts.filter(([st]) => st.id !== 'mastered').map(([st, n]) => `${n} ${st.label.toLowerCase()}`).join(', ')}` : '')];
+    parts.length ? ` · ${parts.filter(([st]) => st.id !== 'mastered').map(([st, n]) => `${n} ${st.label.toLowerCase()}`).join(', ')}` : ''),
+  // A course's map: the tiers its units earned, the tutor's count, beside the mastery.
+  s.tiers ? tierCounts(s.tiers) : null];
 }
 
 // ---- #/maps/<id>: the DAG, a concept's details and history, the map's reviews
@@ -170,6 +176,8 @@ function mountMap(root, mapId, initialNode) {
     el('p', { class: 'muted' }, 'Select a concept (click, tap, or Tab to it and press Enter) to see its details and history.'));
   const reviews = el('section', { class: 'card reviews-card', 'aria-label': 'Reviews due today' });
   const zoomLabel = el('span', { class: 'small muted zoom-label', 'aria-live': 'polite' }, '100%');
+  const fitNote = el('p', { class: 'small muted fit-note', hidden: true },
+    'Part of the map, at a size you can read: drag or scroll to see the rest, or zoom out (−) to see it whole.');
   const toolbar = el('div', { class: 'dag-toolbar' },
     el('div', { class: 'zoom', role: 'group', 'aria-label': 'Zoom' },
       el('button', { type: 'button', class: 'secondary', 'aria-label': 'Zoom out', onclick: () => zoom(s.scale / 1.25) }, '−'),
@@ -178,7 +186,7 @@ function mountMap(root, mapId, initialNode) {
     legend());
   const page = el('div', { class: 'map-page' },
     el('header', { class: 'map-head' }, el('a', { href: '#/maps', class: 'back' }, '← All topics and maps'), title, meta, summary),
-    el('section', { class: 'map-canvas card', 'aria-label': 'Concept map' }, toolbar, scroller, live),
+    el('section', { class: 'map-canvas card', 'aria-label': 'Concept map' }, toolbar, fitNote, scroller, live),
     el('aside', { class: 'map-side' }, details, reviews));
   root.replaceChildren(page);
   scroller.append(el('p', { class: 'muted pad' }, 'Loading the map…'));
@@ -317,33 +325,42 @@ function mountMap(root, mapId, initialNode) {
       isNext ? svgEl('rect', { class: 'next-ring', x: -5, y: -5, width: NODE_W + 10, height: NODE_H + 10, rx: 12 }) : null,
       svgEl('rect', { class: 'box', width: NODE_W, height: NODE_H, rx: 8 }),
       svgEl('rect', { class: 'bar', x: 0, y: NODE_H - 5, width: Math.max(0, Math.min(1, n.mastery_score)) * NODE_W, height: 5, rx: 2 }),
-      svgEl('text', { class: 'label', x: 10, y: 20 }, fit(n.label, NODE_W - 18)),
-      svgEl('text', { class: 'state', x: 10, y: 38 }, `${statusLabel(n.mastery_status)} · ${tier ? `${tier[0].toUpperCase()}${tier.slice(1)}` : pct(n.mastery_score)}${due ? ' · due' : ''}`),
+      svgEl('text', { class: 'label', x: 10, y: 22 }, fit(n.label, NODE_W - (tier ? 30 : 18))),
+      svgEl('text', { class: 'state', x: 10, y: 42 }, `${statusLabel(n.mastery_status)} · ${tier ? `${tier[0].toUpperCase()}${tier.slice(1)}` : pct(n.mastery_score)}${due ? ' · due' : ''}`),
       tier ? svgEl('circle', { class: `tier-dot tier-${tier}`, cx: NODE_W - 12, cy: 12, r: 6 }, svgEl('title', {}, `${tier} tier`)) : null,
-      isNext ? svgEl('g', { class: 'next-tag', transform: `translate(${NODE_W - 46},-12)` },
-        svgEl('rect', { width: 44, height: 18, rx: 9 }), svgEl('text', { x: 22, y: 13, 'text-anchor': 'middle' }, 'Next')) : null,
+      isNext ? svgEl('g', { class: 'next-tag', transform: `translate(${NODE_W - 52},-14)` },
+        svgEl('rect', { width: 50, height: 20, rx: 10 }), svgEl('text', { x: 25, y: 14.5, 'text-anchor': 'middle' }, 'Next')) : null,
     ].filter(Boolean);
     g.replaceChildren(...kids);
   }
 
   // The scale at which the whole drawing fits the box: its width, and the height the box
-  // may take on this screen (its CSS max-height), never larger than 1.5.
+  // may take on this screen (its CSS max-height), never larger than 1.5, and never smaller
+  // than keeps the labels readable (`whole` says whether the drawing is shown whole).
   function fitScale() {
-    if (!s.layout) return 1;
+    if (!s.layout) return { scale: 1, whole: true };
     const style = getComputedStyle(scroller);
     const frame = (a, b) => parseFloat(style[a]) + parseFloat(style[b]);
     const w = scroller.clientWidth - frame('paddingLeft', 'paddingRight');
     const maxH = parseFloat(style.maxHeight);
     const h = (Number.isFinite(maxH) ? maxH : window.innerHeight * 0.7) - frame('borderTopWidth', 'borderBottomWidth') - frame('paddingTop', 'paddingBottom');
-    return Math.min(1.5, w / s.layout.width, h / s.layout.height);
+    const whole = Math.min(1.5, w / s.layout.width, h / s.layout.height);
+    const readable = (READABLE * parseFloat(getComputedStyle(document.body).fontSize)) / LABEL_PX;
+    return whole >= readable ? { scale: whole, whole: true } : { scale: readable, whole: false };
   }
+  // Fit: the whole map when it can be read whole; else as much as fits at a readable size,
+  // scrolled to the concept selected or the next one, with a note that the rest scrolls.
   function fitWhole() {
-    zoom(fitScale(), { fitting: true });
+    const { scale, whole } = fitScale();
+    zoom(scale, { fitting: true });
+    fitNote.hidden = whole;
+    if (!whole) { const at = s.selected ?? s.next; if (at) reveal(at); }
   }
   function zoom(scale, { fitting = false } = {}) {
     if (!s.svg) return;
     s.fitted = fitting;
     s.scale = fitting ? Math.max(0.05, scale) : Math.min(2, Math.max(0.1, scale));
+    if (!fitting) fitNote.hidden = true;
     scroller.classList.toggle('fitted', fitting);
     // Down to the pixel, so that a fitted drawing never overflows by rounding.
     s.svg.setAttribute('width', Math.floor(s.layout.width * s.scale));
@@ -554,13 +571,13 @@ function legend() {
 
 const fact = (k, v) => [el('dt', {}, k), el('dd', {}, v)];
 const pct = (v) => `${Math.round((v ?? 0) * 100)}%`;
-// The label shortened with an ellipsis to fit `width` px in the node's bold 13px font
+// The label shortened with an ellipsis to fit `width` px in the node's bold label font
 // (measured on a canvas: no layout needed, so nodes can be built before they are shown).
 let ruler = null;
 function fit(text, width) {
   if (!ruler) {
     ruler = document.createElement('canvas').getContext('2d');
-    ruler.font = `600 13px ${getComputedStyle(document.body).fontFamily}`;
+    ruler.font = `600 ${LABEL_PX}px ${getComputedStyle(document.body).fontFamily}`;
   }
   if (ruler.measureText(text).width <= width) return text;
   let n = text.length;

@@ -4,7 +4,7 @@
 // quarter, year) of nightly snapshots up to today's live figures, and the concepts it
 // struggles with (each linking to itself in the Maps view).
 import { api, ApiError } from './api.js';
-import { el, fill, reportError, withBusy } from './ui.js';
+import { el, fill, reportError, withBusy, tierCounts } from './ui.js';
 import { stackedBar, lineChart, fmtDay } from './charts.js';
 import { ankiCard } from './anki.js';
 
@@ -166,6 +166,10 @@ function noMaps() {
 
 function overview(p) {
   const attention = p.maps.find((m) => m.map_id === p.needs_attention);
+  // Courses' maps: their units' tiers, summed, beside the concepts mastered.
+  const tiered = p.maps.filter((m) => m.tiers);
+  const tiers = tiered.length ? tiered.reduce((a, { tiers: t }) => ({ bronze: a.bronze + t.bronze, silver: a.silver + t.silver,
+    gold: a.gold + t.gold, total: a.total + t.total }), { bronze: 0, silver: 0, gold: 0, total: 0 }) : null;
   return el('section', { class: 'pg-overview', 'aria-label': 'All maps' },
     el('dl', { class: 'pg-stats' },
       stat('Concepts mastered', `${p.mastered_nodes} of ${p.total_nodes}`,
@@ -173,6 +177,7 @@ function overview(p) {
       stat('Retention, last 7 days', p.retention_rate_7d == null ? '—' : pct(p.retention_rate_7d),
         p.review_responses_7d ? `of ${plural(p.review_responses_7d, 'review')} remembered` : 'no reviews this week', 'pf-retention'),
       stat('Active maps', String(p.maps_active), `${p.maps_completed} completed · ${p.maps_total} in all`, 'pf-maps')),
+    tiers && el('p', { class: 'pg-tiers', 'data-stat': 'pf-tiers' }, `${tiered.length === 1 ? 'Your course' : 'Your courses'}: `, tierCounts(tiers)),
     // The server names the neediest map even when all go well; worth a line only with struggles.
     attention?.struggling_count > 0 && el('p', { class: 'pg-attention' }, 'Needs the most attention: ',
       el('a', { href: `#/progress/${encodeURIComponent(attention.map_id)}` }, attention.title),
@@ -205,6 +210,7 @@ function mapFigures(m) {
   return [
     el('span', { class: 'pg-meter', 'aria-hidden': 'true' }, el('span', { style: `width:${Math.round(m.mastery_pct * 100)}%` })),
     el('span', { class: 'pg-map-mastery' }, `${m.mastered_nodes} of ${plural(m.total_nodes, 'concept')} mastered (${pct(m.mastery_pct)})`),
+    m.tiers ? el('span', { class: 'pg-map-tiers small' }, tierCounts(m.tiers)) : null,
     el('span', { class: 'muted small' }, facts.join(' · ')),
   ];
 }
@@ -324,6 +330,9 @@ function masteryCard(s) {
       stat('Mastered', `${s.mastered_count} of ${total}`, total ? share(s.mastered_count) : 'no concepts yet', 'mastered'),
       stat('Average mastery', pct(s.avg_mastery_score), 'mean score of all concepts', 'avg'),
       stat('Struggling', String(s.struggling_node_ids.length), s.struggling_node_ids.length ? 'see below' : 'none', 'struggling')),
+    // A course's map: the tiers earned, which the tutor celebrates before anything is mastered.
+    s.tiers ? el('p', { class: 'pg-tiers' }, tierCounts(s.tiers),
+      el('span', { class: 'muted small block' }, 'Bronze and silver put a unit in review; gold makes it mastered.')) : null,
     total ? [
       stackedBar(segments, { title }),
       el('ul', { class: 'pg-legend' }, segments.map((x) => el('li', { 'data-status': x.key, 'data-count': x.count, title: x.hint },

@@ -103,7 +103,7 @@ export function mountTutor(root, config) {
 
   async function send() {
     const text = textarea.value.trim();
-    if (!text || !s.thread) { if (!s.thread) showBanner('Start a session first: press "New session".', 'info'); return; }
+    if (!text || !s.thread) { if (!s.thread) { showBanner('Start a session first: choose its course.', 'info'); newSession(); } return; }
     // While a drill waits for its answer, an answer typed in the message box answers it
     // (cards.js says what reads as one), so that it is never read as a new topic.
     const drill = openDrill();
@@ -158,7 +158,7 @@ export function mountTutor(root, config) {
       : 'Ask the tutor or answer its question…';
   }
   function appendMessages(msgs) {
-    if (msgs.length) timeline.querySelector(':scope > p.muted')?.remove();
+    if (msgs.length) timeline.querySelectorAll(':scope > p.muted, :scope > .start-here').forEach((n) => n.remove());
     for (const m of msgs) {
       timeline.append(messageNode(m));
       if (m.role === 'assistant') live.textContent = m.text || (m.card ? `New ${m.card.type.toLowerCase()} card` : '');
@@ -174,14 +174,17 @@ export function mountTutor(root, config) {
     timeline.querySelector(':scope > .next-steps')?.remove();
     const last = timeline.lastElementChild;
     if (!last?.classList.contains('assistant') || last.querySelector('.card')) return;
-    const focus = s.snapshot?.focus, check = s.snapshot?.examCheck;
+    const focus = s.snapshot?.focus, check = s.snapshot?.examCheck, first = s.snapshot?.prereqNudge;
     if (!focus?.unitId) return;
     const step = (label, cls, ev) => {
       const b = el('button', { type: 'button', class: `${cls} turn-step`, onclick: async () => { if (await ctx.turn(ev)) retire(b); } }, label);
       return b;
     };
     timeline.append(el('div', { class: 'card-actions next-steps', role: 'group', 'aria-label': 'Next steps' },
-      step(`Practise ${focus.title}`, check ? 'secondary' : 'primary', { type: 'REQUEST_DRILL', unitId: focus.unitId }),
+      // While a prerequisite comes first, the drill is on it: the button says so (the
+      // tutor's reply says why).
+      step(first?.unitId ? `Practise ${first.title} first` : `Practise ${focus.title}`, check ? 'secondary' : 'primary',
+        { type: 'REQUEST_DRILL', unitId: focus.unitId }),
       check ? step(`Take the ${check.tier} check`, 'primary', { type: 'REQUEST_EXAM', unitId: check.unitId }) : null));
   }
 
@@ -279,7 +282,10 @@ export function mountTutor(root, config) {
     const t = s.threads.find((x) => x.id === last);
     if (t) await openThread(t);
     else {
-      timeline.replaceChildren(el('p', { class: 'muted pad' }, 'Press "New session" and pick a course to start.'));
+      // The start is in the timeline itself: on a phone the sessions' list is a drawer.
+      timeline.replaceChildren(el('div', { class: 'pad start-here' },
+        el('p', { class: 'muted' }, 'No session open. Pick a course to start one with the tutor.'),
+        el('button', { type: 'button', class: 'primary', onclick: () => newSession() }, 'Choose a course')));
       renderSnapshot(null);
     }
   });

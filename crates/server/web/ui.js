@@ -105,6 +105,12 @@ setInterval(() => document.querySelectorAll('[data-until]').forEach(tick), 1000)
 const TIER_WORDS = { bronze: 'bronze', silver: 'silver', gold: 'gold' };
 export const tierLabel = (t) => TIER_WORDS[t] ?? 'not yet';
 export const tierBadge = (t) => el('span', { class: `badge tier-${TIER_WORDS[t] ? t : 'none'}` }, tierLabel(t));
+// A course's units at each tier, as the tutor's Progress counts them, for Maps and
+// Progress beside the concepts mastered (bronze and silver put a unit in review, only gold
+// makes it mastered): "Tiers earned: 1 bronze · 0 silver · 0 gold, of 18 units".
+export const tierCounts = (t) => el('span', { class: 'tier-counts', 'data-bronze': t.bronze, 'data-silver': t.silver, 'data-gold': t.gold },
+  'Tiers earned: ', ['bronze', 'silver', 'gold'].flatMap((k, i) => [i ? ' · ' : '', el('span', { class: `tier-${k}` }, `${t[k]} ${k}`)]),
+  `, of ${t.total} units`);
 
 // A concept's mastery status, and a map's status, in the learner's words (the same
 // everywhere: maps, reviews, progress).

@@ -144,6 +144,19 @@ try {
   const phone = await onPhone(browser, page, timeout);
   await phone.goto(page.url());
   await phone.locator('.unit-card').first().waitFor();
+  await phone.locator('.question textarea').first().waitFor();
+  // The draft editor fits: nothing scrolls sideways, and each question's stem is read whole
+  // (its box as tall as its text, within the width).
+  const fits = await phone.evaluate(() => {
+    const main = document.querySelector('#main');
+    const stems = [...document.querySelectorAll('.question textarea')].map((t) => ({
+      whole: t.scrollHeight <= t.clientHeight + 2, inside: t.getBoundingClientRect().right <= window.innerWidth + 1 }));
+    const wide = [...document.querySelectorAll('#main *')].filter((n) => !n.closest('svg, .dag-scroll') && n.getBoundingClientRect().right > window.innerWidth + 1)
+      .slice(0, 5).map((n) => `${n.tagName.toLowerCase()}.${n.className}`);
+    return { page: document.documentElement.scrollWidth, main: [main.scrollWidth, main.clientWidth], stems, wide };
+  });
+  check(fits.page <= 392 && fits.main[0] <= fits.main[1] + 1 && !fits.wide.length, `the draft editor fits the phone: ${JSON.stringify(fits)}`);
+  check(fits.stems.length > 0 && fits.stems.every((x) => x.whole && x.inside), `each question's stem is shown whole: ${JSON.stringify(fits.stems)}`);
   await phone.screenshot({ path: `${artifacts}/material-phone.png`, fullPage: true });
   await phone.close();
 
