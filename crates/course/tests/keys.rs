@@ -82,8 +82,7 @@ fn check(title: &str, markdown: &str, terms: &[&str], central: &[&str]) {
     // A sentence that names its unit by the whole title does not blank a word of it: the
     // rest of the title, the unit's name on the card, would give it away.
     for (unit, recall) in units.iter().zip(&drafted) {
-        let title: Vec<String> =
-            unit.split_whitespace().map(str::to_lowercase).filter(|w| w.len() >= 4).collect();
+        let title: Vec<String> = unit.split_whitespace().map(str::to_lowercase).filter(|w| w.len() >= 4).collect();
         let clozes = recall.questions.iter().map(|q| &q.cloze).chain(&recall.drills);
         for cloze in clozes.filter(|_| title.len() >= 2) {
             let sentence = cloze.sentence.to_lowercase();

@@ -119,7 +119,7 @@ pub async fn question_turns(app: App, store: &str, turns: usize) -> Result<()> {
 }
 
 /// What a learner says in `tutor_turn_questions`, `{}` a term of the material.
-const QUESTIONS: [&str; 10] = [
+const LEARNER_QUESTIONS: [&str; 10] = [
     "what does the {} do?",
     "why does the {} carry it?",
     "where does the {} come from?",
@@ -267,7 +267,7 @@ async fn run(
             },
             _ if name == "tutor_turn_questions" => {
                 let term = title.split_whitespace().last().unwrap_or("network").to_lowercase();
-                let text = QUESTIONS[(i / LEARNERS / 3) % QUESTIONS.len()].replace("{}", &term);
+                let text = LEARNER_QUESTIONS[(i / LEARNERS / 3) % LEARNER_QUESTIONS.len()].replace("{}", &term);
                 (TurnRequest { message_text: Some(text.clone()), ..TurnRequest::default() }, text)
             }
             _ => {
