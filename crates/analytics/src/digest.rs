@@ -30,9 +30,10 @@ pub struct DigestMapInput {
     pub map_id: MindMapId,
     pub title: String,
     pub status: MapStatus,
-    /// The day the map was created: a map begun during the week started with nothing
-    /// mastered.
-    pub created_on: NaiveDate,
+    /// Concepts first mastered in the last [`DIGEST_DAYS`] days, dated by the evidence that
+    /// mastered them (`Node::mastered_at`): reviews imported this week from weeks ago
+    /// mastered their concepts weeks ago, not this week.
+    pub mastered_this_week: u32,
     /// The map's snapshots of the last [`DIGEST_DAYS`] days and today, in any order (today's
     /// being its figures now).
     pub snapshots: Vec<Snapshot>,
@@ -59,10 +60,9 @@ pub struct DigestMapFacts {
     pub total_nodes: usize,
     pub mastered_nodes: usize,
     pub mastery_pct: f64,
-    /// Nodes newly mastered during the week: the rise in `mastered_nodes` from the
-    /// week's oldest snapshot to its newest (0 if it fell); for a map created during the
-    /// week with one snapshot only, every node mastered (it started with none); otherwise
-    /// `null` with one snapshot only.
+    /// Concepts first mastered during the week, by the time of the evidence that mastered
+    /// them (an imported review keeps its own time, so old reviews imported this week do
+    /// not count). Always given; optional only in the schema.
     pub newly_mastered: Option<u32>,
     /// Answers of the last 7 days (the newest snapshot's), and the study sessions they made.
     pub answers_this_week: u32,
@@ -117,11 +117,6 @@ fn map_facts(map: &DigestMapInput, week_start: NaiveDate, today: NaiveDate) -> O
         .max_by_key(|s| s.snapshot_date)?;
     let metrics: &MapMetrics = &latest.metrics;
     let trend = trend(&map.snapshots, today, DIGEST_DAYS);
-    let newly_mastered = match &trend {
-        Some(trend) => Some(u32::try_from(trend.mastered_nodes.change.max(0)).unwrap_or(u32::MAX)),
-        None if map.created_on >= week_start => Some(u32::try_from(metrics.mastered_nodes).unwrap_or(u32::MAX)),
-        None => None,
-    };
     Some(DigestMapFacts {
         map_id: map.map_id,
         title: map.title.clone(),
@@ -130,7 +125,7 @@ fn map_facts(map: &DigestMapInput, week_start: NaiveDate, today: NaiveDate) -> O
         total_nodes: metrics.total_nodes,
         mastered_nodes: metrics.mastered_nodes,
         mastery_pct: metrics.mastery_pct,
-        newly_mastered,
+        newly_mastered: Some(map.mastered_this_week),
         answers_this_week: metrics.time_of_day_distribution.total(),
         sessions_this_week: metrics.sessions_this_period,
         completed: metrics.total_nodes > 0 && metrics.mastered_nodes == metrics.total_nodes,
@@ -281,7 +276,7 @@ mod tests {
                     map_id: map_id(1),
                     title: "Rust".into(),
                     status: MapStatus::Active,
-                    created_on: date("2026-01-05"),
+                    mastered_this_week: 3,
                     snapshots: vec![
                         snapshot("2026-03-08", 13, Some(0.8), &[3, 4]),
                         snapshot("2026-03-01", 10, Some(0.9), &[3]),
@@ -294,7 +289,7 @@ mod tests {
                     map_id: map_id(2),
                     title: "Go".into(),
                     status: MapStatus::Active,
-                    created_on: date("2026-01-05"),
+                    mastered_this_week: 0,
                     snapshots: vec![snapshot("2026-03-07", 2, None, &[])],
                     labels: HashMap::new(),
                     reviews_due_next_week: 6,
@@ -303,7 +298,7 @@ mod tests {
                     map_id: map_id(3),
                     title: "Forgotten".into(),
                     status: MapStatus::Abandoned,
-                    created_on: date("2026-01-05"),
+                    mastered_this_week: 0,
                     snapshots: vec![snapshot("2026-02-20", 2, None, &[])],
                     labels: HashMap::new(),
                     reviews_due_next_week: 0,
@@ -328,7 +323,7 @@ mod tests {
             ]
         );
         let go = &facts.maps[1];
-        assert_eq!((go.newly_mastered, go.trend.is_none()), (None, true));
+        assert_eq!((go.newly_mastered, go.trend.is_none()), (Some(0), true));
         assert_eq!((facts.newly_mastered, facts.reviews_due_next_week), (3, 20));
     }
 
@@ -365,7 +360,7 @@ mod tests {
     }
 
     #[test]
-    fn a_map_begun_this_week_counts_what_it_mastered_and_its_answers() {
+    fn a_map_begun_this_week_counts_what_it_mastered_this_week_and_its_answers() {
         let mut today = snapshot("2026-03-08", 2, Some(1.0), &[]);
         today.metrics.time_of_day_distribution.evening = 3;
         today.metrics.sessions_this_period = 1;
@@ -374,14 +369,14 @@ mod tests {
             map_id: map_id(4),
             title: "Brand new".into(),
             status: MapStatus::Active,
-            created_on: date("2026-03-08"),
+            mastered_this_week: 2,
             snapshots: vec![today.clone()],
             labels: HashMap::new(),
             reviews_due_next_week: 2,
         }];
         let facts = digest_facts(&input);
         let map = &facts.maps[0];
-        assert_eq!((map.newly_mastered, map.trend.is_none()), (Some(2), true), "it started with nothing mastered");
+        assert_eq!((map.newly_mastered, map.trend.is_none()), (Some(2), true));
         assert_eq!((map.answers_this_week, map.sessions_this_week), (3, 1));
         assert_eq!(facts.newly_mastered, 2);
         let (subject, body) = render_text(&facts);
@@ -389,9 +384,30 @@ mod tests {
         assert!(body.contains("Brand new: 2 of 25 concepts mastered (8%), 2 new this week."), "{body}");
         assert!(body.contains("- 3 answers in 1 study session this week."), "{body}");
         assert!(!body.contains("No progress was recorded"), "{body}");
-        // A map older than the week with one snapshot says nothing of what is new.
-        input.maps[0].created_on = date("2026-02-01");
-        assert_eq!(digest_facts(&input).maps[0].newly_mastered, None);
+    }
+
+    #[test]
+    fn concepts_mastered_weeks_ago_by_reviews_imported_this_week_are_not_new() {
+        // A deck imported this week: five concepts mastered by reviews of weeks ago, none
+        // since. The map is new and its mastered count rose from nothing, yet nothing was
+        // mastered this week.
+        let mut input = input();
+        input.maps = vec![DigestMapInput {
+            map_id: map_id(5),
+            title: "Languages::Spanish basics".into(),
+            status: MapStatus::Active,
+            mastered_this_week: 0,
+            snapshots: vec![snapshot("2026-03-08", 5, Some(1.0), &[])],
+            labels: HashMap::new(),
+            reviews_due_next_week: 0,
+        }];
+        let facts = digest_facts(&input);
+        assert_eq!((facts.maps[0].mastered_nodes, facts.maps[0].newly_mastered), (5, Some(0)));
+        assert_eq!(facts.newly_mastered, 0);
+        let (subject, body) = render_text(&facts);
+        assert_eq!(subject, "Your learning week");
+        assert!(!body.contains("new this week"), "{body}");
+        assert!(body.contains("In all: 0 concepts mastered this week"), "{body}");
     }
 
     #[test]
@@ -421,6 +437,7 @@ mod tests {
         });
         input.maps[0].snapshots.retain(|s| s.metrics.mastered_nodes != 13);
         input.maps[0].reviews_due_next_week = 1;
+        input.maps[0].mastered_this_week = 15;
         let facts = digest_facts(&input);
         assert!(facts.maps[0].completed);
         let (subject, body) = render_text(&facts);

@@ -66,6 +66,9 @@ pub enum SkipReason {
     CardMissing,
     /// The row was brought in by an earlier import of the collection.
     AlreadyImported,
+    /// Dated after the server's clock (a device whose clock was wrong): not an answer
+    /// given yet, so not stored as one.
+    FutureDated,
 }
 
 impl SkipReason {
@@ -79,6 +82,7 @@ impl SkipReason {
             SkipReason::Unknown => "of a kind or grade Anki does not write",
             SkipReason::CardMissing => "of a card no longer in the collection",
             SkipReason::AlreadyImported => "brought in by an earlier import",
+            SkipReason::FutureDated => "dated after the server's clock (a device with a wrong clock)",
         }
     }
 }
@@ -117,10 +121,10 @@ pub struct ImportPlan {
     pub warnings: Vec<String>,
 }
 
-/// Plan the import of `collection`. Rows of the review log whose id is in
-/// `already_imported` for their card (`card id -> newest revlog id brought in before`) are
-/// skipped as already imported.
-pub fn plan(collection: &Collection, already_imported: &HashMap<i64, i64>) -> ImportPlan {
+/// Plan the import of `collection` at `now` (the server's clock). Rows of the review log
+/// whose id is in `already_imported` for their card (`card id -> newest revlog id brought
+/// in before`) are skipped as already imported, and rows dated after `now` as future-dated.
+pub fn plan(collection: &Collection, already_imported: &HashMap<i64, i64>, now: DateTime<Utc>) -> ImportPlan {
     let mut warnings = Vec::new();
     let notes: HashMap<i64, &Note> = collection.notes.iter().map(|n| (n.id, n)).collect();
     let mut cards_of_deck: BTreeMap<i64, Vec<&Card>> = BTreeMap::new();
@@ -146,7 +150,7 @@ pub fn plan(collection: &Collection, already_imported: &HashMap<i64, i64>) -> Im
         warnings.push(format!("{cards_without_note} card(s) without their note were left out"));
     }
     let deck_names: HashMap<i64, &str> = collection.decks.iter().map(|d| (d.id, d.name.as_str())).collect();
-    let (answers_of, skipped) = answers_by_card(collection, already_imported);
+    let (answers_of, skipped) = answers_by_card(collection, already_imported, now);
     let mut decks = Vec::new();
     for (deck_id, cards) in cards_of_deck {
         let name = match deck_names.get(&deck_id) {
@@ -184,6 +188,7 @@ pub fn plan(collection: &Collection, already_imported: &HashMap<i64, i64>) -> Im
 fn answers_by_card(
     collection: &Collection,
     already_imported: &HashMap<i64, i64>,
+    now: DateTime<Utc>,
 ) -> (HashMap<i64, Vec<Answer>>, BTreeMap<SkipReason, usize>) {
     let cards: HashSet<i64> = collection.cards.iter().map(|c| c.id).collect();
     // A card reset with Forget starts again: only what follows its last reset is its history.
@@ -194,7 +199,7 @@ fn answers_by_card(
     let mut answers: HashMap<i64, Vec<Answer>> = HashMap::new();
     let mut skipped: BTreeMap<SkipReason, usize> = BTreeMap::new();
     for entry in &collection.revlog {
-        match answer_of(entry, &cards, &last_reset, already_imported) {
+        match answer_of(entry, &cards, &last_reset, already_imported, now) {
             Ok(answer) => answers.entry(entry.card_id).or_default().push(answer),
             Err(reason) => *skipped.entry(reason).or_default() += 1,
         }
@@ -207,6 +212,7 @@ fn answer_of(
     cards: &HashSet<i64>,
     last_reset: &HashMap<i64, i64>,
     already_imported: &HashMap<i64, i64>,
+    now: DateTime<Utc>,
 ) -> Result<Answer, SkipReason> {
     if !cards.contains(&entry.card_id) {
         return Err(SkipReason::CardMissing);
@@ -230,6 +236,9 @@ fn answer_of(
         return Err(SkipReason::AlreadyImported);
     }
     let at = Utc.timestamp_millis_opt(entry.id).single().ok_or(SkipReason::Unknown)?;
+    if at > now {
+        return Err(SkipReason::FutureDated);
+    }
     Ok(Answer { revlog_id: entry.id, at, quality, kind })
 }
 
@@ -317,6 +326,11 @@ mod tests {
     use crate::collection::{Deck, Template};
     use crate::package::PackageFormat;
 
+    /// The server's clock in these tests: after every row of the logs but the future-dated.
+    fn now() -> DateTime<Utc> {
+        Utc.timestamp_millis_opt(1_750_000_000_000).unwrap()
+    }
+
     fn entry(id: i64, card_id: i64, ease: i64, kind: i64) -> RevlogEntry {
         RevlogEntry { id, card_id, ease, interval: 1, last_interval: 0, factor: 2500, time_ms: 5000, kind }
     }
@@ -385,7 +399,7 @@ mod tests {
 
     #[test]
     fn decks_become_maps_and_cards_concepts_labelled_by_their_notes() {
-        let plan = plan(&collection(Vec::new()), &HashMap::new());
+        let plan = plan(&collection(Vec::new()), &HashMap::new(), now());
         let names: Vec<&str> = plan.decks.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["Default", "French::Verbs"]);
         let labels: Vec<&str> = plan.decks.iter().flat_map(|d| &d.cards).map(|c| c.label.as_str()).collect();
@@ -411,7 +425,7 @@ mod tests {
             entry(1_700_000_800_000, 1000, 0, 1),
             entry(1_700_000_900_000, 1000, 7, 1),
         ];
-        let plan = plan(&collection(revlog), &HashMap::new());
+        let plan = plan(&collection(revlog), &HashMap::new(), now());
         let answers: Vec<(u8, AnswerKind)> =
             plan.decks[1].cards[0].answers.iter().map(|a| (a.quality, a.kind)).collect();
         assert_eq!(
@@ -445,13 +459,30 @@ mod tests {
             entry(1_700_000_300_000, 1000, 3, 0),
             entry(1_700_000_400_000, 1000, 4, 1),
         ];
-        let first = plan(&collection(revlog.clone()), &HashMap::new());
+        let first = plan(&collection(revlog.clone()), &HashMap::new(), now());
         assert_eq!(first.decks[1].cards[0].answers.len(), 2);
         assert_eq!(first.skipped[&SkipReason::BeforeReset], 2);
         assert_eq!(first.skipped[&SkipReason::Manual], 1);
-        let again = plan(&collection(revlog), &[(1000, 1_700_000_300_000)].into_iter().collect());
+        let again = plan(&collection(revlog), &[(1000, 1_700_000_300_000)].into_iter().collect(), now());
         assert_eq!(again.decks[1].cards[0].answers.len(), 1, "only the newer answer");
         assert_eq!(again.skipped[&SkipReason::AlreadyImported], 1);
+    }
+
+    #[test]
+    fn a_review_dated_after_the_servers_clock_is_skipped_and_counted() {
+        let revlog = vec![
+            entry(1_700_000_000_000, 1000, 3, 0),
+            entry(1_700_000_100_000, 1000, 4, 1),
+            entry(now().timestamp_millis() + 1, 1000, 4, 1),
+            entry(1_900_000_000_000, 1004, 3, 0),
+        ];
+        let plan = plan(&collection(revlog), &HashMap::new(), now());
+        let answered: Vec<i64> = plan.decks[1].cards[0].answers.iter().map(|a| a.revlog_id).collect();
+        assert_eq!(answered, [1_700_000_000_000, 1_700_000_100_000], "only what was answered by now");
+        assert!(plan.decks[1].cards[2].answers.is_empty(), "a card answered only in the future has no answers");
+        assert_eq!((plan.answers, plan.skipped[&SkipReason::FutureDated]), (2, 2));
+        assert_eq!(plan.skipped.len(), 1, "no other reason: {:?}", plan.skipped);
+        assert!(SkipReason::FutureDated.describe().contains("after the server's clock"));
     }
 
     #[test]
@@ -459,7 +490,7 @@ mod tests {
         let mut collection = collection(Vec::new());
         let basic = collection.notetypes.get_mut(&10).unwrap();
         basic.templates[1] = Template { name: "Typed".into(), question: "{{type:Front}}".into() };
-        let plan = plan(&collection, &HashMap::new());
+        let plan = plan(&collection, &HashMap::new(), now());
         let labels: Vec<&str> = plan.decks[1].cards.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(labels, ["être", "être (Typed)", "avoir"]);
     }

@@ -154,7 +154,7 @@ mod tests {
         let collection = crate::read(bytes).unwrap();
         assert_eq!(collection.format, crate::PackageFormat::Anki21);
         assert_eq!((collection.decks.len(), collection.cards.len(), collection.revlog.len()), (3, 40, 1_000));
-        let plan = crate::plan(&collection, &Default::default());
+        let plan = crate::plan(&collection, &Default::default(), chrono::DateTime::<chrono::Utc>::MAX_UTC);
         assert_eq!(plan.answers, 1_000, "every row an answer");
         assert_eq!(plan.decks.len(), 3);
     }

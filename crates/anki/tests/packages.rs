@@ -39,7 +39,7 @@ fn every_format_anki_writes_is_read_with_its_whole_review_log() {
         assert!(decks.contains(&"Languages") && decks.contains(&"Languages::French"), "{name}: {decks:?}");
         assert!(collection.notetypes.values().any(|t| t.cloze && t.name == "Cloze"), "{name}");
 
-        let plan = plan(&collection, &HashMap::new());
+        let plan = plan(&collection, &HashMap::new(), chrono::DateTime::<chrono::Utc>::MAX_UTC);
         let names: Vec<&str> = plan.decks.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["Languages", "Languages::French"], "{name}: decks with cards, each a map");
         let labels: Vec<&str> = plan.decks.iter().flat_map(|d| &d.cards).map(|c| c.label.as_str()).collect();
@@ -116,7 +116,7 @@ fn a_package_with_an_unknown_note_type_or_deleted_cards_is_read_as_far_as_it_can
         ]);
         let path = make_package(&python, &spec, dir.path(), &format!("partial-{format}.apkg"));
         let collection = read_file(&path).unwrap();
-        let plan = plan(&collection, &HashMap::new());
+        let plan = plan(&collection, &HashMap::new(), chrono::DateTime::<chrono::Utc>::MAX_UTC);
         let maison = plan.decks[0].cards.iter().find(|c| c.label == "maison").expect("kept, by its first field");
         assert_eq!(maison.description.as_deref(), Some("maison\nhouse\nLa maison est grande."), "{format}");
         assert!(

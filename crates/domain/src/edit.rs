@@ -267,6 +267,9 @@ pub fn update_node(
     if let Some(status) = patch.mastery_status {
         check_manual_transition(node.mastery_status, status)?;
         node.mastery_status = status;
+        if status == MasteryStatus::Mastered && node.mastered_at.is_none() {
+            node.mastered_at = Some(now);
+        }
     }
     if let Some(label) = patch.label {
         node.label = label.trim().to_string();

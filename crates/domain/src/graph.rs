@@ -254,16 +254,18 @@ pub fn recompute_depths(agg: &mut MapAggregate, limits: GraphLimits) -> Result<(
     Ok(())
 }
 
-/// Nodes still to learn whose every prerequisite is mastered, in learning order.
+/// Nodes still to learn whose every prerequisite is mastered, in learning order. A node
+/// that only groups others (`Node::is_grouping`) is never on it, and never holds back the
+/// nodes under it.
 pub fn frontier(agg: &MapAggregate) -> Vec<&Node> {
     let graph = Prerequisites::of(agg);
+    let satisfied = |p: usize| agg.nodes[p].mastery_status == MasteryStatus::Mastered || agg.nodes[p].is_grouping();
     let mut open: Vec<&Node> = agg
         .nodes
         .iter()
         .enumerate()
         .filter(|(i, node)| {
-            node.mastery_status.is_open()
-                && graph.parents(*i).iter().all(|&p| agg.nodes[p].mastery_status == MasteryStatus::Mastered)
+            node.mastery_status.is_open() && !node.is_grouping() && graph.parents(*i).iter().all(|&p| satisfied(p))
         })
         .map(|(_, node)| node)
         .collect();
@@ -295,4 +297,76 @@ pub fn subtree(agg: &MapAggregate, start: NodeId) -> Option<(Vec<Node>, Vec<Edge
         .cloned()
         .collect();
     Some((nodes, edges))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Metadata, MindMap, GROUPING_KEY};
+    use crate::{LearnerId, MapStatus, MindMapId};
+    use chrono::{DateTime, Utc};
+    use uuid::Uuid;
+
+    fn at() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-03-01T10:00:00Z").unwrap().with_timezone(&Utc)
+    }
+
+    /// A deck's root grouping two cards, the second needing the first.
+    fn deck() -> MapAggregate {
+        let map_id = MindMapId(Uuid::from_u128(1));
+        let mut grouping = Metadata::new();
+        grouping.insert(GROUPING_KEY.into(), serde_json::json!(true));
+        let node = |n: u128, label: &str, metadata: Metadata| {
+            Node::new(NodeId(Uuid::from_u128(n)), map_id, label.into(), None, None, metadata, at())
+        };
+        let nodes = vec![
+            node(10, "Spanish basics", grouping),
+            node(11, "hola", Metadata::new()),
+            node(12, "adiós", Metadata::new()),
+        ];
+        let edge = |p: u128, c: u128| Edge {
+            mind_map_id: map_id,
+            parent_node_id: NodeId(Uuid::from_u128(p)),
+            child_node_id: NodeId(Uuid::from_u128(c)),
+            edge_type: EdgeType::Prerequisite,
+            created_at: at(),
+        };
+        let map = MindMap {
+            id: map_id,
+            learner_id: LearnerId(Uuid::nil()),
+            title: "Spanish basics".into(),
+            root_node_id: Some(nodes[0].id),
+            status: MapStatus::Active,
+            metadata: Metadata::new(),
+            created_at: at(),
+            updated_at: at(),
+        };
+        let mut agg = MapAggregate { map, nodes, edges: vec![edge(10, 11), edge(10, 12), edge(11, 12)] };
+        recompute_depths(&mut agg, GraphLimits::SINGLE_TOPIC).unwrap();
+        crate::order::assign_sequence(&mut agg);
+        agg
+    }
+
+    fn labels<'a>(nodes: impl IntoIterator<Item = &'a Node>) -> Vec<&'a str> {
+        nodes.into_iter().map(|n| n.label.as_str()).collect()
+    }
+
+    #[test]
+    fn a_grouping_node_is_never_learned_and_never_holds_back_the_nodes_under_it() {
+        let mut agg = deck();
+        assert!(agg.nodes[0].is_grouping());
+        assert_eq!(labels(frontier(&agg)), ["hola"], "the card under the deck, not the deck");
+        assert_eq!(crate::curriculum::next_node(&agg).map(|n| n.label.as_str()), Some("hola"));
+        let sequences: Vec<Option<i32>> = agg.nodes.iter().map(|n| n.sequence).collect();
+        assert_eq!(sequences, [None, Some(1), Some(2)], "no place in the learning order");
+        let summary = crate::mastery::summarize(&agg.nodes, &[]);
+        assert_eq!((summary.total_nodes, summary.unseen_count), (2, 2), "the deck is not a concept");
+
+        for node in &mut agg.nodes[1..] {
+            node.mastery_status = MasteryStatus::Mastered;
+        }
+        assert!(frontier(&agg).is_empty());
+        assert!(crate::lifecycle::complete_if_all_mastered(&mut agg, at()), "every concept mastered");
+        assert_eq!(agg.map.status, MapStatus::Completed);
+    }
 }

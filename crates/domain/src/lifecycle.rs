@@ -94,8 +94,10 @@ pub fn change_status(agg: &mut MapAggregate, to: MapStatus, now: DateTime<Utc>) 
     Ok(())
 }
 
+/// Every concept of the map is mastered (a node that only groups others is not one).
 fn all_mastered(agg: &MapAggregate) -> bool {
-    !agg.nodes.is_empty() && agg.nodes.iter().all(|n| n.mastery_status == MasteryStatus::Mastered)
+    let mut concepts = agg.nodes.iter().filter(|n| !n.is_grouping()).peekable();
+    concepts.peek().is_some() && concepts.all(|n| n.mastery_status == MasteryStatus::Mastered)
 }
 
 /// An active map whose last node was just mastered completes by itself.

@@ -311,7 +311,11 @@ pub struct TierCounts {
     pub total: u32,
 }
 
+/// A map's nodes summed up; a node that only groups others (an Anki deck's root) is not a
+/// concept, so it is not counted.
 pub fn summarize(nodes: &[Node], struggles: &[Struggle]) -> MapSummary {
+    let concepts: Vec<&Node> = nodes.iter().filter(|n| !n.is_grouping()).collect();
+    let nodes = concepts.as_slice();
     let count = |status: MasteryStatus| nodes.iter().filter(|n| n.mastery_status == status).count();
     let avg =
         if nodes.is_empty() { 0.0 } else { nodes.iter().map(|n| n.mastery_score).sum::<f64>() / nodes.len() as f64 };

@@ -51,11 +51,20 @@ pub struct Node {
     pub interval_days: f64,
     pub next_review_at: Option<DateTime<Utc>>,
     pub last_reviewed_at: Option<DateTime<Utc>>,
+    /// When the node was first mastered: the time of the evidence that took it there (an
+    /// answer's own time, so an imported review of weeks ago masters it weeks ago). Kept
+    /// when it later falls back; `null` if it never was.
+    #[serde(default)]
+    pub mastered_at: Option<DateTime<Utc>>,
     #[schema(value_type = Object)]
     pub metadata: Metadata,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
+
+/// The metadata key of a node that groups others (an Anki deck's root over its cards):
+/// shown on the map, never learned ([`Node::is_grouping`]).
+pub const GROUPING_KEY: &str = "grouping";
 
 /// Labels compare case-insensitively after trimming.
 pub fn normalize_label(label: &str) -> String {
@@ -88,6 +97,7 @@ impl Node {
             interval_days: 0.0,
             next_review_at: None,
             last_reviewed_at: None,
+            mastered_at: None,
             metadata,
             created_at: now,
             updated_at: now,
@@ -100,6 +110,13 @@ impl Node {
 
     pub fn is_skippable(&self) -> bool {
         self.metadata.get("skippable").and_then(Value::as_bool) == Some(true)
+    }
+
+    /// A node that groups others rather than a concept to learn (an Anki deck's root): it is
+    /// never on the frontier nor in the learning order, never gates the nodes under it, and
+    /// is not counted among a map's concepts (summaries, analytics, completion).
+    pub fn is_grouping(&self) -> bool {
+        self.metadata.get(GROUPING_KEY).and_then(Value::as_bool) == Some(true)
     }
 
     /// The order a map's nodes are listed in: the learning order (`sequence`, nodes
@@ -140,6 +157,8 @@ pub struct NodeProgress {
     pub ease_factor: f64,
     pub next_review_at: Option<DateTime<Utc>>,
     pub last_reviewed_at: Option<DateTime<Utc>>,
+    /// [`Node::mastered_at`].
+    pub mastered_at: Option<DateTime<Utc>>,
 }
 
 impl NodeProgress {
@@ -167,6 +186,7 @@ impl From<&Node> for NodeProgress {
             ease_factor: node.ease_factor,
             next_review_at: node.next_review_at,
             last_reviewed_at: node.last_reviewed_at,
+            mastered_at: node.mastered_at,
         }
     }
 }

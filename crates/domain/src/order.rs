@@ -19,14 +19,17 @@ pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
     let graph = Prerequisites::of(agg);
     let order = graph.topological_order().unwrap_or_else(|| (0..graph.len()).collect());
     let mastered = |i: usize| agg.nodes[i].mastery_status == MasteryStatus::Mastered;
+    // A node that only groups others is not learned: it holds back nothing and has no place.
+    let grouping = |i: usize| agg.nodes[i].is_grouping();
+    let settled = |i: usize| mastered(i) || grouping(i);
     let mut level = vec![0u32; graph.len()];
     for &i in &order {
-        if mastered(i) {
+        if settled(i) {
             continue;
         }
-        level[i] = graph.parents(i).iter().filter(|&&p| !mastered(p)).map(|&p| level[p] + 1).max().unwrap_or(0);
+        level[i] = graph.parents(i).iter().filter(|&&p| !settled(p)).map(|&p| level[p] + 1).max().unwrap_or(0);
     }
-    let mut open: Vec<usize> = (0..graph.len()).filter(|&i| !mastered(i)).collect();
+    let mut open: Vec<usize> = (0..graph.len()).filter(|&i| !settled(i)).collect();
     open.sort_by(|&a, &b| {
         let key = |i: usize| {
             let n = &agg.nodes[i];
@@ -42,7 +45,8 @@ pub fn learning_order(agg: &MapAggregate) -> Vec<NodeId> {
     });
     // A mastered node a re-plan marked skippable leaves the sequence (curriculum-planning:
     // "not assigned a future sequence position"); other mastered nodes keep their place.
-    let mut done: Vec<usize> = (0..graph.len()).filter(|&i| mastered(i) && !agg.nodes[i].is_skippable()).collect();
+    let mut done: Vec<usize> =
+        (0..graph.len()).filter(|&i| mastered(i) && !grouping(i) && !agg.nodes[i].is_skippable()).collect();
     done.sort_by(|&a, &b| {
         let (x, y) = (&agg.nodes[a], &agg.nodes[b]);
         (x.sequence.is_none(), x.sequence).cmp(&(y.sequence.is_none(), y.sequence)).then_with(|| by_label(x, y))
@@ -58,7 +62,7 @@ fn by_label(a: &Node, b: &Node) -> std::cmp::Ordering {
 }
 
 /// Write the learning order onto the nodes as `sequence` 1..N; a mastered, skippable node
-/// has none.
+/// has none, nor has a node that only groups others.
 pub fn assign_sequence(agg: &mut MapAggregate) {
     let position: HashMap<NodeId, i32> =
         learning_order(agg).into_iter().enumerate().map(|(i, id)| (id, i as i32 + 1)).collect();

@@ -64,6 +64,10 @@ impl ResponseRules {
         node.updated_at = self.now;
         let became_mastered =
             ctx.node.mastery_status != MasteryStatus::Mastered && node.mastery_status == MasteryStatus::Mastered;
+        if node.mastery_status == MasteryStatus::Mastered && node.mastered_at.is_none() {
+            // The answer's own time: an imported review of weeks ago mastered it then.
+            node.mastered_at = Some(self.now);
+        }
         Ok(ResponseDecision { node, became_mastered, history: outcome.history })
     }
 }
@@ -114,6 +118,19 @@ mod tests {
         let decided = bronze.decide(&mastered).unwrap();
         assert_eq!(decided.node.mastery_status, MasteryStatus::Mastered, "a floor never lowers");
         assert!(!decided.became_mastered);
+    }
+
+    #[test]
+    fn a_node_is_dated_mastered_by_the_answer_that_mastered_it_and_keeps_that_date() {
+        let old = at("2025-10-01T08:00:00Z");
+        let gold = ResponseRules { floor: Some(MasteryStatus::Mastered), now: old, ..rules(5) };
+        let decided = gold.decide(&context(MapStatus::Active)).unwrap();
+        assert_eq!(decided.node.mastered_at, Some(old), "the answer's own time, however long ago");
+        let again = ResponseContext { node: decided.node, ..context(MapStatus::Active) };
+        let later = rules(5).decide(&again).unwrap();
+        assert_eq!(later.node.mastered_at, Some(old), "first mastered then, not by a later answer");
+        let learning = rules(5).decide(&context(MapStatus::Active)).unwrap();
+        assert_eq!(learning.node.mastered_at, None, "not mastered");
     }
 
     #[test]

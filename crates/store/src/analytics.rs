@@ -26,8 +26,9 @@ pub struct NodeActivity {
 }
 
 pub trait AnalyticsStore {
-    /// The nodes of the learner's maps (or of `map`), each map's in learning order as
-    /// `load_map` gives them, maps in id order.
+    /// The concepts of the learner's maps (or of `map`), each map's in learning order as
+    /// `load_map` gives them, maps in id order; a node that only groups others
+    /// (`Node::is_grouping`) is left out.
     fn node_activity(
         &self,
         learner: LearnerId,
@@ -86,8 +87,8 @@ pub trait AnalyticsStore {
 
 /// The columns of a node's progress and activity, read by name ([`activity_from`]).
 pub(crate) const NODE_ACTIVITY_COLUMNS: &str = "n.id, n.mind_map_id, n.label, n.depth, n.sequence, n.mastery_score, \
-     n.mastery_status, n.ease_factor, n.next_review_at, n.last_reviewed_at, n.recent_qualities, n.response_count, \
-     n.quality_sum";
+     n.mastery_status, n.ease_factor, n.next_review_at, n.last_reviewed_at, n.mastered_at, n.recent_qualities, \
+     n.response_count, n.quality_sum";
 
 /// A node's progress and activity from a row of [`NODE_ACTIVITY_COLUMNS`], for both stores.
 pub(crate) fn activity_from(row: &impl Columns) -> StoreResult<NodeActivity> {
@@ -104,6 +105,7 @@ pub(crate) fn activity_from(row: &impl Columns) -> StoreResult<NodeActivity> {
             ease_factor: row.plain("ease_factor")?,
             next_review_at: row.maybe_time("next_review_at")?,
             last_reviewed_at: row.maybe_time("last_reviewed_at")?,
+            mastered_at: row.maybe_time("mastered_at")?,
         },
         recent_qualities: row.qualities("recent_qualities")?,
         responses: count(row.plain("response_count")?)?,
@@ -126,10 +128,12 @@ macro_rules! analytics_store {
                 learner: LearnerId,
                 map: Option<MindMapId>,
             ) -> StoreResult<Vec<NodeActivity>> {
-                // Unordered: sorted here (`NodeProgress::map_order`), where it costs less.
+                // Unordered: sorted here (`NodeProgress::map_order`), where it costs less. A node
+                // that only groups others is not a concept: no figure counts it.
                 let sql = format!(
                     "SELECT {NODE_ACTIVITY_COLUMNS} \
-                     FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1{}",
+                     FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE m.learner_id = $1 AND {}{}",
+                    crate::sql::not_grouping("n"),
                     map_filter(map, "n.mind_map_id", 2)
                 );
                 let mut nodes = self.read_node_activity(sql, learner, map).await?;

@@ -103,7 +103,7 @@ macro_rules! import_store {
                                 "INSERT INTO mind_map_nodes (id, mind_map_id, label, description, depth, effort_minutes, \
                                  sequence, mastery_score, mastery_status, ease_factor, repetitions, interval_days, \
                                  next_review_at, last_reviewed_at, metadata, created_at, updated_at, recent_qualities, \
-                                 recent_review_qualities) ",
+                                 recent_review_qualities, mastered_at) ",
                             );
                             insert.push_values(chunk, |mut row, node| {
                                 let history = histories.get(&node.id).copied().unwrap_or(&empty);
@@ -125,7 +125,8 @@ macro_rules! import_store {
                                     .push_bind(Ts(node.created_at))
                                     .push_bind(Ts(node.updated_at))
                                     .push_bind($write_qualities(&history.qualities))
-                                    .push_bind($write_qualities(&history.review_qualities));
+                                    .push_bind($write_qualities(&history.review_qualities))
+                                    .push_bind(node.mastered_at.map(Ts));
                             });
                             insert.build().execute(&mut *tx).await?;
                         }

@@ -229,6 +229,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             col("recent_review_qualities", Qualities),
             col("response_count", BigInt),
             col("quality_sum", BigInt),
+            opt("mastered_at", Time),
         ],
         filter: OWN_MAPS,
         key: &["id"],

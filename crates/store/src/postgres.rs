@@ -45,7 +45,7 @@ const WRITE_SQL: &str = "WITH updated AS ( \
        UPDATE mind_map_nodes SET mastery_score = $3, mastery_status = $4, ease_factor = $5, repetitions = $6, \
          interval_days = $7, next_review_at = $8, last_reviewed_at = $9, updated_at = $10, \
          recent_qualities = $18, recent_review_qualities = $19, response_count = response_count + 1, \
-         quality_sum = quality_sum + $14, version = version + 1 \
+         quality_sum = quality_sum + $14, mastered_at = $22, version = version + 1 \
        WHERE id = $1 AND version = $2 RETURNING id, mind_map_id), \
      studied AS ( \
        INSERT INTO study_days (learner_id, day) SELECT $21, ($17 AT TIME ZONE 'UTC')::date FROM updated \
@@ -133,7 +133,11 @@ impl PgStore {
             }));
         }
         if decision.became_mastered {
-            sqlx::query(COMPLETE_MAP_SQL).bind(new.mind_map_id.0).bind(Ts(new.responded_at)).execute(&mut **tx).await?;
+            sqlx::query(&COMPLETE_MAP_SQL)
+                .bind(new.mind_map_id.0)
+                .bind(Ts(new.responded_at))
+                .execute(&mut **tx)
+                .await?;
         }
         Ok((new.response.clone(), decision.node))
     }
@@ -189,7 +193,7 @@ async fn record_alone(
                 .await?;
             let written = write(&mut tx, new, learner, &decision, version).await?;
             if written {
-                sqlx::query(COMPLETE_MAP_SQL)
+                sqlx::query(&COMPLETE_MAP_SQL)
                     .bind(new.mind_map_id.0)
                     .bind(Ts(new.responded_at))
                     .execute(&mut *tx)
@@ -238,6 +242,7 @@ async fn write(
         .bind(history.review_qualities.iter().map(|&q| i16::from(q)).collect::<Vec<_>>())
         .bind(new.stored_key(learner))
         .bind(learner.0)
+        .bind(node.mastered_at.map(Ts))
         .execute(&mut *conn)
         .await
         .map_err(duplicate_key)?;

@@ -21,7 +21,7 @@ pub(crate) const MAP_COLUMNS: &str =
 pub(crate) const NODE_COLUMNS: &str =
     "n.id, n.mind_map_id, n.label, n.description, n.depth, n.effort_minutes, n.sequence, \
      n.mastery_score, n.mastery_status, n.ease_factor, n.repetitions, n.interval_days, n.next_review_at, \
-     n.last_reviewed_at, n.metadata, n.created_at, n.updated_at";
+     n.last_reviewed_at, n.mastered_at, n.metadata, n.created_at, n.updated_at";
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
      r.response_type, r.session_id, r.responded_at";
 
@@ -43,6 +43,7 @@ pub(crate) fn node_from(row: &impl Columns) -> StoreResult<Node> {
         interval_days: row.plain("interval_days")?,
         next_review_at: row.maybe_time("next_review_at")?,
         last_reviewed_at: row.maybe_time("last_reviewed_at")?,
+        mastered_at: row.maybe_time("mastered_at")?,
         metadata: row.metadata("metadata")?,
         created_at: row.time("created_at")?,
         updated_at: row.time("updated_at")?,
@@ -159,10 +160,25 @@ pub(crate) static CONTEXT_SQL: std::sync::LazyLock<String> = std::sync::LazyLock
 });
 
 /// `lifecycle::complete_if_all_mastered` as one statement, so that it runs inside a
-/// response's transaction without loading the whole map. Both engines accept `$n` here.
-pub(crate) const COMPLETE_MAP_SQL: &str = "UPDATE mind_maps SET status = 'completed', updated_at = $2 \
-     WHERE id = $1 AND status = 'active' \
-     AND NOT EXISTS (SELECT 1 FROM mind_map_nodes WHERE mind_map_id = $1 AND mastery_status <> 'mastered')";
+/// response's transaction without loading the whole map (a node that only groups others is
+/// not waited for). Both engines accept `$n` here.
+pub(crate) static COMPLETE_MAP_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "UPDATE mind_maps SET status = 'completed', updated_at = $2 \
+         WHERE id = $1 AND status = 'active' \
+         AND NOT EXISTS (SELECT 1 FROM mind_map_nodes g WHERE g.mind_map_id = $1 AND g.mastery_status <> 'mastered' \
+           AND {})",
+        not_grouping("g")
+    )
+});
+
+/// SQL true for a node (of the alias `node`) that is a concept, false for one that only
+/// groups others (`Node::is_grouping`: `"grouping": true` in its metadata). The same text
+/// on both engines: `->>` reads JSON text on SQLite (1 for true) and JSONB on PostgreSQL
+/// ('true').
+pub(crate) fn not_grouping(node: &str) -> String {
+    format!("COALESCE(CAST({node}.metadata ->> 'grouping' AS TEXT), '') NOT IN ('true', '1')")
+}
 
 /// A response must name the map its node is in.
 pub(crate) fn check_response_target(
@@ -367,8 +383,8 @@ macro_rules! shared_store {
                 sqlx::query(
                     "INSERT INTO mind_map_nodes (id, mind_map_id, label, description, depth, effort_minutes, sequence, \
                      mastery_score, mastery_status, ease_factor, repetitions, interval_days, next_review_at, \
-                     last_reviewed_at, metadata, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+                     last_reviewed_at, metadata, created_at, updated_at, mastered_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
                 )
                 .bind(node.id.0)
                 .bind(node.mind_map_id.0)
@@ -387,6 +403,7 @@ macro_rules! shared_store {
                 .bind(Json(&node.metadata))
                 .bind(Ts(node.created_at))
                 .bind(Ts(node.updated_at))
+                .bind(node.mastered_at.map(Ts))
                 .execute(&mut *conn)
                 .await?;
             }
@@ -395,7 +412,7 @@ macro_rules! shared_store {
                     "UPDATE mind_map_nodes SET label = $2, description = $3, depth = $4, effort_minutes = $5, \
                      sequence = $6, mastery_score = $7, mastery_status = $8, ease_factor = $9, repetitions = $10, \
                      interval_days = $11, next_review_at = $12, last_reviewed_at = $13, metadata = $14, \
-                     updated_at = $15, version = version + 1 WHERE id = $1",
+                     updated_at = $15, mastered_at = $16, version = version + 1 WHERE id = $1",
                 )
                 .bind(node.id.0)
                 .bind(&node.label)
@@ -412,6 +429,7 @@ macro_rules! shared_store {
                 .bind(node.last_reviewed_at.map(Ts))
                 .bind(Json(&node.metadata))
                 .bind(Ts(node.updated_at))
+                .bind(node.mastered_at.map(Ts))
                 .execute(&mut *conn)
                 .await?;
             }
@@ -583,9 +601,12 @@ macro_rules! shared_store {
                 let sql = format!(
                     "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
                      WHERE n.mind_map_id = $1 AND m.learner_id = $2 \
-                     AND n.mastery_status IN ('unseen', 'diagnosed', 'learning') \
+                     AND n.mastery_status IN ('unseen', 'diagnosed', 'learning') AND {} \
                      AND NOT EXISTS (SELECT 1 FROM mind_map_edges e JOIN mind_map_nodes p ON p.id = e.parent_node_id \
-                       WHERE e.child_node_id = n.id AND e.edge_type = 'prerequisite' AND p.mastery_status <> 'mastered')"
+                       WHERE e.child_node_id = n.id AND e.edge_type = 'prerequisite' AND p.mastery_status <> 'mastered' \
+                       AND {})",
+                    crate::sql::not_grouping("n"),
+                    crate::sql::not_grouping("p"),
                 );
                 sqlx::query(&sql)
                     .bind(map.0)

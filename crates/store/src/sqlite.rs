@@ -185,6 +185,7 @@ impl SqliteStore {
             .bind(list_of(&decision.history.qualities))
             .bind(list_of(&decision.history.review_qualities))
             .bind(i32::from(new.quality))
+            .bind(node.mastered_at.map(Ts))
             .execute(&mut **tx)
             .await?;
         sqlx::query(INSERT_RESPONSE_SQL)
@@ -202,7 +203,7 @@ impl SqliteStore {
             .await?;
         sqlx::query(INSERT_STUDY_DAY_SQL).bind(learner.0).bind(study_day(new.responded_at)).execute(&mut **tx).await?;
         if decision.became_mastered {
-            sqlx::query(crate::sql::COMPLETE_MAP_SQL)
+            sqlx::query(&crate::sql::COMPLETE_MAP_SQL)
                 .bind(new.mind_map_id.0)
                 .bind(Ts(new.responded_at))
                 .execute(&mut **tx)

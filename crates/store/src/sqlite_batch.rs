@@ -118,12 +118,12 @@ fn write_until_closed(
 }
 
 /// The node as the rules left it, with the response counted in its totals (`?12` is the
-/// response's quality).
+/// response's quality, `?13` when the node was first mastered).
 pub(crate) const UPDATE_NODE_SQL: &str =
     "UPDATE mind_map_nodes SET mastery_score = ?2, mastery_status = ?3, ease_factor = ?4, \
      repetitions = ?5, interval_days = ?6, next_review_at = ?7, last_reviewed_at = ?8, updated_at = ?9, \
      recent_qualities = ?10, recent_review_qualities = ?11, response_count = response_count + 1, \
-     quality_sum = quality_sum + ?12, version = version + 1 WHERE id = ?1";
+     quality_sum = quality_sum + ?12, mastered_at = ?13, version = version + 1 WHERE id = ?1";
 
 /// The learner studied on the response's (UTC) day; only the day's first response writes.
 pub(crate) const INSERT_STUDY_DAY_SQL: &str =
@@ -233,6 +233,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
                 list_of(&decision.history.qualities),
                 list_of(&decision.history.review_qualities),
                 i32::from(new.quality),
+                node.mastered_at.map(|t| t.timestamp_micros()),
             ])
         })
         .map_err(sqlite_error)?;
@@ -256,7 +257,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
         .and_then(|mut s| s.execute(params![item.learner.0.as_bytes(), study_day(new.responded_at)]))
         .map_err(sqlite_error)?;
     if decision.became_mastered {
-        db.prepare_cached(COMPLETE_MAP_SQL)
+        db.prepare_cached(&COMPLETE_MAP_SQL)
             // By name: SQLite numbers `$n` parameters in order of appearance, not by n.
             .and_then(|mut s| {
                 s.execute(rusqlite::named_params! {

@@ -142,6 +142,7 @@ async fn learner_with_rows(store: &AnyStore, name: &str) -> Learner {
         interval_days: 0.0,
         next_review_at: None,
         last_reviewed_at: None,
+        mastered_at: None,
         metadata: Default::default(),
         created_at: at(1),
         updated_at: at(1),

@@ -183,6 +183,7 @@ impl<S: Store> App<S> {
             self.study_streak(learner, today),
         )?;
         let week_ahead = now + Duration::days(7);
+        let week_ago = now - Duration::days(i64::from(analytics::digest::DIGEST_DAYS));
         let mut inputs = Vec::with_capacity(maps.len());
         for map in maps {
             let Some(figures) = live.remove(&map.id) else { continue };
@@ -194,7 +195,13 @@ impl<S: Store> App<S> {
                 map_id: map.id,
                 title: map.title,
                 status: map.status,
-                created_on: map.created_at.date_naive(),
+                // By the time of the evidence that mastered each: old reviews imported this
+                // week mastered their concepts when they were given.
+                mastered_this_week: figures
+                    .nodes
+                    .iter()
+                    .filter(|n| n.mastered_at.is_some_and(|at| at > week_ago && at <= now))
+                    .count() as u32,
                 snapshots,
                 reviews_due_next_week: figures
                     .nodes

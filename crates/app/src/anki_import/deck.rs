@@ -1,5 +1,6 @@
 //! One deck's import as records: the map (made, or found and updated), a concept per card
-//! hung from a root standing for the deck, and each card's new answers recorded through the
+//! hung from a root standing for the deck (a grouping, not a concept to learn: never next to
+//! learn, never counted among the concepts), and each card's new answers recorded through the
 //! mastery rules in the order they were given, exactly as if they were answered here.
 //! What the learner did in Pathwise since an earlier import stays: answers are only ever
 //! added, and a concept is matched to its card by the card's id.
@@ -8,7 +9,7 @@ use chrono::{DateTime, Utc};
 use pathwise_anki::{AnswerKind, DeckPlan, UniqueLabels};
 use pathwise_domain::graph::{recompute_depths, GraphLimits, ANKI_DECK_KEY};
 use pathwise_domain::mastery::Quality;
-use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
+use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse, GROUPING_KEY};
 use pathwise_domain::order::assign_sequence;
 use pathwise_domain::recording::{ResponseContext, ResponseRules};
 use pathwise_domain::{DomainError, EdgeType, LearnerId, MapStatus, MindMapId, NodeId, ResponseId, ResponseType};
@@ -193,7 +194,8 @@ fn card_of(node: &Node) -> Option<i64> {
     node.metadata.get(CARD_KEY).and_then(|v| v.as_i64())
 }
 
-/// A new map for the deck: its root stands for the deck itself.
+/// A new map for the deck: its root stands for the deck itself, grouping the cards; it is
+/// not a concept to learn (`Node::is_grouping`).
 fn new_deck_map(
     deck: &DeckPlan,
     learner: LearnerId,
@@ -203,6 +205,7 @@ fn new_deck_map(
     let map_id = MindMapId(new_id());
     let mut root_meta = Metadata::new();
     root_meta.insert(DECK_ROOT_KEY.into(), json!(true));
+    root_meta.insert(GROUPING_KEY.into(), json!(true));
     let root = Node::new(
         NodeId(new_id()),
         map_id,
@@ -293,6 +296,7 @@ mod tests {
         let nodes = &import.changes.insert_nodes;
         assert_eq!(nodes.len(), 3, "the deck's root and a concept per card");
         assert_eq!(nodes[0].label, "French");
+        assert!(nodes[0].is_grouping() && nodes[0].sequence.is_none(), "the deck groups its cards, not learned");
         assert_eq!(nodes[2].label, "French (2)", "a card labelled like the deck is numbered");
         assert_eq!(import.changes.insert_edges.len(), 2);
         let etre = &nodes[1];

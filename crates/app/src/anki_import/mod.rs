@@ -48,7 +48,8 @@ pub struct AnkiImport {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
 pub struct SkippedRows {
     /// `manual`, `rescheduled`, `before_reset`, `filtered_without_grade`, `no_grade`,
-    /// `unknown`, `card_missing` or `already_imported`.
+    /// `unknown`, `card_missing`, `already_imported` or `future_dated` (dated after the
+    /// server's clock).
     pub reason: String,
     pub rows: usize,
     /// The reason in words.
@@ -94,7 +95,8 @@ impl<S: Store> App<S> {
                 }
             }
         }
-        let plan = pathwise_anki::plan(&collection, &already_imported);
+        // Dated by the app's clock, so that a review a device dated ahead of it is skipped.
+        let plan = pathwise_anki::plan(&collection, &already_imported, self.now());
         let review_log_rows = collection.revlog.len();
         let (format, media_files, mut warnings) = (
             collection.format.entry().trim_start_matches("collection.").to_string(),

@@ -84,14 +84,14 @@ const WRITE_SQL: &str = "WITH input AS ( \
        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::float8[], $4::text[], $5::float8[], $6::int4[], \
          $7::float8[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], \
          $13::uuid[], $14::uuid[], $15::text[], $16::text[], $17::int4[], $18::text[], $19::uuid[], \
-         $20::timestamptz[], $21::bytea[], $22::uuid[]) \
+         $20::timestamptz[], $21::bytea[], $22::uuid[], $23::timestamptz[]) \
        AS i(node_id, version, score, status, ease, repetitions, interval_days, next_review_at, \
          last_reviewed_at, updated_at, recent, recent_reviews, response_id, mind_map_id, question_text, \
-         user_answer, quality, response_type, session_id, responded_at, idempotency_key, learner_id)), \
+         user_answer, quality, response_type, session_id, responded_at, idempotency_key, learner_id, mastered_at)), \
      updated AS ( \
        UPDATE mind_map_nodes n SET mastery_score = i.score, mastery_status = i.status, ease_factor = i.ease, \
          repetitions = i.repetitions, interval_days = i.interval_days, next_review_at = i.next_review_at, \
-         last_reviewed_at = i.last_reviewed_at, updated_at = i.updated_at, \
+         last_reviewed_at = i.last_reviewed_at, updated_at = i.updated_at, mastered_at = i.mastered_at, \
          recent_qualities = string_to_array(i.recent, ',')::smallint[], \
          recent_review_qualities = string_to_array(i.recent_reviews, ',')::smallint[], \
          response_count = n.response_count + 1, quality_sum = n.quality_sum + i.quality, version = n.version + 1 \
@@ -281,6 +281,7 @@ async fn write_decided(pool: &PgPool, decided: &[(Pending, ResponseDecision, i64
         .bind(column(decided, |p, _, _| p.new.responded_at))
         .bind(column(decided, |p, _, _| p.new.stored_key(p.learner)))
         .bind(column(decided, |p, _, _| p.learner.0))
+        .bind(times(|n| n.mastered_at))
         .fetch_all(pool)
         .await?;
     Ok(written.into_iter().collect())
