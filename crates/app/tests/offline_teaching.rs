@@ -20,6 +20,7 @@ conformance!(
     requests_in_many_phrasings_get_what_they_ask_for_never_a_failure_to_match,
     a_wrong_drill_shows_where_the_notes_hold_the_answer_and_the_next_drill_is_another,
     help_when_stuck_says_something_new_each_time,
+    a_unit_with_one_drill_says_so_when_it_comes_again,
 );
 
 const NOTES: &str = include_str!("fixtures/photosynthesis.md");
@@ -182,7 +183,7 @@ async fn a_wrong_drill_shows_where_the_notes_hold_the_answer_and_the_next_drill_
         let (unit, asked) = drill(&reply);
         let request = DrillGradeRequest {
             course_id: None,
-            unit_id: unit.clone(),
+            unit_id: Some(unit.clone()),
             drill: asked.clone(),
             student_answer: "not the answer".into(),
         };
@@ -243,4 +244,24 @@ async fn help_when_stuck_says_something_new_each_time(t: &TestApp) {
 
 fn card(reply: &TurnReply) -> Option<&TutorCard> {
     reply.messages.last().and_then(|m| m.card.as_ref())
+}
+
+/// A unit whose material makes a single drill: asked again straight after, it comes back
+/// saying so, never passed off as a new one.
+async fn a_unit_with_one_drill_says_so_when_it_comes_again(t: &TestApp) {
+    let notes = "# Routing\n\nA router forwards packets between networks using its routing table.\n\n\
+                 # Switching\n\nA switch forwards frames between the devices of one network by their addresses.\n";
+    t.app.ingest_document(t.learner, "routing.md", notes.as_bytes().to_vec()).await.expect("ingested");
+    let new = NewDraft { title: "Network notes".into(), documents: None, use_model: false };
+    let draft = t.app.draft_course(t.learner, new).await.expect("outline");
+    let units = DraftUnits { version: draft.version, units: Vec::new(), use_model: false };
+    t.app.draft_units(t.learner, draft.id, units).await.expect("units drafted");
+    let course = t.app.publish_course_draft(t.learner, draft.id).await.expect("published").course.id;
+    let thread = thread(t, &course).await;
+    let first = say(t, thread, "give me a drill").await;
+    let (unit, asked) = drill(&first);
+    let again = press(t, thread, ClientEvent::RequestDrill { unit_id: unit }).await;
+    let (_, repeated) = drill(&again);
+    assert_eq!(repeated.prompt, asked.prompt, "the only drill there is");
+    assert_eq!(text(&again), "Your material gives only this drill on Routing, so here it is again.");
 }

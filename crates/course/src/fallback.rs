@@ -140,7 +140,15 @@ pub fn fallback_turn(input: &FallbackInput<'_>) -> FallbackTurn {
         }
         Action::DrillCard => {
             if let Some(card) = blueprint_drill(input) {
-                return turn(Action::DrillCard, drill_text(input), Some(card), Vec::new());
+                let text = match &card {
+                    // The unit has no other drill: say so, rather than pass it off as new.
+                    TutorCard::Drill { prompt, .. } if input.shown.is_last_drill(prompt) => format!(
+                        "Your material gives only this drill on {}, so here it is again.",
+                        unit_title(input.course, &input.policy.focus_unit_id)
+                    ),
+                    _ => drill_text(input),
+                };
+                return turn(Action::DrillCard, text, Some(card), Vec::new());
             }
         }
         Action::SocraticQuestion => {}
