@@ -234,7 +234,7 @@ async fn rich_learner(app: &App<AnyStore>, clock: &ManualClock) -> LearnerId {
     app.grade_drill(
         learner,
         thread,
-        DrillGradeRequest { course_id: None, unit_id, drill, student_answer: "not an answer".into() },
+        DrillGradeRequest { course_id: None, unit_id: Some(unit_id), drill, student_answer: "not an answer".into() },
     )
     .await
     .unwrap();

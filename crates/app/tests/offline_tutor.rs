@@ -77,7 +77,7 @@ async fn answer_drill(t: &TestApp, thread: ThreadId, unit: &str, drill: &DrillTe
         item.options.iter().find(|o| **o != item.key.answer).unwrap().clone()
     };
     let request =
-        DrillGradeRequest { course_id: None, unit_id: unit.into(), drill: drill.clone(), student_answer: answer };
+        DrillGradeRequest { course_id: None, unit_id: Some(unit.into()), drill: drill.clone(), student_answer: answer };
     let reply = t.app.grade_drill(t.learner, thread, request).await.expect("graded");
     assert_eq!(reply.is_correct, right, "{}", reply.feedback_text);
     reply.snapshot_lite

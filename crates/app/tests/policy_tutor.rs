@@ -334,7 +334,12 @@ async fn blueprint_drill(app: &App, t: &TestApp, thread: ThreadId, unit: &str) -
 }
 
 fn grade(unit: &str, drill: &DrillText, answer: &str) -> DrillGradeRequest {
-    DrillGradeRequest { course_id: None, unit_id: unit.into(), drill: drill.clone(), student_answer: answer.into() }
+    DrillGradeRequest {
+        course_id: None,
+        unit_id: Some(unit.into()),
+        drill: drill.clone(),
+        student_answer: answer.into(),
+    }
 }
 
 /// The blueprint item behind an offered drill (its card carries only an opaque id), with the

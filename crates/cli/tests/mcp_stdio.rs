@@ -779,6 +779,11 @@ async fn stdio_calls_every_tool() {
     assert_eq!(ok("author_documents", json!({})).await["documents"], json!([]));
 
     // The policy tutor, offline: a turn, a drill asked for and graded once.
+    let unknown = mcp.refused("tutor_thread_create", json!({ "course_id": "NO-SUCH-COURSE" })).await;
+    assert!(unknown.starts_with("course_id: there is no course 'NO-SUCH-COURSE'"), "{unknown}");
+    assert!(unknown.contains("course_list lists them"), "it points at the tool: {unknown}");
+    assert_eq!(unknown.matches("course_id").count(), 1, "the field named once: {unknown}");
+    assert!(!unknown.contains("/api/"), "no HTTP route: {unknown}");
     let thread = ok("tutor_thread_create", json!({ "courseId": course })).await;
     let thread = id(&thread);
     let turn = ok("tutor_turn", json!({ "thread_id": thread, "messageText": "where do I start?" })).await;
@@ -791,9 +796,8 @@ async fn stdio_calls_every_tool() {
     assert_eq!(card["type"], "DRILL", "{drill}");
     // The policy may send the learner to a prerequisite first: the card names its unit.
     let unit = card["unitId"].as_str().expect("the drill's unit").to_string();
-    let graded =
-        ok("tutor_drill_grade", json!({ "thread_id": thread, "unitId": unit, "drill": card, "studentAnswer": "42" }))
-            .await;
+    // The unit is the drill card's own: no unit_id to pass.
+    let graded = ok("tutor_drill_grade", json!({ "thread_id": thread, "drill": card, "student_answer": "42" })).await;
     assert_eq!(graded["drill"]["attempts"], 1, "{graded}");
     // Graded once: the same drill again is answered with the first grade, counted once.
     let again = mcp
@@ -935,6 +939,12 @@ async fn stdio_offline_diagnostic_start_says_to_pass_an_inventory() {
     assert!(offline.contains("pass `inventory`"), "the error names the argument to pass instead: {offline}");
     let unchanged = mcp.ok("teaching_flow_get", json!({ "flow_id": flow_id })).await;
     assert_eq!(unchanged["status"], "pending", "{unchanged}");
+    // What to do instead is said in tools, not in the HTTP API's routes.
+    let unplanned = mcp.refused("curriculum_generate", json!({ "topic": "Graph algorithms" })).await;
+    for tool in ["curriculum_generate with a `decomposition`", "mind_map_import_outline"] {
+        assert!(unplanned.contains(tool), "{tool}: {unplanned}");
+    }
+    assert!(!unplanned.contains("/api/"), "no HTTP route: {unplanned}");
 
     // Following the message works.
     let inventory: Vec<Value> =

@@ -1,24 +1,29 @@
-//! README.md is executable. Its fenced blocks marked `runnable` (```` ```sh runnable ````)
-//! run in order, in one bash process with `set -euo pipefail` (so that `TOKEN`, `MAP` and
-//! the other values a block captures reach the blocks after it), against the real
-//! `pathwise serve` on a fresh data directory and a free port, with no model:
+//! README.md is executable. The server is started as its one block marked `serve`
+//! (```` ```sh serve ````) says, in a fresh directory and with no model: its lines run in
+//! bash, `cargo install` there doing nothing (the binary under test is on `PATH` already, as
+//! the install puts it) and `pathwise serve` listening on a free port (`PATHWISE_PORT=0`).
+//! Then its fenced blocks marked `runnable` (```` ```sh runnable ````) run in order, in one
+//! bash process with `set -euo pipefail` (so that `TOKEN`, `MAP` and the other values a
+//! block captures reach the blocks after it), against that server:
 //!
-//! - the shell starts in a fresh directory, the server's, so that `./data` is the server's
-//!   data directory; `crates` there links to the checkout's, for the files the README reads;
+//! - the shell starts in the server's directory, so that `./data` is the server's data
+//!   directory and the files the `serve` block wrote are there; `crates` there links to the
+//!   checkout's, for the files the README reads;
 //! - `pathwise` on `PATH` is the binary under test, and `cargo run --release -- ARGS` runs it;
 //! - `curl` is a function that adds `--fail-with-body --show-error` (an HTTP error fails the
 //!   block);
 //! - the README names the server's address once, `URL=http://127.0.0.1:8080`, and every
 //!   example reads it from `$URL`; the runner sets that line to the test's server (and a
 //!   test checks that no runnable block writes the address anywhere else);
-//! - `PATHWISE_OPERATOR_TOKEN` is the operator token the server was started with.
+//! - nothing else is given to it: an operator token, say, is what the README's own blocks
+//!   read, as a reader's shell would.
 //!
 //! A block that fails fails the test, naming its line in README.md and showing its output.
-//! Every `sh` block is marked either `runnable` or `norun` (one that needs a model, another
+//! Every `sh` block is marked `serve`, `runnable` or `norun` (one that needs a model, another
 //! host or a long-running process; the README says why beside it), so that a new example
 //! cannot be left unchecked by accident.
 //!
-//! Needs bash, curl and jq; without them the test is skipped with a note, unless
+//! Needs bash, curl, jq and openssl; without them the test is skipped with a note, unless
 //! `PATHWISE_README_REQUIRED` is set (CI), when it fails instead.
 
 mod common;
@@ -53,6 +58,10 @@ struct Block {
 impl Block {
     fn is_runnable(&self) -> bool {
         self.flags.iter().any(|f| f == "runnable")
+    }
+
+    fn starts_the_server(&self) -> bool {
+        self.flags.iter().any(|f| f == "serve")
     }
 }
 
@@ -94,7 +103,7 @@ fn fenced_blocks(markdown: &str) -> Vec<Block> {
 
 /// Whether the tools the blocks use are here; a note (or, when required, a failure) if not.
 fn tools_present() -> bool {
-    let missing: Vec<&str> = ["bash", "curl", "jq"]
+    let missing: Vec<&str> = ["bash", "curl", "jq", "openssl"]
         .into_iter()
         .filter(|tool| {
             !Command::new("sh")
@@ -113,19 +122,50 @@ fn tools_present() -> bool {
     false
 }
 
-/// `pathwise serve` as the README starts it, in `dir` (so `./data` is its data directory),
-/// on a free port, with an operator token; returns the server, its URL and the token.
-fn start_server(dir: &Path, operator_token: &str) -> (ChildGuard, String, std::sync::Arc<std::sync::Mutex<String>>) {
-    let mut command = Command::new(BIN);
-    command.args(["serve", "--port", "0"]).current_dir(dir);
+/// The README's `serve` block as the test runs it: `cargo install` does nothing (the binary
+/// under test is on `PATH`), and the shell becomes the server (`exec`), so that stopping
+/// the child stops the server.
+fn serve_script(block: &Block) -> String {
+    let serving: Vec<&str> = block.code.lines().filter(|l| l.contains("pathwise serve")).collect();
+    assert_eq!(serving.len(), 1, "README.md:{}: the serve block starts `pathwise serve` once", block.line);
+    let mut script = String::from(
+        r#"set -euo pipefail
+cargo() {
+  if [ "${1-}" = install ]; then
+    command -v pathwise >/dev/null   # installed: the binary under test is on PATH
+  else
+    echo "the README test runs no cargo command in the serve block but 'cargo install': cargo $*" >&2
+    return 1
+  fi
+}
+"#,
+    );
+    script.push_str(&block.code.replacen("pathwise serve", "exec pathwise serve", 1));
+    script.push('\n');
+    script
+}
+
+/// `pathwise serve` as the README's `serve` block starts it, in `dir` (so `./data` is its
+/// data directory), on a free port; returns the server, its URL and its log.
+fn start_server(
+    dir: &Path,
+    bin: &Path,
+    block: &Block,
+) -> (ChildGuard, String, std::sync::Arc<std::sync::Mutex<String>>) {
+    let script = dir.join("../serve.sh");
+    std::fs::write(&script, serve_script(block)).unwrap();
+    let mut command = Command::new("bash");
+    command.arg(&script).current_dir(dir);
     for (name, _) in std::env::vars() {
         if name.starts_with("PATHWISE_") {
             command.env_remove(name);
         }
     }
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     command
+        .env("PATH", path)
+        .env("PATHWISE_PORT", "0")
         .env("PATHWISE_LOG", "warn")
-        .env("PATHWISE_OPERATOR_TOKEN", operator_token)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -136,7 +176,12 @@ fn start_server(dir: &Path, operator_token: &str) -> (ChildGuard, String, std::s
     let mut url = None;
     loop {
         let line = banner.recv_timeout(deadline.saturating_duration_since(Instant::now())).unwrap_or_else(|_| {
-            panic!("pathwise serve printed no complete banner in time\nlog: {}", log.lock().unwrap())
+            panic!(
+                "README.md:{}: the serve block started no server that printed a complete banner in time\n{}\nlog: {}",
+                block.line,
+                block.code,
+                log.lock().unwrap()
+            )
         });
         if let Some((_, rest)) = line.split_once(" is listening on ") {
             url = rest.split(' ').next().map(str::to_string);
@@ -188,7 +233,7 @@ fn every_sh_block_is_marked_runnable_or_norun() {
     let unmarked: Vec<String> = fenced_blocks(&readme)
         .iter()
         .filter(|b| matches!(b.language.as_str(), "sh" | "bash" | "shell" | "console"))
-        .filter(|b| !b.flags.iter().any(|f| f == "runnable" || f == "norun"))
+        .filter(|b| !b.flags.iter().any(|f| f == "runnable" || f == "norun" || f == "serve"))
         .map(|b| format!("README.md:{}", b.line))
         .collect();
     assert!(
@@ -197,6 +242,8 @@ fn every_sh_block_is_marked_runnable_or_norun() {
          ```sh norun (and say why beside it): {}",
         unmarked.join(", ")
     );
+    let serve: Vec<usize> = fenced_blocks(&readme).iter().filter(|b| b.starts_the_server()).map(|b| b.line).collect();
+    assert_eq!(serve.len(), 1, "README.md: one block (```sh serve) starts the server the examples run on: {serve:?}");
 }
 
 #[test]
@@ -236,6 +283,11 @@ fn the_runnable_blocks_of_the_readme_run_in_order_against_a_fresh_server() {
     let blocks = fenced_blocks(&readme);
     let runnable: Vec<&Block> = blocks.iter().filter(|b| b.is_runnable()).collect();
     assert!(runnable.len() >= 5, "README.md has only {} runnable blocks", runnable.len());
+    let serve = blocks.iter().find(|b| b.starts_the_server()).expect("README.md: a ```sh serve block");
+    assert!(
+        runnable.first().is_some_and(|first| first.line > serve.line),
+        "README.md: the server is started (```sh serve) before the first runnable block"
+    );
 
     let tmp = tempfile::tempdir().unwrap();
     let work = tmp.path().join("work");
@@ -244,8 +296,7 @@ fn the_runnable_blocks_of_the_readme_run_in_order_against_a_fresh_server() {
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(BIN, bin.join("pathwise")).unwrap();
     std::os::unix::fs::symlink(checkout().join("crates"), work.join("crates")).unwrap();
-    let operator_token = format!("op_{}", uuid::Uuid::new_v4().simple());
-    let (_server, url, server_log) = start_server(&work, &operator_token);
+    let (_server, url, server_log) = start_server(&work, &bin, serve);
     assert_ne!(url, README_URL, "the test's server is on a port of its own");
 
     let script_path = tmp.path().join("readme.sh");
@@ -261,7 +312,6 @@ fn the_runnable_blocks_of_the_readme_run_in_order_against_a_fresh_server() {
     command
         .env("PATH", path)
         .env("README_TEST_SERVER_URL", &url)
-        .env("PATHWISE_OPERATOR_TOKEN", &operator_token)
         .env("PATHWISE_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

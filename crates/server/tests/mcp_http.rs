@@ -348,6 +348,12 @@ async fn sessions_and_courses_refuse_bad_calls_and_other_learners_ids(t: &TestAp
     .await;
     refused(t, &client, "session_get", json!({ "session_id": "not-a-uuid" }), &["session_id"]).await;
     refused(t, &client, "course_get", json!({ "course_id": "NO-SUCH-COURSE" }), &["NO-SUCH-COURSE"]).await;
+    // The field is named once, and what to call instead is a tool.
+    let unknown = json!({ "course_id": "NO-SUCH-COURSE" });
+    let message = refused(t, &client, "tutor_thread_create", unknown, &["course_list lists them"]).await;
+    assert!(message.starts_with("course_id: there is no course 'NO-SUCH-COURSE'"), "{message}");
+    assert_eq!(message.matches("course_id").count(), 1, "{message}");
+    assert!(!message.contains("/api/"), "{message}");
     refused(t, &client, "preferences_update", json!({ "daily_review_cap": 0 }), &["daily_review_cap"]).await;
     refused(t, &client, "preferences_update", json!({ "srs_scheduler": "leitner" }), &["srs_scheduler"]).await;
 
@@ -393,12 +399,14 @@ async fn a_tutor_thread_runs_to_a_drill_streak_and_an_exam_lockout(t: &TestApp) 
         let card = reply["messages"][0]["card"].clone();
         assert_eq!(card["type"], "DRILL", "{reply}");
         let key = offered_item(t, &thread, &card).await.key.answer;
-        let graded = ok(
-            &client,
-            "tutor_drill_grade",
-            json!({ "thread_id": thread, "unit_id": unit, "drill": card, "student_answer": key }),
-        )
-        .await;
+        // The unit is the drill's own: the first names it anyway, the second sends only the
+        // drill's id.
+        let arguments = if streak == 1 {
+            json!({ "thread_id": thread, "unit_id": unit, "drill": card, "student_answer": key })
+        } else {
+            json!({ "thread_id": thread, "drill": { "drill_id": card["drillId"] }, "student_answer": key })
+        };
+        let graded = ok(&client, "tutor_drill_grade", arguments).await;
         assert_eq!(
             (graded["isCorrect"].as_bool(), graded["drill"]["streakCorrect"].as_i64()),
             (Some(true), Some(streak))

@@ -33,8 +33,9 @@ const DRILL_ID_PREFIX: &str = "drl_";
 pub struct DrillGradeRequest {
     #[serde(default)]
     pub course_id: Option<String>,
+    #[serde(default)]
     #[schema(min_length = 1)]
-    pub unit_id: String,
+    pub unit_id: Option<String>,
     pub drill: DrillText,
     #[schema(min_length = 1, max_length = 2000)]
     pub student_answer: String,
@@ -123,17 +124,20 @@ impl<S: Store> App<S> {
         check_course(&thread, request.course_id.as_deref())?;
         let loaded = self.course(&thread.course_id).await?;
         let course = &loaded.course;
-        super::turn::require_unit(&loaded, "unitId", &request.unit_id)?;
+        if let Some(unit) = request.unit_id.as_deref() {
+            super::turn::require_unit(&loaded, "unitId", unit)?;
+        }
         let offer = self.store.drill_offer(learner, thread_id, drill_id).await?.ok_or_else(|| {
             AppError::absent(
                 "drill.drillId",
                 format!("'{drill_id}' is not a drill offered in this thread; answer the drills the tutor offers here"),
             )
         })?;
-        if offer.unit_id != request.unit_id {
+        // The unit is the drill's own; one given must agree with it (a stale card's).
+        if let Some(unit) = request.unit_id.as_deref().filter(|unit| *unit != offer.unit_id) {
             return Err(AppError::invalid(
                 "unitId",
-                format!("drill '{drill_id}' practises unit '{}', not '{}'", offer.unit_id, request.unit_id),
+                format!("drill '{drill_id}' practises unit '{}', not '{unit}'", offer.unit_id),
             ));
         }
         if let Some(first) = offer.grade.as_ref() {

@@ -45,7 +45,7 @@ impl<S: Store> App<S> {
                 "starting a topic",
                 Some(
                     "start the flow with caller_writes_steps = true and write each step yourself (POST \
-                     /api/flows/{id}/advance, or the MCP tool teaching_flow_advance)",
+                     /api/flows/{id}/advance)",
                 ),
             ));
         }

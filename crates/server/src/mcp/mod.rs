@@ -120,13 +120,14 @@ impl PathwiseMcp {
 }
 
 fn protocol_error(error: AppError) -> ErrorData {
+    let message = registry::in_tools(&error.message);
     match error.kind {
-        ErrorKind::NotFound => ErrorData::resource_not_found(error.message, None),
+        ErrorKind::NotFound => ErrorData::resource_not_found(message, None),
         ErrorKind::Internal => {
             tracing::error!(message = %error.message, "an MCP request failed");
             ErrorData::internal_error("internal error; the server log has the details", None)
         }
-        _ => ErrorData::invalid_params(error.message, None),
+        _ => ErrorData::invalid_params(message, None),
     }
 }
 

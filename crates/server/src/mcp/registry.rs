@@ -209,10 +209,11 @@ impl Registry {
 }
 
 /// A not-found names the argument that gave the id, as a refusal of the HTTP API names its
-/// path parameter: `thread_id: thread ... not found`.
+/// path parameter: `thread_id: thread ... not found`; one that names its field already
+/// (`course_id: there is no course ...`) is left as it is.
 fn naming_the_argument(error: &AppError, given: &[(String, String)]) -> String {
     let message = describe(error);
-    if error.kind != pathwise_app::ErrorKind::NotFound {
+    if error.kind != pathwise_app::ErrorKind::NotFound || names_its_field(error) {
         return message;
     }
     match given.iter().find(|(_, id)| message.contains(id.as_str())) {
@@ -221,20 +222,101 @@ fn naming_the_argument(error: &AppError, given: &[(String, String)]) -> String {
     }
 }
 
+/// Whether the message begins with the field it is about (`details.field`).
+fn names_its_field(error: &AppError) -> bool {
+    error
+        .details
+        .get("field")
+        .and_then(|f| f.as_str())
+        .is_some_and(|field| error.message.strip_prefix(field).is_some_and(|rest| rest.starts_with(':')))
+}
+
 /// What an assistant reads to fix its call: the rule's message, and the facts the rule
-/// gives (the cycle's path, the limit) when there are any.
+/// gives (the cycle's path, the limit) when there are any; a field the message begins
+/// with is not said again.
 fn describe(error: &AppError) -> String {
     if error.kind == pathwise_app::ErrorKind::Internal {
         tracing::error!(code = error.code, message = %error.message, "a tool call failed");
         return "internal error; the server log has the details".into();
     }
-    match &error.details {
-        serde_json::Value::Null => error.message.clone(),
-        serde_json::Value::Object(facts) if facts.is_empty() => error.message.clone(),
-        details => format!("{} ({}: {details})", error.message, error.code),
+    let mut facts = match &error.details {
+        serde_json::Value::Object(facts) => facts.clone(),
+        _ => serde_json::Map::new(),
+    };
+    if names_its_field(error) {
+        facts.remove("field");
+    }
+    if facts.is_empty() {
+        error.message.clone()
+    } else {
+        format!("{} ({}: {})", error.message, error.code, serde_json::Value::Object(facts))
     }
 }
 
+/// The HTTP routes the application's messages point at (`GET /api/courses lists them`), and
+/// the tool that does the same for an assistant; every tool error is read through it.
+const ROUTES_AS_TOOLS: &[(&str, &str)] = &[
+    ("GET /api/courses", "course_list"),
+    ("POST /api/curriculum/generate", "curriculum_generate"),
+    ("POST /api/mind-maps/outline", "mind_map_import_outline"),
+    ("POST /api/flows/{id}/advance", "teaching_flow_advance"),
+];
+
+/// A message as an assistant reads it: the routes it names replaced by their tools.
+pub(super) fn in_tools(message: &str) -> String {
+    let mut text = message.to_string();
+    for (route, tool) in ROUTES_AS_TOOLS {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(route) {
+            let after = &rest[at + route.len()..];
+            // `GET /api/courses` is not `GET /api/courses/{id}`.
+            let whole = !after.starts_with(|c: char| c.is_alphanumeric() || matches!(c, '/' | '-' | '_' | '{' | '?'));
+            out.push_str(&rest[..at]);
+            out.push_str(if whole { tool } else { route });
+            rest = after;
+        }
+        out.push_str(rest);
+        text = out;
+    }
+    text
+}
+
 fn failure(message: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message)])
+    CallToolResult::error(vec![ContentBlock::text(in_tools(&message))])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_route_in_a_message_is_read_as_its_tool() {
+        assert_eq!(
+            in_tools("there is no course 'X'; GET /api/courses lists them"),
+            "there is no course 'X'; course_list lists them"
+        );
+        assert_eq!(in_tools("see GET /api/courses/{id}"), "see GET /api/courses/{id}", "another route");
+        let offline = AppError::topic_needs_model("starting a topic", None);
+        let shown = in_tools(&describe(&offline));
+        assert!(shown.contains("curriculum_generate with a `decomposition`"), "{shown}");
+        assert!(!shown.contains("/api/curriculum") && !shown.contains("/api/mind-maps"), "{shown}");
+        let tools: Vec<String> = super::super::tools::all().iter().map(|t| t.tool.name.to_string()).collect();
+        for (route, tool) in ROUTES_AS_TOOLS {
+            assert!(tools.iter().any(|t| t == tool), "{route} is read as {tool}, which is no tool");
+        }
+    }
+
+    #[test]
+    fn a_refusal_that_names_its_field_names_it_once() {
+        let error = AppError::absent("course_id", "there is no course 'NOPE'; GET /api/courses lists them");
+        let given = [("course_id".to_string(), "NOPE".to_string())];
+        assert_eq!(
+            naming_the_argument(&error, &given),
+            "course_id: there is no course 'NOPE'; GET /api/courses lists them"
+        );
+        let missing = AppError::not_found("thread", "T-1");
+        let given = [("thread_id".to_string(), "T-1".to_string())];
+        assert!(naming_the_argument(&missing, &given).starts_with("thread_id: thread T-1 not found"));
+    }
 }

@@ -51,9 +51,9 @@ pub fn all() -> Vec<ToolSpec> {
         ),
         tool(
             "tutor_drill_grade",
-            "Grade the learner's answer to a drill the tutor offered in this thread (its drill_id, as the card \
-             showed it). A blueprint drill is graded exactly and only once; the streak counts toward the unit's \
-             tier.",
+            "Grade the learner's answer to a drill offered in this thread (drill: its card, or just its \
+             drill_id; the unit is the drill's). A blueprint drill is graded exactly and only once; the streak \
+             counts toward the unit's tier.",
             Writes,
             |app, l, a: With<ThreadArg, DrillGradeRequest>| async move { app.grade_drill(l, a.id, a.input).await },
         ),
