@@ -61,7 +61,8 @@ const OPERATIONS: [(&[char], &[&str]); 4] = [
 
 /// The mapping of `text` narrowed by the arithmetic it writes with symbols. A unit that speaks
 /// of operations (in its title or anchor), none of them one the text writes, is not meant: a
-/// sum of fractions ("2/3 + 1/6") is not "Multiplying fractions". A fraction written ("3/4")
+/// sum of fractions ("2/3 + 1/6") is not "Multiplying fractions"; an equation is not narrowed
+/// so. A fraction written ("3/4")
 /// is about a unit that speaks of fractions. Each narrowing applies only when some mapped unit
 /// passes it, so the mapping is never emptied by it.
 pub fn narrow_by_notation(course: &Course, text: &str, mapped: &[MappedUnit]) -> Vec<MappedUnit> {
@@ -89,7 +90,8 @@ pub fn narrow_by_notation(course: &Course, text: &str, mapped: &[MappedUnit]) ->
     let mut mapped = mapped.to_vec();
     let ops: Vec<&[&str]> =
         OPERATIONS.iter().filter(|(symbols, _)| written(symbols)).map(|(_, stems)| *stems).collect();
-    if !ops.is_empty() {
+    // An equation ("2x + 3 = 11") is about solving it, whatever operations it is written with.
+    if !ops.is_empty() && !written(&['=']) {
         mapped = keep(mapped, &|unit| {
             let named: Vec<&&[&str]> = OPERATIONS.iter().map(|(_, stems)| stems).filter(|s| speaks(unit, s)).collect();
             named.is_empty() || ops.iter().any(|op| speaks(unit, op))

@@ -51,9 +51,9 @@ pub struct Node {
     pub interval_days: f64,
     pub next_review_at: Option<DateTime<Utc>>,
     pub last_reviewed_at: Option<DateTime<Utc>>,
-    /// When the node was first mastered: the time of the evidence that took it there (an
-    /// answer's own time, so an imported review of weeks ago masters it weeks ago). Kept
-    /// when it later falls back; `null` if it never was.
+    // The time of the answer that first mastered it (an imported review's own time), kept
+    // if it falls back. A comment, not a doc: the schema repeats docs in every MCP tool.
+    /// When first mastered.
     #[serde(default)]
     pub mastered_at: Option<DateTime<Utc>>,
     #[schema(value_type = Object)]

@@ -184,6 +184,8 @@ pub(crate) fn course_map(course: &Course, learner: LearnerId, now: DateTime<Utc>
             };
             let mut root_meta = Metadata::new();
             root_meta.insert("course_root".into(), json!(true));
+            // The course's name over its entry units, not a concept to learn.
+            root_meta.insert(pathwise_domain::model::GROUPING_KEY.into(), json!(true));
             nodes.insert(
                 0,
                 Node::new(root_id, map_id, root_label, course.description().map(clip), None, root_meta, now),
@@ -272,6 +274,7 @@ mod tests {
         assert_eq!(nodes.len(), 5, "a root and a node per unit");
         assert_eq!(map.map.root_node_id, Some(nodes[0].id));
         assert_eq!(nodes[0].metadata["course_root"], json!(true));
+        assert!(nodes[0].is_grouping(), "the course's name, not a concept to learn");
         assert_eq!(map.changes.insert_edges.len(), 4, "two from the root, two prerequisites");
     }
 }

@@ -25,7 +25,7 @@ pub trait IdArgument {
 pub struct MapArg;
 impl IdArgument for MapArg {
     const NAME: &'static str = "mind_map_id";
-    const DESCRIPTION: &'static str = "The mind map's id (from mind_map_list or curriculum_generate).";
+    const DESCRIPTION: &'static str = "The map's id (from mind_map_list).";
     type Id = MindMapId;
 }
 
@@ -39,7 +39,7 @@ impl IdArgument for NodeArg {
 pub struct FlowArg;
 impl IdArgument for FlowArg {
     const NAME: &'static str = "flow_id";
-    const DESCRIPTION: &'static str = "The teaching flow's id (from teaching_flow_start or teaching_flow_list).";
+    const DESCRIPTION: &'static str = "The flow's id (from teaching_flow_list).";
     type Id = FlowId;
 }
 
@@ -53,7 +53,7 @@ impl IdArgument for SessionArg {
 pub struct ThreadArg;
 impl IdArgument for ThreadArg {
     const NAME: &'static str = "thread_id";
-    const DESCRIPTION: &'static str = "The tutor thread's id (from tutor_thread_create or tutor_thread_list).";
+    const DESCRIPTION: &'static str = "The thread's id (from tutor_thread_list).";
     type Id = ThreadId;
 }
 
@@ -74,7 +74,7 @@ impl IdArgument for DocumentArg {
 pub struct DraftArg;
 impl IdArgument for DraftArg {
     const NAME: &'static str = "draft_id";
-    const DESCRIPTION: &'static str = "The course draft's id (from author_draft_outline or author_drafts).";
+    const DESCRIPTION: &'static str = "The draft's id (from author_drafts).";
     type Id = CourseDraftId;
 }
 

@@ -72,7 +72,7 @@ where
                     KEY_ARGUMENT.into(),
                     serde_json::json!({
                         "type": "string",
-                        "description": "Optional: a retry with the same key answers the first result."
+                        "description": "Optional: a retry with this key gets the first result."
                     }),
                 );
             }

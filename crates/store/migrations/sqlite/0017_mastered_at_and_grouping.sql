@@ -5,6 +5,7 @@
 ALTER TABLE mind_map_nodes ADD COLUMN mastered_at INTEGER;
 UPDATE mind_map_nodes SET mastered_at = COALESCE(last_reviewed_at, updated_at) WHERE mastery_status = 'mastered';
 
--- An Anki deck's root groups the deck's cards: it is not a concept to learn.
+-- An Anki deck's root groups the deck's cards, and a course's root its entry units: neither
+-- is a concept to learn.
 UPDATE mind_map_nodes SET metadata = json_set(metadata, '$.grouping', json('true'))
-WHERE json_extract(metadata, '$.anki_deck_root') = 1;
+WHERE json_extract(metadata, '$.anki_deck_root') = 1 OR json_extract(metadata, '$.course_root') = 1;
