@@ -37,8 +37,10 @@ CREATE INDEX ix_revlog_cid on revlog (cid);
 
 /// The model every generated note uses.
 const MODEL_ID: i64 = 1_342_697_561_419;
-/// 2023-11-14, the first review's day.
-const START_MS: i64 = 1_700_000_000_000;
+/// 2021-12-20, the first review's day: early enough that a card started a year later and
+/// reviewed for two and a half years is still in the past (a review dated after the
+/// importing server's clock is skipped).
+const START_MS: i64 = 1_640_000_000_000;
 const DAY_MS: i64 = 86_400_000;
 /// The longest interval given: twenty reviews then span about two and a half years.
 const MAX_INTERVAL_DAYS: i64 = 60;
