@@ -1343,8 +1343,137 @@ conformance!(
     embeddings_join_bm25_when_an_embedding_model_is_configured,
     the_debug_setting_adds_the_policy_and_candidate_scores,
     a_prompt_budget_cuts_retrieved_context_and_never_the_policy,
+    a_cut_prompt_offers_only_the_passages_it_kept_to_cite,
     the_prompt_is_sized_to_what_the_model_reads_before_the_deadline,
     a_grammar_decoding_server_gets_one_alternative_per_allowed_action,
     a_drill_is_graded_only_in_its_thread_for_its_learner_and_once,
     a_graded_drill_moves_the_snapshot_and_the_map_together_or_not_at_all,
 );
+
+/// A course from someone's notes: every passage has an id, and a reply must cite one it was
+/// given. When the prompt budget cuts passages, the reply's schema offers only those kept
+/// (it once offered them all, and SmolLM2, decoding by it, cited passages it never saw).
+const GROUNDED_COURSE: &str = r#"
+course_id = "NOTES-LEAVES"
+title = "Leaves"
+entry_unit = "leaves"
+confusion_tags = ["misread_the_material"]
+
+[[units]]
+id = "leaves"
+title = "Leaves"
+anchor = "Leaves make food by photosynthesis."
+
+[[units.drills]]
+stem = "Fill in the blank: chlorophyll absorbs red and blue _____."
+answer = "light"
+passage = "p1"
+
+[[content]]
+id = "p1"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 1"
+text = "Leaves make food by photosynthesis, passage 1: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p2"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 2"
+text = "Leaves make food by photosynthesis, passage 2: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p3"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 3"
+text = "Leaves make food by photosynthesis, passage 3: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p4"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 4"
+text = "Leaves make food by photosynthesis, passage 4: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p5"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 5"
+text = "Leaves make food by photosynthesis, passage 5: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p6"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 6"
+text = "Leaves make food by photosynthesis, passage 6: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p7"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 7"
+text = "Leaves make food by photosynthesis, passage 7: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+
+[[content]]
+id = "p8"
+unit = "leaves"
+chunk_type = "document"
+source_id = "plants.md"
+section = "Leaves 8"
+text = "Leaves make food by photosynthesis, passage 8: chlorophyll in the chloroplasts absorbs red and blue light, reflects green light, and the energy splits water to release oxygen while the stroma builds sugar from carbon dioxide."
+"#;
+
+async fn a_cut_prompt_offers_only_the_passages_it_kept_to_cite(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    app.import_course(GROUNDED_COURSE, PackFormat::Toml).await.expect("import the notes course");
+    let sent = |tokens: usize| {
+        let app = app.clone().with_tutor_settings(pathwise_app::course_tutor::TutorSettings {
+            prompt_tokens: Some(tokens),
+            ..Default::default()
+        });
+        let fake = fake.clone();
+        async move {
+            let input = CreateThread { course_id: "NOTES-LEAVES".into(), title: None };
+            let thread = app.create_thread(t.learner, input).await.unwrap().id;
+            fake.script([model_turn("SOCRATIC_QUESTION", "leaves", json!({ "sources": ["p1"] }))]);
+            say(&app, t, thread, "why do leaves look green and where does the oxygen come from").await;
+            fake.requests().pop().unwrap()
+        }
+    };
+    let citable = |r: &Value| -> Vec<String> {
+        let sources = &r["response_format"]["json_schema"]["schema"]["properties"]["sources"];
+        serde_json::from_value(sources["items"]["enum"].clone()).unwrap_or_default()
+    };
+    let kept = |r: &Value| -> Vec<String> {
+        let text = r["messages"][2]["content"].as_str().unwrap();
+        let context: Value = serde_json::from_str(text.strip_prefix("CONTEXT: ").unwrap()).unwrap();
+        let chunks = context["unitContentChunks"].as_array().unwrap();
+        chunks.iter().filter_map(|c| c["passageId"].as_str().map(String::from)).collect()
+    };
+    let whole = sent(20_000).await;
+    // Room for all but about three passages (four characters a token, as the budget counts).
+    let tokens = |r: &Value| {
+        r["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().chars().count()).sum::<usize>()
+            / 4
+    };
+    let cut = sent(tokens(&whole) - 150).await;
+    assert!(kept(&whole).len() > 1, "{}", whole["messages"][2]["content"]);
+    assert_eq!(citable(&whole), kept(&whole), "{}", whole["response_format"]);
+    assert!(
+        !kept(&cut).is_empty() && kept(&cut).len() < kept(&whole).len(),
+        "cut, the best passage kept: {:?}",
+        kept(&cut)
+    );
+    assert_eq!(citable(&cut), kept(&cut), "only what the cut context still has: {}", cut["response_format"]);
+}

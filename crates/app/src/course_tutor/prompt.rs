@@ -112,20 +112,31 @@ pub(crate) fn build_prompt_within(
         .filter(|(i, _)| *i != CONTEXT_MESSAGE)
         .map(|(_, m)| m.content.chars().count())
         .sum();
+    let chunks = context.unit_content_chunks.len();
     let mut context = context.clone();
     loop {
         let chars = others + prompt.messages[CONTEXT_MESSAGE].content.chars().count();
         if chars / CHARS_PER_TOKEN <= budget {
-            return prompt;
+            break;
         }
-        if context.unit_content_chunks.pop().is_none()
-            && context.exam_support_chunks.pop().is_none()
-            && (context.unit_anchors.len() <= 1 || context.unit_anchors.pop().is_none())
-        {
-            return prompt;
+        // The best content chunk goes last: it is what a reply on someone's material cites.
+        let cut_one = (context.unit_content_chunks.len() > 1 && context.unit_content_chunks.pop().is_some())
+            || context.exam_support_chunks.pop().is_some()
+            || (context.unit_anchors.len() > 1 && context.unit_anchors.pop().is_some())
+            || context.unit_content_chunks.pop().is_some();
+        if !cut_one {
+            break;
         }
         prompt.messages[CONTEXT_MESSAGE].content = context_message(&context);
     }
+    if context.unit_content_chunks.len() < chunks {
+        // The reply may cite only the passages the cut CONTEXT still has: a schema offering
+        // the others let a model that decodes by it cite a passage it was never shown.
+        let schema = response_schema(policy, &context);
+        prompt.decoding_schema = Some(decoding_schema(policy, &schema));
+        prompt.output = Some(OutputSchema { name: "tutor_turn".into(), schema });
+    }
+    prompt
 }
 
 /// The passage ids of the content chunks the prompt kept (cutting it to the budget may

@@ -248,6 +248,8 @@ async fn run(
     let mut exam_requests = 0;
 
     let mut latencies = Vec::with_capacity(turns);
+    // The turns that carry the learner's words (a third): mapping, reading and answering.
+    let mut worded = Vec::with_capacity(turns / 3 + 1);
     let mut retrieval = Vec::with_capacity(turns);
     let elapsed_start = Instant::now();
     for i in 0..turns {
@@ -282,6 +284,9 @@ async fn run(
         let started = Instant::now();
         let reply = app.tutor_turn(learner, thread, request).await?;
         latencies.push(started.elapsed());
+        if !text.is_empty() {
+            worded.push(started.elapsed());
+        }
         learners[i % LEARNERS].3 = reply.snapshot_lite.exam_check.as_ref().map(|check| check.unit_id.clone());
         std::hint::black_box(reply);
         // Retrieval alone, for the same words: mapping, anchors and chunks of six units, the
@@ -321,6 +326,8 @@ async fn run(
         (r[r.len() / 2].as_secs_f64() * 1e5).round() / 100.0
     };
     let retrieval_p99 = p99(&mut retrieval);
+    let worded_p99 = p99(&mut worded);
+    let worded_p50 = (worded[worded.len() / 2].as_secs_f64() * 1e5).round() / 100.0;
     let extra = json!({
         "units": unit_count, "exam_questions": question_count, "content_chunks": chunk_count, "learners": LEARNERS,
         "import_ms": import_ms,
@@ -328,6 +335,7 @@ async fn run(
         "first_use_ms_median": first_use[first_use.len() / 2].as_millis(),
         "retrieval_p50_ms": retrieval_p50,
         "retrieval_p99_ms": retrieval_p99,
+        "worded_turns": worded.len(), "worded_p50_ms": worded_p50, "worded_p99_ms": worded_p99,
         "prompt_tokens_median": counts.get(counts.len() / 2),
         "prompt_tokens_max": counts.last(),
         "exam_ready_turns_of_learner_0": exam_turns,
