@@ -1476,4 +1476,23 @@ async fn a_cut_prompt_offers_only_the_passages_it_kept_to_cite(t: &TestApp) {
         kept(&cut)
     );
     assert_eq!(citable(&cut), kept(&cut), "only what the cut context still has: {}", cut["response_format"]);
+    // However small the budget, a reply here is given a passage to cite.
+    let tiny = sent(300).await;
+    assert_eq!(kept(&tiny).len(), 1, "{}", tiny["messages"][2]["content"]);
+    assert_eq!(citable(&tiny), kept(&tiny));
+
+    // A reply that cites a passage but says something else is refused, and the course's own
+    // tutor answers from the material.
+    let input = CreateThread { course_id: "NOTES-LEAVES".into(), title: None };
+    let thread = app.create_thread(t.learner, input).await.unwrap().id;
+    let off_the_material = "This is a test of your ability to solve logical puzzles and make sound decisions.";
+    fake.script([model_turn(
+        "SOCRATIC_QUESTION",
+        "leaves",
+        json!({ "sources": ["p1"], "tutor_text": off_the_material }),
+    )]);
+    let reply = say(&app, t, thread, "why do leaves look green").await;
+    let log = last_log(&app, t, thread).await;
+    assert_eq!((log["validated"].as_bool(), log["violation"].as_str()), (Some(false), Some("ungrounded")), "{log}");
+    assert!(!reply.messages.last().unwrap().text.contains("logical puzzles"), "{:?}", reply.messages);
 }

@@ -122,6 +122,11 @@ pub enum Violation {
     SourceNotOffered(String),
     #[error("the reply cites none of the passages it was given; this course's replies must cite their sources")]
     Uncited,
+    #[error(
+        "only {grounded} of the reply's {words} words are in the material it was given; this course's replies \
+         keep to its material"
+    )]
+    Ungrounded { grounded: usize, words: usize },
 }
 
 impl Violation {
@@ -146,6 +151,7 @@ impl Violation {
             Violation::ExamLocked { .. } => "exam_locked",
             Violation::SourceNotOffered(_) => "source_not_offered",
             Violation::Uncited => "uncited",
+            Violation::Ungrounded { .. } => "ungrounded",
         }
     }
 }
@@ -159,6 +165,9 @@ pub struct OfferedContext<'a> {
     pub exam_statuses: &'a HashMap<String, ExamStatus>,
     /// `CONTEXT.unitContentChunks`' passage ids, which a reply cites.
     pub passages: &'a [String],
+    /// What the model was shown (the policy, CONTEXT and the learner's words): on a course
+    /// drafted from someone's material, the words a reply may use.
+    pub shown: &'a str,
     pub now: DateTime<Utc>,
 }
 
@@ -208,6 +217,9 @@ pub fn validate(
     }
     check_cards(&r, action)?;
     let sources = sources(&r, offered, course)?;
+    if course.grounded() {
+        grounded(text, offered.shown)?;
+    }
     let unit = r.target_unit_id.clone();
     let (card, exam_question_id) = match action {
         Action::SocraticQuestion => (None, None),
@@ -243,6 +255,41 @@ fn sources(r: &LlmTutorResponse, offered: OfferedContext<'_>, course: &Course) -
         return Err(Violation::Uncited);
     }
     Ok(cited)
+}
+
+/// The share of a reply's words that must be in what the model was shown, on a course drafted
+/// from someone's material. A small model given its passages still wrote "Premise:
+/// 1.0,2.69,3.85,..." or "This is a test of your ability to solve logical puzzles" and cited a
+/// passage; the course's own tutor answers from the material instead. Paraphrase passes: half
+/// the words may be the model's own.
+const GROUNDED_SHARE: f64 = 0.5;
+/// Replies with fewer words than this are not judged ("Which part is unclear?").
+const JUDGED_WORDS: usize = 4;
+
+/// Whether `text` keeps to the material it was `shown`: its words (numbers, and words of four
+/// letters or more that are not filler), each found in what was shown by its first six
+/// letters, so that another form of a word ("fixation", "fixes") counts.
+fn grounded(text: &str, shown: &str) -> Result<(), Violation> {
+    let shown = shown.to_lowercase();
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '.')
+        .map(|w| w.trim_matches('.').to_lowercase())
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()) || (w.chars().count() >= 4 && !crate::keyterms::is_filler(w)))
+        .collect();
+    if words.len() < JUDGED_WORDS {
+        return Ok(());
+    }
+    let found = words
+        .iter()
+        .filter(|w| {
+            let stem: String = w.chars().take(6).collect();
+            shown.contains(&stem)
+        })
+        .count();
+    if (found as f64) < GROUNDED_SHARE * words.len() as f64 {
+        return Err(Violation::Ungrounded { grounded: found, words: words.len() });
+    }
+    Ok(())
 }
 
 /// Any key naming confusion tags, anywhere in the reply.
@@ -368,5 +415,34 @@ fn analysis(r: &LlmTutorResponse, course: &Course) -> TurnAnalysis {
         suggested_prereq_units: a
             .map(|a| a.suggested_prereq_units.iter().filter(|u| course.has_unit(u)).cloned().collect())
             .unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHOWN: &str = r#"CONTEXT: {"unitContentChunks":[{"passageId":"p3","text":"The enzyme RuBisCO fixes carbon
+        dioxide by joining it to a five-carbon sugar called RuBP. The products are reduced to G3P using ATP and
+        NADPH."}]} The learner says: what does RuBisCO do"#;
+
+    #[test]
+    fn a_reply_that_keeps_to_the_material_passes_paraphrase_and_all() {
+        let quoted = "RuBisCO fixes carbon dioxide: it joins it to RuBP, a five-carbon sugar.";
+        assert_eq!(grounded(quoted, SHOWN), Ok(()));
+        let paraphrased = "RuBisCO is the enzyme behind carbon fixation: it joins carbon dioxide to RuBP, which \
+                           is then reduced to G3P.";
+        assert_eq!(grounded(paraphrased, SHOWN), Ok(()));
+        assert_eq!(grounded("Which part is unclear?", SHOWN), Ok(()), "too short to judge");
+    }
+
+    #[test]
+    fn a_reply_made_of_something_else_is_refused() {
+        let numbers = "Premise: 1.0,2.69,3.85,4.78,5.02,6.02,7.02,8.02,9.02,10.02";
+        assert!(matches!(grounded(numbers, SHOWN), Err(Violation::Ungrounded { grounded: 0, .. })));
+        let puzzle = "This is a test of your ability to solve logical puzzles and make sound decisions.";
+        let refused = grounded(puzzle, SHOWN).unwrap_err();
+        assert_eq!(refused.code(), "ungrounded");
+        assert!(refused.to_string().contains("keep to its material"), "{refused}");
     }
 }

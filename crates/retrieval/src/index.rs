@@ -128,6 +128,11 @@ impl CourseIndex {
             .collect()
     }
 
+    /// The content chunk at `position` among the course's chunks ([`pathwise_course::Course::chunks`]).
+    pub fn content_chunk(&self, position: usize) -> Option<ChunkHit> {
+        self.chunks.hits.get(position).cloned()
+    }
+
     /// The content chunks of `scoped_units` that best fit the query, at most `k` (the spec asks
     /// for 8). Without searchable words, or past the chunks that match a word, chunks come in
     /// the course's order.

@@ -39,6 +39,14 @@ pub(crate) struct ExamCandidate {
 }
 
 impl TurnContext {
+    /// `hit` first among the content chunks (moved there if it was retrieved already), at
+    /// most `k` of them.
+    pub(crate) fn lead_with(&mut self, hit: ChunkHit, k: usize) {
+        self.unit_content_chunks.retain(|c| !(c.passage_id == hit.passage_id && c.text == hit.text));
+        self.unit_content_chunks.insert(0, hit);
+        self.unit_content_chunks.truncate(k.max(1));
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn retrieve(
         loaded: &LoadedCourse,
@@ -119,11 +127,13 @@ pub(crate) fn build_prompt_within(
         if chars / CHARS_PER_TOKEN <= budget {
             break;
         }
-        // The best content chunk goes last: it is what a reply on someone's material cites.
+        // The best content chunk goes last, and on a course from someone's material never:
+        // it is what a reply there must cite.
+        let grounded = context.unit_content_chunks.first().is_some_and(|c| c.passage_id.is_some());
         let cut_one = (context.unit_content_chunks.len() > 1 && context.unit_content_chunks.pop().is_some())
             || context.exam_support_chunks.pop().is_some()
             || (context.unit_anchors.len() > 1 && context.unit_anchors.pop().is_some())
-            || context.unit_content_chunks.pop().is_some();
+            || (!grounded && context.unit_content_chunks.pop().is_some());
         if !cut_one {
             break;
         }

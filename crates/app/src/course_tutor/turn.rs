@@ -309,7 +309,7 @@ impl<S: Store> App<S> {
         };
 
         let revisit = self.revisit(learner, course.id(), &snap, now).await?;
-        let context = TurnContext::retrieve(
+        let mut context = TurnContext::retrieve(
             &loaded,
             &policy,
             &query,
@@ -321,6 +321,11 @@ impl<S: Store> App<S> {
             ANCHORS_K,
             CHUNKS_K,
         );
+        // The passage that answers the learner's question leads what the model reads (and
+        // is the last the prompt budget cuts), so a model's answer can quote and cite it.
+        if let Some(hit) = answer.as_ref().and_then(|a| a.chunk).and_then(|i| loaded.index.content_chunk(i)) {
+            context.lead_with(hit, CHUNKS_K);
+        }
         let shown = self.shown(learner, &thread).await?;
         let open_units = open_units(course, &snap, &policy.focus_unit_id);
         let fallback = FallbackInput {
@@ -506,10 +511,12 @@ impl<S: Store> App<S> {
             }
         };
         let passages = offered_passages(context, &prompt);
+        let shown: String = prompt.messages.iter().skip(1).map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
         let offered = OfferedContext {
             exam_candidates: candidates,
             exam_statuses: statuses,
             passages: &passages,
+            shown: &shown,
             now: self.now(),
         };
         match validate(&value, policy, offered, course) {
