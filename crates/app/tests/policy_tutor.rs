@@ -1344,6 +1344,7 @@ conformance!(
     the_debug_setting_adds_the_policy_and_candidate_scores,
     a_prompt_budget_cuts_retrieved_context_and_never_the_policy,
     a_cut_prompt_offers_only_the_passages_it_kept_to_cite,
+    a_models_reply_to_a_question_the_notes_answer_leads_with_their_answer,
     the_prompt_is_sized_to_what_the_model_reads_before_the_deadline,
     a_grammar_decoding_server_gets_one_alternative_per_allowed_action,
     a_drill_is_graded_only_in_its_thread_for_its_learner_and_once,
@@ -1495,4 +1496,33 @@ async fn a_cut_prompt_offers_only_the_passages_it_kept_to_cite(t: &TestApp) {
     let log = last_log(&app, t, thread).await;
     assert_eq!((log["validated"].as_bool(), log["violation"].as_str()), (Some(false), Some("ungrounded")), "{log}");
     assert!(!reply.messages.last().unwrap().text.contains("logical puzzles"), "{:?}", reply.messages);
+}
+
+/// Asked a question its notes answer, the model's reply (kept to the material) comes after
+/// the notes' own answer, quoted and cited: what the learner asked is never left to a small
+/// model's paraphrase.
+async fn a_models_reply_to_a_question_the_notes_answer_leads_with_their_answer(t: &TestApp) {
+    let (fake, app) = with_model(t).await;
+    let pack = GROUNDED_COURSE.replace(
+        "[[content]]\nid = \"p1\"",
+        "[[content]]\nid = \"p0\"\nunit = \"leaves\"\nchunk_type = \"document\"\nsource_id = \"plants.md\"\n\
+         section = \"Colour\"\ntext = \"Leaves look green because chlorophyll reflects green light.\"\n\n\
+         [[content]]\nid = \"p1\"",
+    );
+    app.import_course(&pack, PackFormat::Toml).await.expect("import the notes course");
+    let input = CreateThread { course_id: "NOTES-LEAVES".into(), title: None };
+    let thread = app.create_thread(t.learner, input).await.unwrap().id;
+    let words = "Chlorophyll absorbs red and blue light. What colour does it reflect, do you think?";
+    fake.script([model_turn("SOCRATIC_QUESTION", "leaves", json!({ "sources": ["p1"], "tutor_text": words }))]);
+    let reply = say(&app, t, thread, "why do leaves look green?").await;
+    let said = reply.messages.last().unwrap();
+    assert_eq!(
+        said.text,
+        format!(
+            "Your material says: \u{201c}Leaves look green because chlorophyll reflects green light.\u{201d} {words}"
+        )
+    );
+    let cited: Vec<&str> = said.sources.iter().map(|s| s.passage_id.as_str()).collect();
+    assert_eq!(cited, ["p0", "p1"], "the answer's passage first, then the model's");
+    assert_eq!(last_log(&app, t, thread).await["validated"], true);
 }

@@ -263,8 +263,11 @@ fn sources(r: &LlmTutorResponse, offered: OfferedContext<'_>, course: &Course) -
 /// passage; the course's own tutor answers from the material instead. Paraphrase passes: half
 /// the words may be the model's own.
 const GROUNDED_SHARE: f64 = 0.5;
-/// Replies with fewer words than this are not judged ("Which part is unclear?").
+/// Replies with fewer of those words than this are not judged by them ("Which part is
+/// unclear?", "Here is what we will do next.").
 const JUDGED_WORDS: usize = 4;
+/// A reply is a sentence: it has at least this many words, mostly letters.
+const MIN_WORDS: usize = 3;
 
 /// Whether `text` keeps to the material it was `shown`: its words (numbers, and words of four
 /// letters or more that are not filler), each found in what was shown by its first six
@@ -276,6 +279,12 @@ fn grounded(text: &str, shown: &str) -> Result<(), Violation> {
         .map(|w| w.trim_matches('.').to_lowercase())
         .filter(|w| w.chars().any(|c| c.is_ascii_digit()) || (w.chars().count() >= 4 && !crate::keyterms::is_filler(w)))
         .collect();
+    // Not a sentence at all: a key ("the-calvin-cycle"), a brace, a run of digits and letters.
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    let printed = text.chars().filter(|c| !c.is_whitespace()).count();
+    if text.split_whitespace().count() < MIN_WORDS || letters * 2 < printed {
+        return Err(Violation::Ungrounded { grounded: 0, words: words.len() });
+    }
     if words.len() < JUDGED_WORDS {
         return Ok(());
     }
@@ -433,7 +442,15 @@ mod tests {
         let paraphrased = "RuBisCO is the enzyme behind carbon fixation: it joins carbon dioxide to RuBP, which \
                            is then reduced to G3P.";
         assert_eq!(grounded(paraphrased, SHOWN), Ok(()));
-        assert_eq!(grounded("Which part is unclear?", SHOWN), Ok(()), "too short to judge");
+        assert_eq!(grounded("Which part is unclear?", SHOWN), Ok(()), "too few words to judge by the material");
+        assert_eq!(grounded("Here is what we will do next.", SHOWN), Ok(()));
+    }
+
+    #[test]
+    fn a_few_words_that_ask_nothing_are_refused() {
+        for thin in ["the-calvin-cycle", "{", "1234567890-A-B-C-D-E-F-G-H-I-J,K-L-M"] {
+            assert_eq!(grounded(thin, SHOWN).map_err(|v| v.code()), Err("ungrounded"), "{thin}");
+        }
     }
 
     #[test]

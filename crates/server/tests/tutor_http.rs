@@ -460,12 +460,13 @@ async fn a_reply_on_a_course_from_notes_cites_a_passage_it_was_given((t, fake): 
         let log = last_log().await;
         assert_eq!((log["validated"].as_bool(), log["violation"].as_str()), (Some(false), Some(violation)), "{log}");
     }
-    fake.script([model_turn("SOCRATIC_QUESTION", "leaves", json!({ "sources": ["p1"] }))]);
+    let grounded = "Photosynthesis turns light into chemical energy. Where in the leaf does that happen?";
+    fake.script([model_turn("SOCRATIC_QUESTION", "leaves", json!({ "sources": ["p1"], "tutor_text": grounded }))]);
     let reply = say().await.expect(200);
     let log = last_log().await;
     assert_eq!((log["validated"].as_bool(), log["sources"].clone()), (Some(true), json!(["p1"])), "{log}");
     let answered = reply["messages"].as_array().unwrap().last().unwrap().clone();
-    assert_eq!(answered["text"], "Next step.", "{reply}");
+    assert_eq!(answered["text"], grounded, "{reply}");
     // The learner sees what the question draws on, then and when the thread is read again;
     // the refused replies' fallbacks cite the passage whose sentence they quote, and a
     // drill card, which quotes nothing, cites nothing.

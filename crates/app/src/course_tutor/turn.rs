@@ -348,6 +348,21 @@ impl<S: Store> App<S> {
         let mut decision = self
             .decide(learner, &loaded, &policy, &context, &request, &exam.candidate_ids, &statuses, &fallback)
             .await?;
+        // A model's reply to a question the material answers leads with that answer, quoted and
+        // cited: what the learner asked is never left to a small model's paraphrase.
+        if let Some(answer) = answer.as_ref().filter(|a| decision.validated && a.answers && !a.sentences.is_empty()) {
+            if !decision.text.contains(answer.sentences[0].as_str()) {
+                decision.text = format!(
+                    "Your material says: {} {}",
+                    pathwise_course::answer::quoted(&answer.sentences),
+                    decision.text
+                );
+            }
+            let passage = answer.chunk.and_then(|i| course.passage_id_at(i)).map(str::to_string);
+            if let Some(passage) = passage.filter(|p| !decision.sources.contains(p)) {
+                decision.sources.insert(0, passage);
+            }
+        }
         if let Some(refusal) = stale {
             decision.text = format!("{} {}", refusal.learner_message, decision.text);
             decision.fallback_reason = Some(format!("stale event: {}", refusal.message));
