@@ -127,6 +127,8 @@ pub enum Violation {
          keep to its material"
     )]
     Ungrounded { grounded: usize, words: usize },
+    #[error("tutor_text is not a sentence (at least {MIN_WORDS} words, mostly letters)")]
+    NotASentence,
 }
 
 impl Violation {
@@ -151,7 +153,7 @@ impl Violation {
             Violation::ExamLocked { .. } => "exam_locked",
             Violation::SourceNotOffered(_) => "source_not_offered",
             Violation::Uncited => "uncited",
-            Violation::Ungrounded { .. } => "ungrounded",
+            Violation::Ungrounded { .. } | Violation::NotASentence => "ungrounded",
         }
     }
 }
@@ -283,7 +285,7 @@ fn grounded(text: &str, shown: &str) -> Result<(), Violation> {
     let letters = text.chars().filter(|c| c.is_alphabetic()).count();
     let printed = text.chars().filter(|c| !c.is_whitespace()).count();
     if text.split_whitespace().count() < MIN_WORDS || letters * 2 < printed {
-        return Err(Violation::Ungrounded { grounded: 0, words: words.len() });
+        return Err(Violation::NotASentence);
     }
     if words.len() < JUDGED_WORDS {
         return Ok(());
@@ -456,7 +458,9 @@ mod tests {
     #[test]
     fn a_reply_made_of_something_else_is_refused() {
         let numbers = "Premise: 1.0,2.69,3.85,4.78,5.02,6.02,7.02,8.02,9.02,10.02";
-        assert!(matches!(grounded(numbers, SHOWN), Err(Violation::Ungrounded { grounded: 0, .. })));
+        assert_eq!(grounded(numbers, SHOWN), Err(Violation::NotASentence), "{numbers}");
+        let counted = "Photosynthesis doubles every spring, growing 4.78 times faster in 2024 and 2025.";
+        assert!(matches!(grounded(counted, SHOWN), Err(Violation::Ungrounded { .. })), "{counted}");
         let puzzle = "This is a test of your ability to solve logical puzzles and make sound decisions.";
         let refused = grounded(puzzle, SHOWN).unwrap_err();
         assert_eq!(refused.code(), "ungrounded");
