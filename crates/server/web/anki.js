@@ -14,6 +14,7 @@ const REASON_WORDS = {
   unknown: 'of a kind Anki does not write',
   card_missing: 'of cards no longer in the collection',
   already_imported: 'brought in by an earlier import',
+  future_dated: "dated after this server's clock (a device whose clock was wrong)",
 };
 
 // The card on the Progress view; `done` runs after an import that stored something.
