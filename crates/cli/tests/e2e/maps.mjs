@@ -41,7 +41,7 @@ const fitted = (p) => p.evaluate(() => {
 // Whether the map at fit can be read: its labels on screen about the size of the page's body
 // text, and the next concept's ring inside the box (a map too big to read whole is shown in
 // part, around the next concept, and scrolls).
-const readable = (p) => p.evaluate(() => {
+const readableNow = (p) => p.evaluate(() => {
   const svg = document.querySelector('svg.dag');
   const scale = svg.width.baseVal.value / svg.viewBox.baseVal.width;
   const label = parseFloat(getComputedStyle(svg.querySelector('g.node text.label')).fontSize) * scale;
@@ -53,6 +53,17 @@ const readable = (p) => p.evaluate(() => {
   return { ok: label >= 0.8 * body && ringInView, label_px: Math.round(label * 10) / 10, body_px: body, ring_in_view: ringInView,
     zoom: document.querySelector('.zoom-label').textContent };
 });
+// The map refits (and scrolls to the next concept) after the window changes, a frame or
+// more later on a busy machine: readable within a few seconds, else the last reading.
+async function readable(p) {
+  let last;
+  for (let i = 0; i < 50; i++) {
+    last = await readableNow(p);
+    if (last.ok) return last;
+    await p.waitForTimeout(100);
+  }
+  return last;
+}
 // Whether the page keeps the navigation in view (nothing scrolls the document itself).
 const navInView = (p) => p.evaluate(() => document.scrollingElement.scrollTop === 0
   && document.querySelector('.topbar').getBoundingClientRect().top === 0
