@@ -536,7 +536,8 @@ async fn no_tool_lets_another_learner_near_a_learners_data(t: &TestApp) {
         let said = serde_json::to_string(&result).unwrap();
         if result.is_error == Some(true) {
             if targets_a {
-                let not_found = said.contains("not found") || said.contains("(not_found");
+                let not_found =
+                    said.contains("not found") || said.contains("(not_found") || said.contains(": there is no ");
                 assert!(not_found, "{} with A's ids ({arguments}): {said}", tool.name);
                 // The refusal names the argument whose id it did not find.
                 let mut given = arguments.as_object().into_iter().flatten().map(|(field, _)| field.as_str());
