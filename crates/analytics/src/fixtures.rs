@@ -57,5 +57,14 @@ pub fn edge(parent: u128, child: u128) -> Edge {
 }
 
 pub fn response(node: NodeId, quality: u8, response_type: ResponseType, responded_at: DateTime<Utc>) -> ResponseEvent {
-    ResponseEvent { node_id: node, mind_map_id: map_id(1), quality, response_type, session_id: None, responded_at }
+    let rating = pathwise_domain::evidence::Rating::stated(pathwise_domain::mastery::Quality::of(quality));
+    ResponseEvent {
+        node_id: node,
+        mind_map_id: map_id(1),
+        quality,
+        rating,
+        response_type,
+        session_id: None,
+        responded_at,
+    }
 }

@@ -19,7 +19,7 @@ pub const MONTH_DAYS: i64 = 30;
 /// Velocity compares with the oldest earlier snapshot at most this many days old.
 pub const VELOCITY_LOOKBACK_DAYS: i64 = 28;
 /// A review response of at least this quality counts as retained (SM-2's pass mark).
-pub const RETAINED_QUALITY: u8 = 3;
+pub const RETAINED_QUALITY: u8 = pathwise_domain::mastery::Quality::PASS.value();
 
 /// Totals of responses that are not in [`MapInput::responses`], so that a caller which
 /// loads only recent responses still reports all-time figures.

@@ -15,7 +15,7 @@ pub mod text;
 pub use collection::{read_collection, Card, Collection, Deck, Note, Notetype, RevlogEntry, Template, NEWEST_SCHEMA};
 pub use error::{AnkiError, AnkiResult};
 pub use package::{open_package, Package, PackageFormat};
-pub use plan::{plan, quality_of_ease, Answer, AnswerKind, CardPlan, DeckPlan, ImportPlan, SkipReason, UniqueLabels};
+pub use plan::{plan, Answer, AnswerKind, CardPlan, DeckPlan, ImportPlan, SkipReason, UniqueLabels};
 
 /// Open a package and read its collection.
 pub fn read(reader: impl std::io::Read + std::io::Seek) -> AnkiResult<Collection> {

@@ -14,19 +14,6 @@ const MAX_LABEL_CHARS: usize = 200;
 /// Longest description kept.
 const MAX_DESCRIPTION_CHARS: usize = 4_000;
 
-/// Anki's four answer buttons as SM-2 qualities (0-5): Again is a failure (1), Hard, Good
-/// and Easy are recalls of rising ease (3, 4, 5). FSRS reads the qualities back as the
-/// same four ratings, so nothing is lost between the two.
-pub fn quality_of_ease(ease: i64) -> Option<u8> {
-    match ease {
-        1 => Some(1),
-        2 => Some(3),
-        3 => Some(4),
-        4 => Some(5),
-        _ => None,
-    }
-}
-
 /// What kind of answer a used review-log row was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,7 +29,9 @@ pub enum AnswerKind {
 pub struct Answer {
     pub revlog_id: i64,
     pub at: DateTime<Utc>,
-    pub quality: u8,
+    /// The button pressed: Anki's `ease`, 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy). What
+    /// each earns is decided with every other kind of evidence, in `domain::evidence`.
+    pub ease: u8,
     pub kind: AnswerKind,
 }
 
@@ -224,10 +213,11 @@ fn answer_of(
         5 => return Err(SkipReason::Rescheduled),
         _ => return Err(SkipReason::Unknown),
     };
-    let quality = match (entry.ease, entry.kind) {
+    let ease = match (entry.ease, entry.kind) {
         (0, 3) => return Err(SkipReason::FilteredWithoutGrade),
         (0, _) => return Err(SkipReason::NoGrade),
-        (ease, _) => quality_of_ease(ease).ok_or(SkipReason::Unknown)?,
+        (ease @ 1..=4, _) => ease as u8,
+        _ => return Err(SkipReason::Unknown),
     };
     if last_reset.get(&entry.card_id).is_some_and(|&reset| entry.id < reset) {
         return Err(SkipReason::BeforeReset);
@@ -239,7 +229,7 @@ fn answer_of(
     if at > now {
         return Err(SkipReason::FutureDated);
     }
-    Ok(Answer { revlog_id: entry.id, at, quality, kind })
+    Ok(Answer { revlog_id: entry.id, at, ease, kind })
 }
 
 /// Anki's Forget: a manual entry that leaves the card new (no interval, no ease factor).
@@ -426,11 +416,10 @@ mod tests {
             entry(1_700_000_900_000, 1000, 7, 1),
         ];
         let plan = plan(&collection(revlog), &HashMap::new(), now());
-        let answers: Vec<(u8, AnswerKind)> =
-            plan.decks[1].cards[0].answers.iter().map(|a| (a.quality, a.kind)).collect();
+        let answers: Vec<(u8, AnswerKind)> = plan.decks[1].cards[0].answers.iter().map(|a| (a.ease, a.kind)).collect();
         assert_eq!(
             answers,
-            [(4, AnswerKind::Learning), (1, AnswerKind::Review), (5, AnswerKind::Review), (3, AnswerKind::Review)]
+            [(3, AnswerKind::Learning), (1, AnswerKind::Review), (4, AnswerKind::Review), (2, AnswerKind::Review)]
         );
         assert_eq!(plan.decks[1].cards[0].answers[0].at.timestamp_millis(), 1_700_000_000_000, "the real time");
         assert_eq!(plan.answers, 4);

@@ -52,11 +52,11 @@ fn every_format_anki_writes_is_read_with_its_whole_review_log() {
         assert_eq!(maison.description.as_deref(), Some("Word: maison\nMeaning: house\nExample: La maison est grande."));
         assert_eq!(maison.tags, ["vocab", "noun"]);
         let bonjour = &plan.decks[1].cards[0];
-        let answers: Vec<(u8, AnswerKind)> = bonjour.answers.iter().map(|a| (a.quality, a.kind)).collect();
+        let answers: Vec<(u8, AnswerKind)> = bonjour.answers.iter().map(|a| (a.ease, a.kind)).collect();
         use AnswerKind::{Learning, Review};
         assert_eq!(
             answers,
-            [(1, Learning), (4, Learning), (4, Learning), (4, Review), (1, Review), (4, Review), (5, Review)]
+            [(1, Learning), (3, Learning), (3, Learning), (3, Review), (1, Review), (3, Review), (4, Review)]
         );
         assert_eq!(bonjour.answers[0].at.timestamp_millis(), 1_700_000_100_000, "the real time");
         assert_eq!(plan.answers, 11);

@@ -6,6 +6,7 @@ mod support;
 use chrono::Duration;
 use pathwise_app::fsrs_parameters::FsrsParametersInUse;
 use pathwise_app::preferences::UpdatePreferences;
+use pathwise_domain::evidence::Rating;
 use pathwise_domain::{NodeId, ResponseType, SrsScheduler};
 use pathwise_srs::{fsrs_review, FsrsMemory, FsrsParameters, FsrsScheduler, DEFAULT_DESIRED_RETENTION};
 use pathwise_store::PreferenceStore;
@@ -114,9 +115,9 @@ async fn a_learner_s_own_fsrs_parameters_schedule_them_once_fitted(t: &TestApp) 
     let last = t.node(concept).await.last_reviewed_at.unwrap();
     let elapsed = (t.clock_now() - last).num_seconds() as f64 / 86_400.0;
     let own = FsrsParameters::new(&status.weights).unwrap();
-    let expected = fsrs_review(Some(prior), elapsed, 5, DEFAULT_DESIRED_RETENTION, &own).unwrap();
+    let expected = fsrs_review(Some(prior), elapsed, Rating::Easy, DEFAULT_DESIRED_RETENTION, &own).unwrap();
     let by_default =
-        fsrs_review(Some(prior), elapsed, 5, DEFAULT_DESIRED_RETENTION, &FsrsParameters::default()).unwrap();
+        fsrs_review(Some(prior), elapsed, Rating::Easy, DEFAULT_DESIRED_RETENTION, &FsrsParameters::default()).unwrap();
     let node = t.record(map, concept, 5, ResponseType::Review).await.node;
     assert_eq!(node.interval_days, expected.interval_days);
     assert_ne!(node.interval_days, by_default.interval_days, "the defaults would schedule otherwise");

@@ -180,6 +180,14 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
         .await
         .unwrap();
     assert_eq!(reviewed.grade.as_ref().map(|g| (g.quality, g.graded_by.as_str())), Some((5, "model")));
+    // The choice was recognised among its options (4), the model's grade is taken as given
+    // (5); both are Good for FSRS, since no automatic grade says Easy.
+    let filter = ResponseFilter { node_id: Some(node.id), ..Default::default() };
+    let stored = t.app().store().list_responses(t.learner, &filter, 0, 10).await.unwrap().items;
+    let earned: Vec<_> =
+        stored.iter().filter(|r| r.response_type != ResponseType::Diagnostic).map(|r| (r.quality, r.rating)).collect();
+    use pathwise_domain::evidence::Rating;
+    assert_eq!(earned, [(5, Rating::Good), (4, Rating::Good)], "newest first");
 
     // The map's figures count the review at once; retention counts review responses only.
     let analytics: MapAnalytics = t.app().map_analytics(t.learner, map).await.unwrap();

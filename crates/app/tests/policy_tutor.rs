@@ -14,6 +14,7 @@ use pathwise_app::course_tutor::{
 use pathwise_app::queries::{ListThreadsQuery, PageQuery};
 use pathwise_app::{App, Clock, ErrorKind};
 use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
+use pathwise_domain::evidence::Rating;
 use pathwise_domain::{ResponseType, ThreadId};
 use pathwise_fake_llm::{FakeLlm, Script};
 use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
@@ -897,12 +898,12 @@ async fn every_graded_drill_and_exam_answer_is_a_response_on_the_units_node(t: &
     let node = t.map(map).await.nodes.into_iter().find(|n| n.label == "Linear equations").unwrap();
     let filter = ResponseFilter { node_id: Some(node.id), ..ResponseFilter::default() };
     let responses = app.store().list_responses(t.learner, &filter, 0, 50).await.unwrap();
-    let qualities: Vec<u8> = responses.items.iter().map(|r| r.quality).collect();
+    let mut earned: Vec<(u8, Rating)> = responses.items.iter().map(|r| (r.quality, r.rating)).collect();
+    earned.sort();
     assert_eq!(responses.total, 2);
-    assert!(
-        qualities.contains(&4) && qualities.contains(&1),
-        "a right drill (4) and a wrong exam answer (1): {qualities:?}"
-    );
+    // The drill's answer was typed and checked exactly: the best a check gives, yet Good,
+    // never Easy (domain::evidence); the exam's options were shown, and it was missed.
+    assert_eq!(earned, [(1, Rating::Again), (5, Rating::Good)], "a right typed drill and a wrong exam answer");
     assert!(responses.items.iter().all(|r| r.response_type == ResponseType::Teach && r.session_id == Some(thread.0)));
     assert!(t.node(node.id).await.mastery_score > 0.0, "mastery moved");
 }

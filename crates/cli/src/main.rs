@@ -161,12 +161,12 @@ enum Command {
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
     },
-    /// Print the learner's history as a review log (CSV: item_id,timestamp,grade) for srs-eval.
+    /// Print the learner's history as a review log (CSV: item_id,timestamp,grade,rating) for srs-eval.
     ExportReviews {
         #[arg(long, env = "PATHWISE_TOKEN")]
         token: Option<String>,
     },
-    /// Compare SM-2 and FSRS on a review log (CSV: item_id,timestamp,grade) and print log loss, RMSE (bins) and AUC.
+    /// Compare SM-2 and FSRS on a review log (CSV: item_id,timestamp,grade[,rating]) and print log loss, RMSE (bins) and AUC.
     SrsEval(srs_eval::SrsEvalFlags),
     /// The configured language model, tried: `model check` runs tutor turns and teaching
     /// flows against it on a scratch database and prints how many replies were valid.

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct SrsEvalFlags {
-    /// The review log (CSV with the header item_id,timestamp,grade; RFC 3339 timestamps,
-    /// grades 0-5). Each item's first row is its introduction, the rest are reviews.
+    /// The review log (CSV with the header item_id,timestamp,grade, or item_id,timestamp,grade,rating;
+    /// RFC 3339 timestamps, grades 0-5, ratings again/hard/good/easy). Each item's first row
+    /// is its introduction, the rest are reviews.
     file: PathBuf,
     /// Print one JSON object instead of a table.
     #[arg(long)]

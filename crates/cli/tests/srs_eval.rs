@@ -170,7 +170,8 @@ fn srs_eval_refuses_a_bad_file_naming_it_and_the_line_and_exits_1() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stderr).trim(),
-        "error: header.csv: line 1: expected the header `item_id,timestamp,grade`, found `id,when,grade`"
+        "error: header.csv: line 1: expected the header `item_id,timestamp,grade` or `item_id,timestamp,grade,rating`, \
+         found `id,when,grade`"
     );
 
     let output = srs_eval(dir.path(), &["missing.csv"]);

@@ -108,7 +108,7 @@ pub fn seed_diagnostics(nodes: &mut [Node], results: &[DiagnosticResult]) -> Res
         if node.mastery_status != MasteryStatus::Unseen && node.mastery_status != MasteryStatus::Diagnosed {
             continue;
         }
-        if result.quality >= 3 {
+        if result.quality >= i64::from(crate::mastery::Quality::PASS.value()) {
             node.mastery_status = MasteryStatus::Diagnosed;
             node.mastery_score = diagnostic_seed_score(result.quality as u8);
         } else {

@@ -19,8 +19,8 @@ pub const MIN_PROBES: usize = 3;
 pub const MAX_PROBES: usize = 7;
 
 /// The quality a concept is given when the diagnostic infers, without asking, that the
-/// learner knows it: the least that seeds `diagnosed`.
-pub const INFERRED_QUALITY: u8 = 3;
+/// learner knows it (decided with every other kind of evidence in [`crate::evidence`]).
+pub const INFERRED_QUALITY: u8 = crate::evidence::INFERRED_QUALITY.value();
 
 /// One graded probe: the concept's rank in the inventory (0 = easiest) and the quality of
 /// the answer (0-5; 3 or more is correct).
@@ -32,7 +32,7 @@ pub struct Probe {
 
 impl Probe {
     pub fn correct(&self) -> bool {
-        self.quality >= 3
+        self.quality >= crate::mastery::Quality::PASS.value()
     }
 
     /// Barely right or barely wrong: it says little on its own.

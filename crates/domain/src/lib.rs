@@ -11,6 +11,7 @@ pub mod curriculum;
 pub mod diagnostic;
 pub mod edit;
 pub mod error;
+pub mod evidence;
 pub mod flow;
 pub mod graph;
 pub mod ids;

@@ -21,11 +21,27 @@ pub const SKIPPABLE_SCORE: f64 = 0.9;
 /// How many recent responses struggle detection needs: three scores, each over a window.
 pub const STRUGGLE_HISTORY: usize = SCORE_WINDOW + 2;
 
-/// An SM-2 quality grade, 0 (complete blackout) to 5 (perfect recall).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An SM-2 quality grade, 0 (complete blackout) to 5 (perfect recall). What each kind of
+/// evidence earns is decided in [`crate::evidence`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Quality(u8);
 
 impl Quality {
+    /// The least quality that counts as a recall: 0-2 are failures, 3-5 successes.
+    pub const PASS: Quality = Quality(3);
+    /// The highest quality, perfect recall.
+    pub const MAX: Quality = Quality(5);
+
+    /// A quality the code names itself; above 5 reads as 5.
+    pub const fn of(value: u8) -> Quality {
+        Quality(if value > 5 { 5 } else { value })
+    }
+
+    /// Whether this is a recall (3 or more) rather than a failure.
+    pub fn passes(self) -> bool {
+        self >= Quality::PASS
+    }
+
     pub fn new(value: i64) -> Result<Self, DomainError> {
         if (0..=5).contains(&value) {
             Ok(Quality(value as u8))
@@ -34,7 +50,7 @@ impl Quality {
         }
     }
 
-    pub fn value(self) -> u8 {
+    pub const fn value(self) -> u8 {
         self.0
     }
 }
@@ -193,11 +209,11 @@ fn next_status(
             ResponseType::Review => Unseen,
         },
         // Self-correction: a weak answer of any type shows the diagnosis was optimistic.
-        Diagnosed if response_type == ResponseType::Teach || quality < 3 => Learning,
+        Diagnosed if response_type == ResponseType::Teach || quality < Quality::PASS.value() => Learning,
         Diagnosed => Diagnosed,
-        Learning if quality >= 3 => Reviewing,
+        Learning if quality >= Quality::PASS.value() => Reviewing,
         Learning => Learning,
-        Reviewing if quality < 3 => Learning,
+        Reviewing if quality < Quality::PASS.value() => Learning,
         Reviewing if graduates(score, review_qualities) => Mastered,
         Reviewing => Reviewing,
     }
@@ -247,7 +263,7 @@ pub fn struggle_reasons(status: MasteryStatus, newest_first: &[u8]) -> Vec<Strug
         return Vec::new();
     }
     let mut reasons = Vec::new();
-    if newest_first[..3].iter().all(|&q| q <= 2) {
+    if newest_first[..3].iter().all(|&q| q < Quality::PASS.value()) {
         reasons.push(StruggleReason::ConsecutiveLowQuality);
     }
     let latest = score(newest_first);

@@ -1,5 +1,6 @@
 //! The learner model's records, as stored and as served.
 
+use crate::evidence::Rating;
 use crate::ids::{LearnerId, MindMapId, NodeId, ResponseId};
 use crate::status::{EdgeType, MapStatus, MasteryStatus, ResponseType};
 use chrono::{DateTime, Utc};
@@ -222,6 +223,9 @@ pub struct QuizResponse {
     pub user_answer: Option<String>,
     /// SM-2 quality, 0 (blackout) to 5 (perfect recall).
     pub quality: u8,
+    /// The rating FSRS schedules by: a right answer graded automatically is at most `good`;
+    /// `easy` comes only from the learner's own rating or Anki's Easy button.
+    pub rating: Rating,
     pub response_type: ResponseType,
     pub session_id: Option<Uuid>,
     pub responded_at: DateTime<Utc>,
@@ -235,6 +239,7 @@ pub struct ResponseEvent {
     pub mind_map_id: MindMapId,
     /// SM-2 quality, 0 to 5.
     pub quality: u8,
+    pub rating: Rating,
     pub response_type: ResponseType,
     pub session_id: Option<Uuid>,
     pub responded_at: DateTime<Utc>,
@@ -246,6 +251,7 @@ impl From<&QuizResponse> for ResponseEvent {
             node_id: response.node_id,
             mind_map_id: response.mind_map_id,
             quality: response.quality,
+            rating: response.rating,
             response_type: response.response_type,
             session_id: response.session_id,
             responded_at: response.responded_at,

@@ -3,15 +3,11 @@
 //! answers are graded by the language model against the question's rubric.
 
 use crate::choice::{allowed_answers, read_typed_choice};
+use crate::evidence::{Evidence, Form, Outcome};
 use crate::DomainError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// The quality a correct answer to a choice question earns: right, but a choice cannot
-/// show effortless recall (5).
-pub const CHOICE_CORRECT_QUALITY: u8 = 4;
-/// The quality a wrong choice earns: an attempt that missed.
-pub const CHOICE_WRONG_QUALITY: u8 = 1;
 pub const MIN_CHOICES: usize = 2;
 pub const MAX_CHOICES: usize = 6;
 /// The most characters a question's text, a choice or a rubric may have, whoever wrote
@@ -160,11 +156,9 @@ pub fn grade_choice(question: &Question, answer: &str) -> Option<Result<ChoiceGr
     });
     Some(picked.map(|index| {
         let right = Some(index) == *correct;
-        ChoiceGrade {
-            picked: index,
-            correct: right,
-            quality: if right { CHOICE_CORRECT_QUALITY } else { CHOICE_WRONG_QUALITY },
-        }
+        let outcome = if right { Outcome::Right } else { Outcome::Wrong };
+        let earned = Evidence::Checked { form: Form::Recognised, outcome }.earned();
+        ChoiceGrade { picked: index, correct: right, quality: earned.quality.value() }
     }))
 }
 
@@ -215,10 +209,10 @@ mod tests {
     #[test]
     fn a_choice_is_graded_by_index_or_by_text_exactly() {
         let q = choice(0);
-        assert_eq!(grade_choice(&q, "0").unwrap().unwrap().quality, CHOICE_CORRECT_QUALITY);
+        assert_eq!(grade_choice(&q, "0").unwrap().unwrap().quality, 4);
         assert_eq!(grade_choice(&q, "  LET B = A; ").unwrap().unwrap().picked, 0);
         let wrong = grade_choice(&q, "let b = &a;").unwrap().unwrap();
-        assert_eq!((wrong.correct, wrong.quality), (false, CHOICE_WRONG_QUALITY));
+        assert_eq!((wrong.correct, wrong.quality), (false, 1));
     }
 
     #[test]
@@ -300,4 +294,16 @@ pub struct AnswerGrade {
     /// How it was graded: `exact` (a choice), `model` (free text, by Pathwise's model) or
     /// `caller` (free text, by the caller's `quality`).
     pub graded_by: String,
+}
+
+impl AnswerGrade {
+    /// What the graded answer shows: a choice checked exactly was recognised among its
+    /// options; free text carries the model's or the caller's grade.
+    pub fn shows(&self) -> Evidence {
+        if self.graded_by == "exact" {
+            let outcome = if self.correct { Outcome::Right } else { Outcome::Wrong };
+            return Evidence::Checked { form: Form::Recognised, outcome };
+        }
+        Evidence::Graded(crate::mastery::Quality::of(self.quality))
+    }
 }

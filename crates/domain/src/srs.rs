@@ -28,7 +28,7 @@ impl Default for Sm2State {
 /// factor moves on every review and never drops below 1.3.
 pub fn review(state: Sm2State, quality: u8) -> Sm2State {
     let q = f64::from(quality.min(5));
-    let (interval_days, repetitions) = if quality >= 3 {
+    let (interval_days, repetitions) = if quality >= crate::mastery::Quality::PASS.value() {
         let interval = match state.repetitions {
             0 => 1.0,
             1 => 6.0,

@@ -114,6 +114,7 @@ async fn full_learning_flow(t: &TestApp) {
     let response_id = text(&recorded["id"]);
     assert_eq!(recorded["response"]["id"], response_id.as_str());
     assert_eq!(recorded["response"]["quality"], 4);
+    assert_eq!(recorded["response"]["rating"], "good", "a stated quality is the learner's rating");
     assert_eq!(recorded["response"]["response_type"], "teach");
     assert_eq!(recorded["response"]["node_id"], root.as_str());
     assert_eq!(recorded["node"]["id"], root.as_str());

@@ -21,7 +21,7 @@ use crate::fsrs_scheduler::{
     whole_days, FsrsError, FsrsMemory, FsrsParameters, FsrsScheduler, DEFAULT_DESIRED_RETENTION,
 };
 use crate::metrics::{Bin, Metrics, Prediction};
-use crate::review_log::{ItemHistory, ReviewLog, PASSING_GRADE};
+use crate::review_log::{ItemHistory, ReviewEvent, ReviewLog, PASSING_GRADE};
 use chrono::{DateTime, Utc};
 use pathwise_domain::srs::{self as sm2, Sm2State};
 use serde::{Serialize, Serializer};
@@ -230,23 +230,23 @@ pub fn fsrs_log_loss(
 /// A scheduler being replayed: one state per item.
 trait Replay {
     type State;
-    fn introduce(&mut self, grade: u8) -> Result<Self::State, FsrsError>;
+    fn introduce(&mut self, answer: &ReviewEvent) -> Result<Self::State, FsrsError>;
     fn predict(&self, state: &Self::State, elapsed_days: f64) -> Result<f64, FsrsError>;
-    fn review(&self, state: Self::State, elapsed_days: f64, grade: u8) -> Result<Self::State, FsrsError>;
+    fn review(&self, state: Self::State, elapsed_days: f64, answer: &ReviewEvent) -> Result<Self::State, FsrsError>;
 }
 
 struct Sm2Replay;
 
 impl Replay for Sm2Replay {
     type State = Sm2State;
-    fn introduce(&mut self, grade: u8) -> Result<Sm2State, FsrsError> {
-        Ok(sm2::review(Sm2State::default(), grade))
+    fn introduce(&mut self, answer: &ReviewEvent) -> Result<Sm2State, FsrsError> {
+        Ok(sm2::review(Sm2State::default(), answer.grade))
     }
     fn predict(&self, state: &Sm2State, elapsed_days: f64) -> Result<f64, FsrsError> {
         Ok(sm2_recall(state.interval_days, elapsed_days))
     }
-    fn review(&self, state: Sm2State, _elapsed_days: f64, grade: u8) -> Result<Sm2State, FsrsError> {
-        Ok(sm2::review(state, grade))
+    fn review(&self, state: Sm2State, _elapsed_days: f64, answer: &ReviewEvent) -> Result<Sm2State, FsrsError> {
+        Ok(sm2::review(state, answer.grade))
     }
 }
 
@@ -259,14 +259,14 @@ struct FsrsReplay(FsrsScheduler);
 
 impl Replay for FsrsReplay {
     type State = FsrsMemory;
-    fn introduce(&mut self, grade: u8) -> Result<FsrsMemory, FsrsError> {
-        Ok(self.0.review(None, 0.0, grade, DEFAULT_DESIRED_RETENTION)?.memory)
+    fn introduce(&mut self, answer: &ReviewEvent) -> Result<FsrsMemory, FsrsError> {
+        Ok(self.0.review(None, 0.0, answer.rating, DEFAULT_DESIRED_RETENTION)?.memory)
     }
     fn predict(&self, state: &FsrsMemory, elapsed_days: f64) -> Result<f64, FsrsError> {
         self.0.recall_probability(*state, elapsed_days)
     }
-    fn review(&self, state: FsrsMemory, elapsed_days: f64, grade: u8) -> Result<FsrsMemory, FsrsError> {
-        Ok(self.0.review(Some(state), elapsed_days, grade, DEFAULT_DESIRED_RETENTION)?.memory)
+    fn review(&self, state: FsrsMemory, elapsed_days: f64, answer: &ReviewEvent) -> Result<FsrsMemory, FsrsError> {
+        Ok(self.0.review(Some(state), elapsed_days, answer.rating, DEFAULT_DESIRED_RETENTION)?.memory)
     }
 }
 
@@ -312,7 +312,7 @@ fn replay_item<R: Replay>(
     scored: &mut Vec<Prediction>,
 ) -> Result<(), FsrsError> {
     let Some((introduction, reviews)) = item.events.split_first() else { return Ok(()) };
-    let mut state = scheduler.introduce(introduction.grade)?;
+    let mut state = scheduler.introduce(introduction)?;
     let mut previous = introduction.timestamp;
     // For the benchmark's bins: reviews a day or more after the previous response, and
     // how many of them were lapses.
@@ -331,7 +331,7 @@ fn replay_item<R: Replay>(
         if days > 0 && !recalled {
             lapses += 1;
         }
-        state = scheduler.review(state, elapsed_days, review.grade)?;
+        state = scheduler.review(state, elapsed_days, review)?;
         previous = review.timestamp;
     }
     Ok(())
@@ -348,7 +348,7 @@ mod tests {
     }
 
     fn row(item: &str, day: f64, grade: u8) -> ReviewRow {
-        ReviewRow { item_id: item.into(), timestamp: at_day(day), grade }
+        ReviewRow::graded(item, at_day(day), grade)
     }
 
     fn from(at: DateTime<Utc>) -> Window {

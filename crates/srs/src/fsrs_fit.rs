@@ -1,7 +1,7 @@
 //! Fitting FSRS's parameters to a learner's history with the `fsrs` crate's optimiser
 //! (`compute_parameters`). Like `fsrs_scheduler.rs`, it keeps the crate's types inside.
 
-use crate::fsrs_scheduler::{whole_days, FsrsParameters, FsrsRating};
+use crate::fsrs_scheduler::{whole_days, FsrsParameters};
 use crate::review_log::ReviewLog;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -77,7 +77,7 @@ fn training_items(log: &ReviewLog, before: Option<DateTime<Utc>>) -> Vec<fsrs::F
                     whole_days(elapsed).unwrap_or(0)
                 }
             };
-            let rating = FsrsRating::from_grade(event.grade).map_or(1, FsrsRating::number);
+            let rating = u32::from(event.rating.number());
             reviews.push(fsrs::FSRSReview { rating, delta_t });
             if index > 0 && delta_t > 0 {
                 items.push((event.timestamp, fsrs::FSRSItem { reviews: reviews.clone() }));
@@ -104,11 +104,7 @@ mod tests {
 
     fn row(item: &str, day: i64, hour: i64, grade: u8) -> ReviewRow {
         let start = DateTime::parse_from_rfc3339("2026-01-01T08:00:00Z").unwrap().with_timezone(&Utc);
-        ReviewRow {
-            item_id: item.into(),
-            timestamp: start + chrono::Duration::days(day) + chrono::Duration::hours(hour),
-            grade,
-        }
+        ReviewRow::graded(item, start + chrono::Duration::days(day) + chrono::Duration::hours(hour), grade)
     }
 
     #[test]

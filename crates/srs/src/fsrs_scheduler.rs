@@ -7,6 +7,7 @@
 //! [`FsrsScheduler::recall_probability`] reads the exact elapsed time off the model's
 //! continuous forgetting curve.
 
+use pathwise_domain::evidence::Rating;
 use pathwise_domain::srs::MAX_INTERVAL_DAYS;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
@@ -33,43 +34,6 @@ pub struct FsrsReview {
     pub memory: FsrsMemory,
     /// Whole days, from 1 to 36,500 (SM-2's cap).
     pub interval_days: f64,
-}
-
-/// FSRS's four answer buttons.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum FsrsRating {
-    Again,
-    Hard,
-    Good,
-    Easy,
-}
-
-impl FsrsRating {
-    /// Maps a 0-5 grade (SM-2 quality) onto FSRS's ratings, or `None` above 5.
-    ///
-    /// SM-2 counts 0-2 as failures and 3-5 as recalls, and FSRS counts only Again as a
-    /// failure, so 0-2 become Again and the outcome (recalled or not) means the same in
-    /// both. Among recalls SM-2's 3 is "recalled with serious difficulty" (Hard), 4 "after
-    /// hesitation" (Good, the ordinary correct answer) and 5 "perfect" (Easy).
-    pub fn from_grade(grade: u8) -> Option<FsrsRating> {
-        match grade {
-            0..=2 => Some(FsrsRating::Again),
-            3 => Some(FsrsRating::Hard),
-            4 => Some(FsrsRating::Good),
-            5 => Some(FsrsRating::Easy),
-            _ => None,
-        }
-    }
-
-    /// The fsrs crate's rating number (1 = Again ... 4 = Easy).
-    pub(crate) fn number(self) -> u32 {
-        match self {
-            FsrsRating::Again => 1,
-            FsrsRating::Hard => 2,
-            FsrsRating::Good => 3,
-            FsrsRating::Easy => 4,
-        }
-    }
 }
 
 /// FSRS's model weights: the crate's defaults, or weights fitted on a learner's history.
@@ -131,8 +95,6 @@ impl From<FsrsParameters> for Vec<f32> {
 /// What was wrong with a request to FSRS.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum FsrsError {
-    #[error("grade {grade} is not allowed; expected an integer from 0 to 5")]
-    Grade { grade: u8 },
     #[error(
         "desired retention {value} is not allowed; expected a number strictly between 0 and 1 (usually 0.7 to 0.97)"
     )]
@@ -179,17 +141,16 @@ impl FsrsScheduler {
     }
 
     /// One response: `prior` is the item's memory (`None` for its first learning),
-    /// `elapsed_days` the time since its last response, `grade` the 0-5 grade. Returns the
+    /// `elapsed_days` the time since its last response, `rating` the answer's. Returns the
     /// new memory and the whole days until the next review, at which the predicted recall
     /// is `desired_retention` (capped at 1 to 36,500 days).
     pub fn review(
         &self,
         prior: Option<FsrsMemory>,
         elapsed_days: f64,
-        grade: u8,
+        rating: Rating,
         desired_retention: f64,
     ) -> Result<FsrsReview, FsrsError> {
-        let rating = FsrsRating::from_grade(grade).ok_or(FsrsError::Grade { grade })?;
         if !(desired_retention > 0.0 && desired_retention < 1.0) {
             return Err(FsrsError::DesiredRetention { value: desired_retention });
         }
@@ -199,10 +160,10 @@ impl FsrsScheduler {
             .next_states(prior, desired_retention as f32, whole_days(elapsed_days)?)
             .map_err(|error| FsrsError::Model { message: format!("{error:?}") })?;
         let state = match rating {
-            FsrsRating::Again => states.again,
-            FsrsRating::Hard => states.hard,
-            FsrsRating::Good => states.good,
-            FsrsRating::Easy => states.easy,
+            Rating::Again => states.again,
+            Rating::Hard => states.hard,
+            Rating::Good => states.good,
+            Rating::Easy => states.easy,
         };
         let interval_days = f64::from(state.interval).round().clamp(MIN_INTERVAL_DAYS, MAX_INTERVAL_DAYS);
         let memory =
@@ -230,7 +191,7 @@ impl FsrsScheduler {
             let elapsed_days = previous.map_or(0.0, |at: chrono::DateTime<chrono::Utc>| {
                 (event.timestamp - at).num_milliseconds().max(0) as f64 / 86_400_000.0
             });
-            last = Some(self.review(last.map(|r| r.memory), elapsed_days, event.grade, desired_retention)?);
+            last = Some(self.review(last.map(|r| r.memory), elapsed_days, event.rating, desired_retention)?);
             previous = Some(event.timestamp);
         }
         Ok(last)
@@ -253,14 +214,14 @@ impl FsrsScheduler {
 pub fn fsrs_review(
     prior: Option<FsrsMemory>,
     elapsed_days: f64,
-    grade: u8,
+    rating: Rating,
     desired_retention: f64,
     parameters: &FsrsParameters,
 ) -> Result<FsrsReview, FsrsError> {
     if *parameters == DEFAULT_SCHEDULER.parameters {
-        DEFAULT_SCHEDULER.review(prior, elapsed_days, grade, desired_retention)
+        DEFAULT_SCHEDULER.review(prior, elapsed_days, rating, desired_retention)
     } else {
-        FsrsScheduler::new(parameters.clone())?.review(prior, elapsed_days, grade, desired_retention)
+        FsrsScheduler::new(parameters.clone())?.review(prior, elapsed_days, rating, desired_retention)
     }
 }
 
@@ -285,34 +246,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grades_zero_to_two_are_again_and_three_four_five_are_hard_good_easy() {
-        let ratings: Vec<_> = (0..=6).map(FsrsRating::from_grade).collect();
-        use FsrsRating::*;
-        assert_eq!(ratings, vec![Some(Again), Some(Again), Some(Again), Some(Hard), Some(Good), Some(Easy), None]);
-        assert_eq!([Again, Hard, Good, Easy].map(FsrsRating::number), [1, 2, 3, 4]);
-    }
-
-    #[test]
     fn first_learning_takes_the_initial_stability_of_the_rating() {
         let scheduler = FsrsScheduler::default();
-        let good = scheduler.review(None, 0.0, 4, DEFAULT_DESIRED_RETENTION).unwrap();
+        let good = scheduler.review(None, 0.0, Rating::Good, DEFAULT_DESIRED_RETENTION).unwrap();
         // The default initial stability for Good is 2.3065 days; at 90% retention the
         // interval equals the stability, rounded to whole days.
         assert!((good.memory.stability - 2.3065).abs() < 1e-4, "{good:?}");
         assert_eq!(good.interval_days, 2.0);
-        let easy = scheduler.review(None, 0.0, 5, DEFAULT_DESIRED_RETENTION).unwrap();
+        let easy = scheduler.review(None, 0.0, Rating::Easy, DEFAULT_DESIRED_RETENTION).unwrap();
         assert!((easy.memory.stability - 8.2956).abs() < 1e-4);
         assert_eq!(easy.interval_days, 8.0);
-        let again = scheduler.review(None, 0.0, 1, DEFAULT_DESIRED_RETENTION).unwrap();
+        let again = scheduler.review(None, 0.0, Rating::Again, DEFAULT_DESIRED_RETENTION).unwrap();
         assert_eq!(again.interval_days, 1.0, "intervals are at least a day");
     }
 
     #[test]
     fn a_recall_grows_stability_and_a_lapse_shrinks_it() {
         let scheduler = FsrsScheduler::default();
-        let learned = scheduler.review(None, 0.0, 4, 0.9).unwrap().memory;
-        let recalled = scheduler.review(Some(learned), 3.0, 4, 0.9).unwrap();
-        let forgotten = scheduler.review(Some(learned), 3.0, 0, 0.9).unwrap();
+        let learned = scheduler.review(None, 0.0, Rating::Good, 0.9).unwrap().memory;
+        let recalled = scheduler.review(Some(learned), 3.0, Rating::Good, 0.9).unwrap();
+        let forgotten = scheduler.review(Some(learned), 3.0, Rating::Again, 0.9).unwrap();
         assert!(recalled.memory.stability > learned.stability);
         assert!(forgotten.memory.stability < learned.stability);
         assert!(recalled.interval_days > forgotten.interval_days);
@@ -322,8 +275,8 @@ mod tests {
     fn higher_desired_retention_gives_shorter_intervals() {
         let scheduler = FsrsScheduler::default();
         let memory = FsrsMemory { stability: 30.0, difficulty: 5.0 };
-        let relaxed = scheduler.review(Some(memory), 30.0, 4, 0.8).unwrap();
-        let strict = scheduler.review(Some(memory), 30.0, 4, 0.95).unwrap();
+        let relaxed = scheduler.review(Some(memory), 30.0, Rating::Good, 0.8).unwrap();
+        let strict = scheduler.review(Some(memory), 30.0, Rating::Good, 0.95).unwrap();
         assert!(strict.interval_days < relaxed.interval_days);
     }
 
@@ -331,7 +284,7 @@ mod tests {
     fn intervals_are_capped_at_one_hundred_years() {
         let scheduler = FsrsScheduler::default();
         let memory = FsrsMemory { stability: 30_000.0, difficulty: 1.0 };
-        let review = scheduler.review(Some(memory), 30_000.0, 5, 0.7).unwrap();
+        let review = scheduler.review(Some(memory), 30_000.0, Rating::Easy, 0.7).unwrap();
         assert_eq!(review.interval_days, MAX_INTERVAL_DAYS);
     }
 
@@ -347,13 +300,12 @@ mod tests {
     #[test]
     fn bad_requests_say_what_is_allowed() {
         let scheduler = FsrsScheduler::default();
-        assert_eq!(scheduler.review(None, 0.0, 6, 0.9), Err(FsrsError::Grade { grade: 6 }));
-        let error = scheduler.review(None, 0.0, 4, 1.0).unwrap_err();
+        let error = scheduler.review(None, 0.0, Rating::Good, 1.0).unwrap_err();
         assert!(error.to_string().contains("strictly between 0 and 1"), "{error}");
-        assert!(matches!(scheduler.review(None, -1.0, 4, 0.9), Err(FsrsError::ElapsedDays { .. })));
-        assert!(matches!(scheduler.review(None, f64::NAN, 4, 0.9), Err(FsrsError::ElapsedDays { .. })));
+        assert!(matches!(scheduler.review(None, -1.0, Rating::Good, 0.9), Err(FsrsError::ElapsedDays { .. })));
+        assert!(matches!(scheduler.review(None, f64::NAN, Rating::Good, 0.9), Err(FsrsError::ElapsedDays { .. })));
         let bad_memory = FsrsMemory { stability: 0.0, difficulty: 5.0 };
-        assert!(matches!(scheduler.review(Some(bad_memory), 1.0, 4, 0.9), Err(FsrsError::Memory { .. })));
+        assert!(matches!(scheduler.review(Some(bad_memory), 1.0, Rating::Good, 0.9), Err(FsrsError::Memory { .. })));
     }
 
     #[test]
@@ -380,8 +332,8 @@ mod tests {
         for parameters in [FsrsParameters::default(), fitted] {
             let scheduler = FsrsScheduler::new(parameters.clone()).unwrap();
             assert_eq!(
-                fsrs_review(Some(memory), 4.0, 3, 0.9, &parameters).unwrap(),
-                scheduler.review(Some(memory), 4.0, 3, 0.9).unwrap()
+                fsrs_review(Some(memory), 4.0, Rating::Good, 0.9, &parameters).unwrap(),
+                scheduler.review(Some(memory), 4.0, Rating::Good, 0.9).unwrap()
             );
         }
     }

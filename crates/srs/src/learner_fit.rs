@@ -124,7 +124,7 @@ mod tests {
     }
 
     fn row(item: usize, day: f64, grade: u8) -> ReviewRow {
-        ReviewRow { item_id: format!("item-{item}"), timestamp: at_day(day), grade }
+        ReviewRow::graded(format!("item-{item}"), at_day(day), grade)
     }
 
     /// Items reviewed at growing intervals, recalled mostly (a forgetting pattern of its

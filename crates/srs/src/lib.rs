@@ -3,7 +3,7 @@
 //! SM-2 (`pathwise_domain::srs`) stays Pathwise's default; FSRS is available per learner.
 //! This crate does no I/O beyond parsing the text it is given, and never reads the clock.
 //!
-//! - [`review_log`]: the review log CSV (`item_id,timestamp,grade`), parsed and written.
+//! - [`review_log`]: the review log CSV (`item_id,timestamp,grade[,rating]`), parsed and written.
 //! - [`fsrs_scheduler`]: live FSRS scheduling of one item; with [`fsrs_fit`] the only
 //!   modules that touch the `fsrs` crate, whose types never leave them.
 //! - [`fsrs_fit`]: fitting FSRS's parameters on a learner's history.
@@ -24,8 +24,7 @@ pub mod synthetic;
 pub use evaluation::{evaluate, EvaluationError, EvaluationReport, FittedOutcome};
 pub use fsrs_fit::{fit_parameters, FitError, FittedParameters, MIN_FIT_REVIEWS, MIN_FULL_FIT_REVIEWS};
 pub use fsrs_scheduler::{
-    fsrs_review, FsrsError, FsrsMemory, FsrsParameters, FsrsRating, FsrsReview, FsrsScheduler,
-    DEFAULT_DESIRED_RETENTION,
+    fsrs_review, FsrsError, FsrsMemory, FsrsParameters, FsrsReview, FsrsScheduler, DEFAULT_DESIRED_RETENTION,
 };
 pub use learner_fit::{fit_for_learner, LearnerFit};
 pub use metrics::Metrics;

@@ -1,7 +1,10 @@
-//! Review logs in CSV: the header `item_id,timestamp,grade`, then one row per response.
+//! Review logs in CSV: the header `item_id,timestamp,grade` (or `item_id,timestamp,grade,rating`),
+//! then one row per response.
 //!
 //! Timestamps are RFC 3339; grades are SM-2 qualities, integers 0 to 5 (3 or more is a
-//! successful recall). Each item's chronologically first row is its introduction (first
+//! successful recall). The optional `rating` is FSRS's (`again`, `hard`, `good`, `easy`);
+//! without it a grade states its rating (5 is Easy). Pathwise writes it, because its
+//! automatic grades of 5 are Good (`domain::evidence`). Each item's chronologically first row is its introduction (first
 //! learning), not a review. Rows may come in any order: the parser groups them by item and
 //! sorts each item's rows by time (stably, so rows at the same instant keep file order).
 //!
@@ -10,15 +13,19 @@
 //! trimmed.
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use pathwise_domain::evidence::Rating;
+use pathwise_domain::mastery::Quality;
 use std::collections::BTreeMap;
 use thiserror::Error;
 
-/// The exact header a review log starts with.
+/// The header of a review log without ratings.
 pub const HEADER: &str = "item_id,timestamp,grade";
+/// The header of a review log with ratings, as Pathwise writes it.
+pub const HEADER_WITH_RATING: &str = "item_id,timestamp,grade,rating";
 /// The highest grade (SM-2 quality); grades run from 0 to this.
 pub const MAX_GRADE: u8 = 5;
 /// The lowest grade that counts as a successful recall.
-pub const PASSING_GRADE: u8 = 3;
+pub const PASSING_GRADE: u8 = pathwise_domain::mastery::Quality::PASS.value();
 
 /// One row of a review log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,13 +33,23 @@ pub struct ReviewRow {
     pub item_id: String,
     pub timestamp: DateTime<Utc>,
     pub grade: u8,
+    pub rating: Rating,
 }
 
-/// One response to an item: when, and the grade given.
+impl ReviewRow {
+    /// A row whose grade states its rating (5 is Easy), as in a log without ratings.
+    pub fn graded(item_id: impl Into<String>, timestamp: DateTime<Utc>, grade: u8) -> ReviewRow {
+        ReviewRow { item_id: item_id.into(), timestamp, grade, rating: Rating::stated(Quality::of(grade)) }
+    }
+}
+
+/// One response to an item: when, the grade given (SM-2 reads it) and its rating (FSRS
+/// reads it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReviewEvent {
     pub timestamp: DateTime<Utc>,
     pub grade: u8,
+    pub rating: Rating,
 }
 
 /// One item's responses in time order: `events[0]` is its introduction, the rest reviews.
@@ -60,7 +77,11 @@ impl ReviewLog {
     pub fn from_rows(rows: impl IntoIterator<Item = ReviewRow>) -> ReviewLog {
         let mut by_item: BTreeMap<String, Vec<ReviewEvent>> = BTreeMap::new();
         for row in rows {
-            by_item.entry(row.item_id).or_default().push(ReviewEvent { timestamp: row.timestamp, grade: row.grade });
+            by_item.entry(row.item_id).or_default().push(ReviewEvent {
+                timestamp: row.timestamp,
+                grade: row.grade,
+                rating: row.rating,
+            });
         }
         let items = by_item
             .into_iter()
@@ -104,6 +125,7 @@ impl ReviewLog {
                     item_id: item.item_id.clone(),
                     timestamp: event.timestamp,
                     grade: event.grade,
+                    rating: event.rating,
                 })
             })
             .collect()
@@ -115,18 +137,20 @@ impl ReviewLog {
 pub enum ReviewLogError {
     #[error("line 1: the log is empty; expected the header `{HEADER}` and at least one row")]
     Empty,
-    #[error("line {line}: expected the header `{HEADER}`, found `{found}`")]
+    #[error("line {line}: expected the header `{HEADER}` or `{HEADER_WITH_RATING}`, found `{found}`")]
     BadHeader { line: u64, found: String },
     #[error("line {line}: no review rows after the header; expected at least one row `item_id,timestamp,grade`")]
     NoRows { line: u64 },
-    #[error("line {line}: expected 3 columns ({HEADER}), found {found}")]
-    ColumnCount { line: u64, found: usize },
+    #[error("line {line}: expected {expected} columns, as in the header, found {found}")]
+    ColumnCount { line: u64, expected: usize, found: usize },
     #[error("line {line}: item_id is empty; expected a non-empty identifier")]
     EmptyItemId { line: u64 },
     #[error("line {line}: timestamp `{found}` is not RFC 3339; expected e.g. 2026-03-01T10:00:00Z or 2026-03-01T11:00:00+01:00")]
     BadTimestamp { line: u64, found: String },
     #[error("line {line}: grade `{found}` is not allowed; expected an integer from 0 to 5 (3 or more is a recall)")]
     BadGrade { line: u64, found: String },
+    #[error("line {line}: rating `{found}` is not allowed; expected again, hard, good or easy")]
+    BadRating { line: u64, found: String },
     #[error("line {line}: unreadable CSV: {message}")]
     Csv { line: u64, message: String },
 }
@@ -142,6 +166,7 @@ impl ReviewLogError {
             | ReviewLogError::EmptyItemId { line }
             | ReviewLogError::BadTimestamp { line, .. }
             | ReviewLogError::BadGrade { line, .. }
+            | ReviewLogError::BadRating { line, .. }
             | ReviewLogError::Csv { line, .. } => *line,
         }
     }
@@ -157,16 +182,16 @@ pub fn parse_review_log(text: &str) -> Result<ReviewLog, ReviewLogError> {
         Some(record) => record.map_err(|error| csv_error(text, error))?,
     };
     let header_line = line_of(text, &header);
-    if header.iter().collect::<Vec<_>>() != HEADER.split(',').collect::<Vec<_>>() {
-        return Err(ReviewLogError::BadHeader {
-            line: header_line,
-            found: header.iter().collect::<Vec<_>>().join(","),
-        });
-    }
+    let found = header.iter().collect::<Vec<_>>().join(",");
+    let columns = match found.as_str() {
+        HEADER => 3,
+        HEADER_WITH_RATING => 4,
+        _ => return Err(ReviewLogError::BadHeader { line: header_line, found }),
+    };
     let mut rows = Vec::new();
     for record in records {
         let record = record.map_err(|error| csv_error(text, error))?;
-        rows.push(parse_row(&record, line_of(text, &record))?);
+        rows.push(parse_row(&record, columns, line_of(text, &record))?);
     }
     if rows.is_empty() {
         return Err(ReviewLogError::NoRows { line: header_line + 1 });
@@ -174,10 +199,10 @@ pub fn parse_review_log(text: &str) -> Result<ReviewLog, ReviewLogError> {
     Ok(ReviewLog::from_rows(rows))
 }
 
-fn parse_row(record: &csv::StringRecord, line: u64) -> Result<ReviewRow, ReviewLogError> {
-    let [item_id, timestamp, grade] = [0, 1, 2].map(|i| record.get(i).unwrap_or_default());
-    if record.len() != 3 {
-        return Err(ReviewLogError::ColumnCount { line, found: record.len() });
+fn parse_row(record: &csv::StringRecord, columns: usize, line: u64) -> Result<ReviewRow, ReviewLogError> {
+    let [item_id, timestamp, grade, rating] = [0, 1, 2, 3].map(|i| record.get(i).unwrap_or_default());
+    if record.len() != columns {
+        return Err(ReviewLogError::ColumnCount { line, expected: columns, found: record.len() });
     }
     if item_id.is_empty() {
         return Err(ReviewLogError::EmptyItemId { line });
@@ -190,7 +215,12 @@ fn parse_row(record: &csv::StringRecord, line: u64) -> Result<ReviewRow, ReviewL
         .ok()
         .filter(|grade| *grade <= MAX_GRADE)
         .ok_or_else(|| ReviewLogError::BadGrade { line, found: grade.to_string() })?;
-    Ok(ReviewRow { item_id: item_id.to_string(), timestamp, grade })
+    let row = ReviewRow::graded(item_id, timestamp, grade);
+    if columns == 3 {
+        return Ok(row);
+    }
+    let rating = Rating::parse(rating).ok_or_else(|| ReviewLogError::BadRating { line, found: rating.to_string() })?;
+    Ok(ReviewRow { rating, ..row })
 }
 
 /// The line a record starts on, counted from its byte offset: the csv crate's own line
@@ -218,12 +248,14 @@ fn csv_error(text: &str, error: csv::Error) -> ReviewLogError {
 /// written in UTC (`2026-03-01T10:00:00Z`, with fractional seconds only when present).
 pub fn write_review_log(rows: &[ReviewRow]) -> String {
     let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
-    let header: Vec<&str> = HEADER.split(',').collect();
+    let header: Vec<&str> = HEADER_WITH_RATING.split(',').collect();
     // Writing to a Vec cannot fail.
     writer.write_record(&header).expect("writing to memory");
     for row in rows {
         let timestamp = row.timestamp.to_rfc3339_opts(SecondsFormat::AutoSi, true);
-        writer.write_record([row.item_id.as_str(), &timestamp, &row.grade.to_string()]).expect("writing to memory");
+        writer
+            .write_record([row.item_id.as_str(), &timestamp, &row.grade.to_string(), row.rating.as_str()])
+            .expect("writing to memory");
     }
     let bytes = writer.into_inner().expect("writing to memory");
     String::from_utf8(bytes).expect("the CSV writer only writes the UTF-8 it is given")
@@ -254,8 +286,10 @@ mod tests {
         let items = log.items();
         assert_eq!(items.len(), 2);
         assert_eq!(items[0].item_id, "a");
-        assert_eq!(items[0].events[0], ReviewEvent { timestamp: at("2026-03-01T10:00:00Z"), grade: 5 });
-        assert_eq!(items[0].reviews(), &[ReviewEvent { timestamp: at("2026-03-02T10:00:00Z"), grade: 3 }]);
+        let first = ReviewEvent { timestamp: at("2026-03-01T10:00:00Z"), grade: 5, rating: Rating::Easy };
+        assert_eq!(items[0].events[0], first);
+        let review = ReviewEvent { timestamp: at("2026-03-02T10:00:00Z"), grade: 3, rating: Rating::Hard };
+        assert_eq!(items[0].reviews(), &[review]);
         assert_eq!(items[1].events.iter().map(|e| e.grade).collect::<Vec<_>>(), vec![2, 4]);
         assert_eq!(log.review_count(), 2);
     }
@@ -291,7 +325,11 @@ mod tests {
     fn a_wrong_header_is_rejected_showing_the_expected_one() {
         let error = error_of("item,time,grade\nx,2026-03-01T10:00:00Z,4\n");
         assert_eq!(error, ReviewLogError::BadHeader { line: 1, found: "item,time,grade".into() });
-        assert_eq!(error.to_string(), "line 1: expected the header `item_id,timestamp,grade`, found `item,time,grade`");
+        assert_eq!(
+            error.to_string(),
+            "line 1: expected the header `item_id,timestamp,grade` or `item_id,timestamp,grade,rating`, found \
+             `item,time,grade`"
+        );
     }
 
     #[test]
@@ -303,11 +341,15 @@ mod tests {
     #[test]
     fn a_row_with_the_wrong_column_count_names_its_line_and_the_columns() {
         let error = error_of("item_id,timestamp,grade\nx,2026-03-01T10:00:00Z,4\ny,2026-03-01T10:00:00Z\n");
-        assert_eq!(error, ReviewLogError::ColumnCount { line: 3, found: 2 });
-        assert_eq!(error.to_string(), "line 3: expected 3 columns (item_id,timestamp,grade), found 2");
+        assert_eq!(error, ReviewLogError::ColumnCount { line: 3, expected: 3, found: 2 });
+        assert_eq!(error.to_string(), "line 3: expected 3 columns, as in the header, found 2");
         assert_eq!(
             error_of("item_id,timestamp,grade\nx,2026-03-01T10:00:00Z,4,extra\n"),
-            ReviewLogError::ColumnCount { line: 2, found: 4 }
+            ReviewLogError::ColumnCount { line: 2, expected: 3, found: 4 }
+        );
+        assert_eq!(
+            error_of("item_id,timestamp,grade,rating\nx,2026-03-01T10:00:00Z,4\n"),
+            ReviewLogError::ColumnCount { line: 2, expected: 4, found: 3 }
         );
     }
 
@@ -333,6 +375,15 @@ mod tests {
     }
 
     #[test]
+    fn a_rating_column_is_read_and_an_unknown_rating_names_the_four() {
+        let log = parse_review_log("item_id,timestamp,grade,rating\nx,2026-03-01T10:00:00Z,5,good\n").unwrap();
+        assert_eq!((log.items()[0].events[0].grade, log.items()[0].events[0].rating), (5, Rating::Good));
+        let error = error_of("item_id,timestamp,grade,rating\nx,2026-03-01T10:00:00Z,5,great\n");
+        assert_eq!(error, ReviewLogError::BadRating { line: 2, found: "great".into() });
+        assert!(error.to_string().contains("expected again, hard, good or easy"), "{error}");
+    }
+
+    #[test]
     fn an_empty_item_id_is_rejected() {
         assert_eq!(
             error_of("item_id,timestamp,grade\n,2026-03-01T10:00:00Z,4\n"),
@@ -351,16 +402,12 @@ mod tests {
     #[test]
     fn written_logs_parse_back_to_the_same_rows() {
         let rows = vec![
-            ReviewRow { item_id: "plain".into(), timestamp: at("2026-03-01T10:00:00Z"), grade: 4 },
-            ReviewRow {
-                item_id: "with, comma \"and quote\"".into(),
-                timestamp: at("2026-03-01T10:00:00.250Z"),
-                grade: 0,
-            },
-            ReviewRow { item_id: "plain".into(), timestamp: at("2026-03-03T10:00:00Z"), grade: 5 },
+            ReviewRow::graded("plain", at("2026-03-01T10:00:00Z"), 4),
+            ReviewRow::graded("with, comma \"and quote\"", at("2026-03-01T10:00:00.250Z"), 0),
+            ReviewRow { rating: Rating::Good, ..ReviewRow::graded("plain", at("2026-03-03T10:00:00Z"), 5) },
         ];
         let text = write_review_log(&rows);
-        assert!(text.starts_with("item_id,timestamp,grade\nplain,2026-03-01T10:00:00Z,4\n"), "{text}");
+        assert!(text.starts_with("item_id,timestamp,grade,rating\nplain,2026-03-01T10:00:00Z,4,good\n"), "{text}");
         let parsed = parse_review_log(&text).unwrap();
         assert_eq!(parsed.rows(), vec![rows[0].clone(), rows[2].clone(), rows[1].clone()]);
         assert_eq!(parse_review_log(&write_review_log(&parsed.rows())).unwrap(), parsed);

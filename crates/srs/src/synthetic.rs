@@ -35,7 +35,7 @@ pub fn review_rows(items: usize, seed: u64) -> Vec<ReviewRow> {
         let mut stability = rng.between(5.0, 30.0);
         let growth = rng.between(1.8, 3.3);
         let mut day = rng.between(0.0, 60.0);
-        rows.push(ReviewRow { item_id: item_id.clone(), timestamp: at(start, day), grade: 4 });
+        rows.push(ReviewRow::graded(item_id.clone(), at(start, day), 4));
         for _ in 0..12 {
             // Reviews aimed at 90% recall, early or late by up to a factor of three.
             let elapsed = (stability * 0.105 * rng.between(0.3, 3.0)).max(1.0);
@@ -53,15 +53,15 @@ pub fn review_rows(items: usize, seed: u64) -> Vec<ReviewRow> {
                 } else {
                     3
                 };
-                rows.push(ReviewRow { item_id: item_id.clone(), timestamp: at(start, day), grade });
+                rows.push(ReviewRow::graded(item_id.clone(), at(start, day), grade));
             } else {
                 stability = (stability * 0.4).max(5.0);
                 let grade = (rng.next_f64() * 3.0) as u8;
-                rows.push(ReviewRow { item_id: item_id.clone(), timestamp: at(start, day), grade });
+                rows.push(ReviewRow::graded(item_id.clone(), at(start, day), grade));
                 // Half the lapses are relearnt a quarter of an hour later, the same day.
                 if rng.next_f64() < 0.5 {
                     day += 0.01;
-                    rows.push(ReviewRow { item_id: item_id.clone(), timestamp: at(start, day), grade: 4 });
+                    rows.push(ReviewRow::graded(item_id.clone(), at(start, day), 4));
                 }
             }
         }

@@ -158,7 +158,7 @@ macro_rules! import_store {
                 for chunk in import.responses.chunks(RESPONSES_PER_INSERT) {
                     let mut insert = QueryBuilder::<$db>::new(
                         "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, \
-                         response_type, session_id, responded_at, idempotency_key) ",
+                         response_type, session_id, responded_at, idempotency_key, rating) ",
                     );
                     insert.push_values(chunk, |mut row, r| {
                         row.push_bind(r.id.0)
@@ -170,7 +170,8 @@ macro_rules! import_store {
                             .push_bind(r.response_type.as_str())
                             .push_bind(r.session_id)
                             .push_bind(Ts(r.responded_at))
-                            .push_bind(None::<Vec<u8>>);
+                            .push_bind(None::<Vec<u8>>)
+                            .push_bind(i32::from(r.rating.number()));
                     });
                     insert.build().execute(&mut *tx).await?;
                 }

@@ -262,6 +262,7 @@ pub static LEARNER_TABLES: &[TableSpec] = &[
             opt("session_id", Id),
             col("responded_at", Time),
             opt("idempotency_key", Bytes),
+            col("rating", Int),
         ],
         filter: OWN_MAPS,
         key: &["id"],

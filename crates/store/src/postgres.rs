@@ -51,8 +51,8 @@ const WRITE_SQL: &str = "WITH updated AS ( \
        INSERT INTO study_days (learner_id, day) SELECT $21, ($17 AT TIME ZONE 'UTC')::date FROM updated \
        ON CONFLICT DO NOTHING) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
-       session_id, responded_at, idempotency_key) \
-     SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17, $20 FROM updated";
+       session_id, responded_at, idempotency_key, rating) \
+     SELECT $11, updated.id, updated.mind_map_id, $12, $13, $14, $15, $16, $17, $20, $23 FROM updated";
 
 #[derive(Clone, Debug)]
 pub struct PgStore {
@@ -243,6 +243,7 @@ async fn write(
         .bind(new.stored_key(learner))
         .bind(learner.0)
         .bind(node.mastered_at.map(Ts))
+        .bind(i32::from(new.rating.number()))
         .execute(&mut *conn)
         .await
         .map_err(duplicate_key)?;

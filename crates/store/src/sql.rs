@@ -23,7 +23,13 @@ pub(crate) const NODE_COLUMNS: &str =
      n.mastery_score, n.mastery_status, n.ease_factor, n.repetitions, n.interval_days, n.next_review_at, \
      n.last_reviewed_at, n.mastered_at, n.metadata, n.created_at, n.updated_at";
 pub(crate) const RESPONSE_COLUMNS: &str = "r.id, r.node_id, r.mind_map_id, r.question_text, r.user_answer, r.quality, \
-     r.response_type, r.session_id, r.responded_at";
+     r.rating, r.response_type, r.session_id, r.responded_at";
+
+/// A response's rating from its stored number (1 Again ... 4 Easy).
+pub(crate) fn rating_from(number: i64) -> StoreResult<pathwise_domain::evidence::Rating> {
+    pathwise_domain::evidence::Rating::from_number(number)
+        .ok_or_else(|| StoreError::corrupt(format!("rating {number} is not 1 to 4")))
+}
 
 /// A node from a row of [`NODE_COLUMNS`]: where a node's fields meet its columns, for both
 /// stores and both drivers (sqlx's rows, and rusqlite's on SQLite's response path).
@@ -303,6 +309,7 @@ macro_rules! shared_store {
                 question_text: row.try_get("question_text")?,
                 user_answer: row.try_get("user_answer")?,
                 quality: u8::try_from(quality).map_err(StoreError::corrupt)?,
+                rating: crate::sql::rating_from(row.try_get::<i32, _>("rating")?.into())?,
                 response_type: parse(row.try_get::<&str, _>("response_type")?)?,
                 session_id: row.try_get("session_id")?,
                 responded_at: row.try_get::<Ts, _>("responded_at")?.0,

@@ -199,6 +199,7 @@ impl SqliteStore {
             .bind(new.session_id)
             .bind(Ts(new.responded_at))
             .bind(new.stored_key(learner))
+            .bind(i32::from(new.rating.number()))
             .execute(&mut **tx)
             .await?;
         sqlx::query(INSERT_STUDY_DAY_SQL).bind(learner.0).bind(study_day(new.responded_at)).execute(&mut **tx).await?;

@@ -130,8 +130,8 @@ pub(crate) const INSERT_STUDY_DAY_SQL: &str =
     "INSERT INTO study_days (learner_id, day) VALUES (?1, ?2) ON CONFLICT DO NOTHING";
 
 pub(crate) const INSERT_RESPONSE_SQL: &str = "INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, \
-     user_answer, quality, response_type, session_id, responded_at, idempotency_key) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+     user_answer, quality, response_type, session_id, responded_at, idempotency_key, rating) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 /// A write of one response failed: its caller hears why. A key used before is a duplicate,
 /// which the caller answers with the first response; anything else is the database's fault.
@@ -250,6 +250,7 @@ fn write_one(db: &rusqlite::Connection, item: &Pending, decision: &ResponseDecis
                 new.session_id.as_ref().map(|s| s.as_bytes().to_vec()),
                 new.responded_at.timestamp_micros(),
                 new.stored_key(item.learner),
+                i32::from(new.rating.number()),
             ])
         })
         .map_err(insert_error)?;

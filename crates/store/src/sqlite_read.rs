@@ -99,12 +99,14 @@ impl Inner {
     }
 }
 
-/// A row of `r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at`.
+/// A row of `r.node_id, r.mind_map_id, r.quality, r.rating, r.response_type, r.session_id,
+/// r.responded_at`.
 pub(crate) fn response_event_from(row: &NamedRow) -> StoreResult<ResponseEvent> {
     Ok(ResponseEvent {
         node_id: NodeId(row.id("node_id")?),
         mind_map_id: MindMapId(row.id("mind_map_id")?),
         quality: u8::try_from(row.plain::<i64>("quality")?).map_err(StoreError::corrupt)?,
+        rating: crate::sql::rating_from(row.plain::<i64>("rating")?)?,
         response_type: row.word("response_type")?,
         session_id: row.maybe_id("session_id")?,
         responded_at: row.time("responded_at")?,

@@ -168,6 +168,7 @@ async fn learner_with_rows(store: &AnyStore, name: &str) -> Learner {
             question_text: "What is a set?".into(),
             user_answer: Some("a collection".into()),
             quality,
+            rating: pathwise_domain::evidence::Rating::stated(pathwise_domain::mastery::Quality::of(quality)),
             response_type: ResponseType::Teach,
             session_id: None,
             responded_at: at(minute),

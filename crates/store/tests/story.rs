@@ -7,8 +7,9 @@
 //! fails the PostgreSQL tests instead of skipping them (`pathwise-test-support`).
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use pathwise_domain::evidence::Rating;
 use pathwise_domain::flow::{Flow, FlowState};
-use pathwise_domain::mastery::RecentHistory;
+use pathwise_domain::mastery::{Quality, RecentHistory};
 use pathwise_domain::model::{Edge, MapChanges, MindMap, Node, QuizResponse, ResponseEvent};
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{
@@ -157,6 +158,7 @@ fn response_to(node: &Node, quality: u8, kind: ResponseType, now: DateTime<Utc>)
         question_text: format!("What is {}?", node.label),
         user_answer: Some(format!("answer of quality {quality}")),
         quality,
+        rating: Rating::stated(Quality::of(quality)),
         response_type: kind,
         session_id: None,
         responded_at: now,
@@ -580,6 +582,7 @@ async fn live_analytics_read_one_map_or_all_of_a_learners_maps(store: &AnyStore)
         node_id: r.node_id,
         mind_map_id: r.mind_map_id,
         quality: r.quality,
+        rating: r.rating,
         response_type: r.response_type,
         session_id: r.session_id,
         responded_at: r.responded_at,

@@ -7,8 +7,8 @@
 
 use chrono::{DateTime, Utc};
 use pathwise_anki::{AnswerKind, DeckPlan, UniqueLabels};
+use pathwise_domain::evidence::{AnkiButton, Evidence};
 use pathwise_domain::graph::{recompute_depths, GraphLimits, ANKI_DECK_KEY};
-use pathwise_domain::mastery::Quality;
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse, GROUPING_KEY};
 use pathwise_domain::order::assign_sequence;
 use pathwise_domain::recording::{ResponseContext, ResponseRules};
@@ -142,12 +142,10 @@ pub(crate) fn import_deck(
                 AnswerKind::Learning => ResponseType::Teach,
                 AnswerKind::Review => ResponseType::Review,
             };
-            let rules = ResponseRules {
-                quality: Quality::new(i64::from(answer.quality))?,
-                response_type,
-                now: answer.at,
-                floor: None,
-            };
+            let button = AnkiButton::of_ease(i64::from(answer.ease))
+                .ok_or_else(|| DomainError::invalid("ease", format!("{} is not an Anki button (1-4)", answer.ease)))?;
+            let earned = Evidence::Anki(button).earned();
+            let rules = ResponseRules { quality: earned.quality, response_type, now: answer.at, floor: None };
             let decided = rules.decide(&ResponseContext { map_status: agg.map.status, node: node.clone(), history })?;
             *node = decided.node;
             history = decided.history;
@@ -157,7 +155,8 @@ pub(crate) fn import_deck(
                 mind_map_id: agg.map.id,
                 question_text: node.label.clone(),
                 user_answer: None,
-                quality: answer.quality,
+                quality: earned.quality.value(),
+                rating: earned.rating,
                 response_type,
                 session_id: None,
                 responded_at: answer.at,
@@ -241,8 +240,8 @@ mod tests {
         DateTime::parse_from_rfc3339(text).unwrap().with_timezone(&Utc)
     }
 
-    fn answer(revlog_id: i64, quality: u8, kind: AnswerKind) -> Answer {
-        Answer { revlog_id, at: chrono::TimeZone::timestamp_millis_opt(&Utc, revlog_id).unwrap(), quality, kind }
+    fn answer(revlog_id: i64, ease: u8, kind: AnswerKind) -> Answer {
+        Answer { revlog_id, at: chrono::TimeZone::timestamp_millis_opt(&Utc, revlog_id).unwrap(), ease, kind }
     }
 
     fn deck(answers: Vec<Answer>) -> DeckPlan {
@@ -285,9 +284,9 @@ mod tests {
     #[test]
     fn a_new_deck_is_a_map_whose_cards_hang_from_the_deck_and_whose_answers_move_them() {
         let answers = vec![
-            answer(1_700_000_000_000, 4, AnswerKind::Learning),
-            answer(1_700_100_000_000, 4, AnswerKind::Review),
-            answer(1_700_900_000_000, 5, AnswerKind::Review),
+            answer(1_700_000_000_000, 3, AnswerKind::Learning),
+            answer(1_700_100_000_000, 3, AnswerKind::Review),
+            answer(1_700_900_000_000, 4, AnswerKind::Review),
         ];
         let now = at("2026-11-29T10:00:00Z");
         let (import, account) = import_deck(&deck(answers), LearnerId(Uuid::nil()), None, now, &mut ids()).unwrap();
@@ -301,7 +300,7 @@ mod tests {
         assert_eq!(import.changes.insert_edges.len(), 2);
         let etre = &nodes[1];
         assert_eq!(etre.metadata[REVIEWS_THROUGH_KEY], json!(1_700_900_000_000i64));
-        assert_eq!(etre.last_reviewed_at, Some(answer(1_700_900_000_000, 5, AnswerKind::Review).at));
+        assert_eq!(etre.last_reviewed_at, Some(answer(1_700_900_000_000, 4, AnswerKind::Review).at));
         assert_eq!(etre.repetitions, 3);
         assert_ne!(etre.mastery_status, MasteryStatus::Unseen);
         assert_eq!(import.responses.len(), 3);
@@ -313,7 +312,7 @@ mod tests {
 
     #[test]
     fn importing_again_adds_only_new_answers_on_top_of_what_was_done_here() {
-        let first = vec![answer(1_700_000_000_000, 4, AnswerKind::Learning)];
+        let first = vec![answer(1_700_000_000_000, 3, AnswerKind::Learning)];
         let now = at("2026-11-29T10:00:00Z");
         let (import, _) = import_deck(&deck(first.clone()), LearnerId(Uuid::nil()), None, now, &mut ids()).unwrap();
         let mut agg = MapAggregate {
@@ -325,7 +324,7 @@ mod tests {
         let etre = agg.nodes[1].clone();
         let histories: HashMap<NodeId, RecentHistory> = [(etre.id, import.histories[0].1.clone())].into();
         let reviewed = ResponseRules {
-            quality: Quality::new(5).unwrap(),
+            quality: pathwise_domain::mastery::Quality::of(5),
             response_type: ResponseType::Review,
             now: at("2026-11-28T09:00:00Z"),
             floor: None,
@@ -338,7 +337,7 @@ mod tests {
         .unwrap();
         agg.nodes[1] = reviewed.node.clone();
         let histories: HashMap<NodeId, RecentHistory> = [(etre.id, reviewed.history)].into();
-        let mut again = deck([first, vec![answer(1_795_900_000_000, 3, AnswerKind::Review)]].concat());
+        let mut again = deck([first, vec![answer(1_795_900_000_000, 2, AnswerKind::Review)]].concat());
         again.cards[0].label = "être (verb)".into();
         let found = ImportedMap { aggregate: &agg, histories: &histories };
         let (import, account) = import_deck(&again, LearnerId(Uuid::nil()), Some(found), now, &mut ids()).unwrap();

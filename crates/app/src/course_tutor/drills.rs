@@ -16,6 +16,8 @@ use pathwise_course::lite::SnapshotLite;
 use pathwise_course::snapshot::DrillCounters;
 use pathwise_course::{Course, TutorCard};
 use pathwise_domain::choice::read_typed_choice;
+use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
+use pathwise_domain::mastery::Quality;
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
 use pathwise_llm::{prompts, schema, Message, Request};
@@ -85,6 +87,25 @@ struct Grade {
     tag: Option<String>,
     by: String,
     expected: Option<String>,
+    /// The answer picked one of the options shown rather than being recalled; a replay
+    /// records nothing, so this is not kept.
+    #[serde(skip)]
+    recognised: bool,
+}
+
+impl Grade {
+    /// What the answer shows: checked exactly against the item's key, or judged by the model
+    /// against the unit's material.
+    fn shows(&self) -> DomainEvidence {
+        let outcome = if self.correct { Outcome::Right } else { Outcome::Wrong };
+        if self.by == "model" {
+            // The model says right or wrong, not how well: a right answer is an ordinary
+            // recall (4), never the exact recall a checked key shows.
+            return DomainEvidence::Graded(Quality::of(if self.correct { 4 } else { 1 }));
+        }
+        let form = if self.recognised { Form::Recognised } else { Form::Recalled };
+        DomainEvidence::Checked { form, outcome }
+    }
 }
 
 /// A drill graded by the model; its mistake tag is one of the course's (see `model_grade`).
@@ -179,12 +200,7 @@ impl<S: Store> App<S> {
         let tag = grade.tag.clone();
         let kept = serde_json::to_value(&grade).map_err(|e| AppError::internal(format!("drill grade to JSON: {e}")))?;
         let write = EvidenceWrite {
-            evidence: Some(Evidence {
-                unit: &unit_id,
-                question: &question,
-                answer,
-                quality: if grade.correct { 4 } else { 1 },
-            }),
+            evidence: Some(Evidence { unit: &unit_id, question: &question, answer, shows: grade.shows() }),
             graded: Some((&offer.id, &kept)),
         };
         let recorded = self
@@ -319,7 +335,14 @@ impl<S: Store> App<S> {
         // A tag outside the course's list, or on a right answer, is not kept.
         let tag =
             grade.common_mistake_tag.filter(|t| !grade.is_correct && course.confusion_tags().iter().any(|c| c == t));
-        Ok(Grade { correct: grade.is_correct, feedback: feedback.to_string(), tag, by: "model".into(), expected: None })
+        Ok(Grade {
+            correct: grade.is_correct,
+            feedback: feedback.to_string(),
+            tag,
+            by: "model".into(),
+            expected: None,
+            recognised: false,
+        })
     }
 }
 
@@ -338,6 +361,7 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
         _ => None,
     }
     .unwrap_or_else(|| Answer::Text(answer.to_string()));
+    let recognised = matches!(given, Answer::Choice(_));
     let check = item.check(&given).map_err(|e| AppError::invalid("studentAnswer", e.to_string()))?;
     let tag = if check.correct {
         None
@@ -353,5 +377,5 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
     };
     let feedback = crate::learning_loop::feedback::drill_feedback(check.correct, &check.expected, tag.as_deref());
     let by = if item.blueprint_id == pathwise_items::INLINE_BLUEPRINT_ID { "written" } else { "blueprint" };
-    Ok(Grade { correct: check.correct, feedback, tag, by: by.into(), expected: Some(check.expected) })
+    Ok(Grade { correct: check.correct, feedback, tag, by: by.into(), expected: Some(check.expected), recognised })
 }

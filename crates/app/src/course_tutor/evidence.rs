@@ -19,8 +19,8 @@ pub(crate) struct Evidence<'a> {
     pub unit: &'a str,
     pub question: &'a str,
     pub answer: &'a str,
-    /// SM-2 quality, 0-5.
-    pub quality: i64,
+    /// What the answer shows, which decides what it earns.
+    pub shows: pathwise_domain::evidence::Evidence,
 }
 
 /// What a piece of evidence stores besides its messages.
@@ -98,16 +98,17 @@ impl<S: Store> App<S> {
         evidence: &Evidence<'_>,
     ) -> AppResult<Option<PreparedResponse>> {
         let Some((map, node)) = self.unit_node(learner, snap, evidence.unit).await? else { return Ok(None) };
+        let earned = evidence.shows.earned();
         let response = RecordResponse {
             node_id: node,
             mind_map_id: map,
             question_text: evidence.question.chars().take(2_000).collect(),
             user_answer: Some(evidence.answer.chars().take(2_000).collect()),
-            quality: evidence.quality,
+            quality: i64::from(earned.quality.value()),
             response_type: Some(ResponseType::Teach),
             session_id: Some(thread.0),
             idempotency_key: None,
         };
-        self.prepare_response(learner, response).await.map(Some)
+        self.prepare_response(learner, response, earned).await.map(Some)
     }
 }

@@ -11,6 +11,7 @@ use crate::{App, AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::{ExamQuestionSpec, MasteryTier, QuestionStatus, Tier};
+use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_store::Store;
 use serde::{Deserialize, Serialize};
@@ -162,7 +163,11 @@ impl<S: Store> App<S> {
             unit: &unit,
             question: &question.stem,
             answer: choice,
-            quality: if outcome.correct { 5 } else { 1 },
+            // An exam question's options are shown: the answer is recognised, not recalled.
+            shows: DomainEvidence::Checked {
+                form: Form::Recognised,
+                outcome: if outcome.correct { Outcome::Right } else { Outcome::Wrong },
+            },
         };
         let correct = outcome.correct;
         let write = EvidenceWrite { evidence: Some(evidence), graded: None };

@@ -5,6 +5,7 @@
 //! like the model's before it is asked.
 
 use crate::{learning_loop::model_tasks, App, AppError, AppResult, Store};
+use pathwise_domain::mastery::Quality;
 use pathwise_domain::question::{self, ChoiceGrade, Question, QuestionKind};
 use pathwise_domain::LearnerId;
 
@@ -82,7 +83,7 @@ pub(crate) async fn grade_answer<S: Store>(
     match caller {
         Some(CallerGrade { quality, feedback }) => Ok(AnswerGrade {
             quality,
-            correct: quality >= 3,
+            correct: Quality::of(quality).passes(),
             feedback: feedback.unwrap_or_else(|| CALLER_FEEDBACK.into()),
             graded_by: "caller".into(),
         }),
@@ -111,7 +112,12 @@ async fn grade_by_model<S: Store>(
     app.record_llm_session(learner, GRADING, &session).await?;
     let graded = graded?;
     let quality = graded.quality as u8;
-    Ok(AnswerGrade { quality, correct: quality >= 3, feedback: graded.feedback, graded_by: "model".into() })
+    Ok(AnswerGrade {
+        quality,
+        correct: Quality::of(quality).passes(),
+        feedback: graded.feedback,
+        graded_by: "model".into(),
+    })
 }
 
 /// A question the caller wrote about `concept`, checked as the model's are. Its `concept`

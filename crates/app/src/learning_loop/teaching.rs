@@ -13,8 +13,10 @@ use crate::maps::curriculum::{GenerateInput, PlanSummary};
 use crate::mastery::RecordResponse;
 use crate::{learning_loop::model_tasks, App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::Decomposition;
+use pathwise_domain::evidence::Evidence;
 use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
 use pathwise_domain::graph;
+use pathwise_domain::mastery::Quality;
 use pathwise_domain::model::{MapAggregate, Node};
 use pathwise_domain::question::Question;
 use pathwise_domain::wording::join_and;
@@ -155,7 +157,10 @@ impl<S: Store> App<S> {
                 i64::from(probe.quality),
                 Some(ResponseType::Diagnostic),
             );
-            self.record_response(learner, response).await?;
+            // Graded when it was answered (exactly, by the model or by the caller), by the
+            // same rules: its quality stands.
+            let graded = Evidence::Graded(Quality::of(probe.quality));
+            self.record_answer(learner, response, graded).await?;
         }
         Ok(())
     }
@@ -291,6 +296,7 @@ impl<S: Store> App<S> {
         next.state.current_phase = Some(Phase::Reviewing);
         next.state.last_answered =
             pending.id.clone().map(|question_id| AnsweredQuestion { question_id, grade: grade.clone() });
+        let shows = grade.shows();
         let response = RecordResponse::new(
             node_id,
             map_id,
@@ -309,7 +315,7 @@ impl<S: Store> App<S> {
                         .await?
                         .ok_or_else(|| AppError::not_found("node", node_id))?,
                     None => match self
-                        .record_response_once(learner, RecordResponse { idempotency_key: Some(key), ..response })
+                        .record_answer_once(learner, RecordResponse { idempotency_key: Some(key), ..response }, shows)
                         .await
                     {
                         Ok(recorded) => recorded.recorded.node,
@@ -331,7 +337,7 @@ impl<S: Store> App<S> {
             // second answer to it loses the compare-and-set and records nothing.
             None => {
                 self.store.save_flow(&next).await?;
-                self.record_response(learner, response).await?.node
+                self.record_answer(learner, response, shows).await?.node
             }
         };
         let mut step = TeachingStep::of(&next);

@@ -14,6 +14,7 @@ use crate::{App, AppError, AppResult, ErrorKind, Store};
 use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::edit::MAX_LABEL_CHARS;
 use pathwise_domain::lifecycle;
+use pathwise_domain::mastery::Quality;
 use pathwise_domain::model::{MapAggregate, Metadata};
 use pathwise_domain::model_graph;
 use pathwise_domain::{MindMapId, NodeId};
@@ -268,8 +269,12 @@ impl<S: Store> App<S> {
     }
 
     async fn converse(&self, session: &Session, input: &GenerateInput) -> AppResult<Outcome> {
-        let known: Vec<&str> =
-            input.diagnostic_results.iter().filter(|d| d.quality >= 3).map(|d| d.node_label.as_str()).collect();
+        let known: Vec<&str> = input
+            .diagnostic_results
+            .iter()
+            .filter(|d| d.quality >= i64::from(Quality::PASS.value()))
+            .map(|d| d.node_label.as_str())
+            .collect();
         let system = prompts::render(
             "curriculum_planning",
             json!({ "topic": input.topic, "goal": input.goal, "known": known,

@@ -1,4 +1,4 @@
-//! A learner's history as a review log (`item_id,timestamp,grade`, the format
+//! A learner's history as a review log (`item_id,timestamp,grade,rating`, the format
 //! `pathwise srs-eval` reads): one row per response, oldest first, each concept an item
 //! whose first response is its introduction. So a learner can see which scheduler, SM-2 or
 //! FSRS, would have served them better.
@@ -22,6 +22,7 @@ impl<S: Store> App<S> {
                 item_id: r.node_id.to_string(),
                 timestamp: r.responded_at,
                 grade: r.quality,
+                rating: r.rating,
             }));
             if done {
                 break;

@@ -7,6 +7,7 @@
 
 use crate::{App, AppError, AppResult, Store};
 use chrono::{DateTime, Utc};
+use pathwise_domain::evidence::Rating;
 use pathwise_domain::model::Node;
 use pathwise_domain::{srs, LearnerId, ResponseType, SrsScheduler};
 use pathwise_srs::{fsrs_review, FsrsMemory, DEFAULT_DESIRED_RETENTION};
@@ -66,7 +67,7 @@ impl<S: Store> App<S> {
         &self,
         learner: LearnerId,
         before: FsrsBefore,
-        quality: u8,
+        rating: Rating,
         mut node: Node,
     ) -> AppResult<Node> {
         let Some(reviewed_at) = node.last_reviewed_at else { return Ok(node) };
@@ -74,7 +75,7 @@ impl<S: Store> App<S> {
             before.last_reviewed_at.map_or(0.0, |at| ((reviewed_at - at).num_seconds().max(0) as f64) / 86_400.0);
         let prior = before.memory.map(|m| FsrsMemory { stability: m.stability, difficulty: m.difficulty });
         let parameters = self.fsrs_parameters_of(learner).await?;
-        let review = fsrs_review(prior, elapsed_days, quality, DEFAULT_DESIRED_RETENTION, &parameters)
+        let review = fsrs_review(prior, elapsed_days, rating, DEFAULT_DESIRED_RETENTION, &parameters)
             .map_err(|e| AppError::internal(format!("FSRS could not schedule node {}: {e}", node.id)))?;
         let next_review_at = srs::due_at(reviewed_at, review.interval_days);
         let memory = NodeFsrs { stability: review.memory.stability, difficulty: review.memory.difficulty };

@@ -211,12 +211,8 @@ impl<S: Store> App<S> {
     /// out what is known; it is not a review), each concept an item.
     async fn fsrs_review_log(&self, learner: LearnerId) -> AppResult<ReviewLog> {
         let events = self.store.response_events(learner, None, DateTime::<Utc>::UNIX_EPOCH, self.now()).await?;
-        Ok(ReviewLog::from_rows(
-            events.into_iter().filter(|e| e.response_type != ResponseType::Diagnostic).map(|e| ReviewRow {
-                item_id: e.node_id.to_string(),
-                timestamp: e.responded_at,
-                grade: e.quality,
-            }),
-        ))
+        Ok(ReviewLog::from_rows(events.into_iter().filter(|e| e.response_type != ResponseType::Diagnostic).map(|e| {
+            ReviewRow { item_id: e.node_id.to_string(), timestamp: e.responded_at, grade: e.quality, rating: e.rating }
+        })))
     }
 }

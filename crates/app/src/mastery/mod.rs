@@ -9,6 +9,7 @@ pub mod preferences;
 
 use crate::paging::{window, Paged};
 use crate::{App, AppError, AppResult, Store};
+use pathwise_domain::evidence::{Earned, Evidence};
 use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::mastery::{self, MapSummary, Quality, Struggle, STRUGGLE_HISTORY};
 use pathwise_domain::model::{Node, QuizResponse};
@@ -32,7 +33,8 @@ pub struct RecordResponse {
     pub question_text: String,
     #[serde(default)]
     pub user_answer: Option<String>,
-    /// SM-2 quality: 0 (blackout) to 5 (perfect recall).
+    /// SM-2 quality: 0 (blackout) to 5 (perfect recall), the learner's own rating of their
+    /// recall (5 is FSRS's Easy).
     #[schema(minimum = 0, maximum = 5)]
     pub quality: i64,
     /// `diagnostic`, `teach` or `review` (the default).
@@ -106,6 +108,40 @@ impl<S: Store> App<S> {
     /// (after a lost reply, a timeout, a crash after the commit) finds that response instead
     /// of storing another. The same key with another response is refused.
     pub async fn record_response_once(&self, learner: LearnerId, input: RecordResponse) -> AppResult<Recorded> {
+        let earned = Evidence::OwnRating(Quality::new(input.quality)?).earned();
+        self.record_earned_once(learner, input, earned).await
+    }
+
+    /// A response to a question Pathwise asked, with what its `evidence` earns (its
+    /// `quality` is set from that).
+    pub(crate) async fn record_answer(
+        &self,
+        learner: LearnerId,
+        input: RecordResponse,
+        evidence: Evidence,
+    ) -> AppResult<RecordedResponse> {
+        Ok(self.record_answer_once(learner, input, evidence).await?.recorded)
+    }
+
+    /// [`App::record_answer`], saying whether the response was stored now or found by its
+    /// idempotency key.
+    pub(crate) async fn record_answer_once(
+        &self,
+        learner: LearnerId,
+        input: RecordResponse,
+        evidence: Evidence,
+    ) -> AppResult<Recorded> {
+        let earned = evidence.earned();
+        let input = RecordResponse { quality: i64::from(earned.quality.value()), ..input };
+        self.record_earned_once(learner, input, earned).await
+    }
+
+    async fn record_earned_once(
+        &self,
+        learner: LearnerId,
+        input: RecordResponse,
+        earned: Earned,
+    ) -> AppResult<Recorded> {
         let key = input.idempotency_key.clone();
         if let Some(key) = &key {
             crate::idempotency::check_key(key)?;
@@ -115,7 +151,7 @@ impl<S: Store> App<S> {
         // request is kept only where a duplicate is possible, to compare it with the first.
         let asked = key.as_ref().map(|_| input.clone());
         let node = input.node_id;
-        let PreparedResponse { new, rules, fsrs } = self.prepare_response(learner, input).await?;
+        let PreparedResponse { new, rules, fsrs } = self.prepare_response(learner, input, earned).await?;
         let written = self.store.record_response(learner, new, move |ctx| rules.decide(ctx)).await;
         let written = match (written, key, asked) {
             // Another request with the same key got there first.
@@ -133,13 +169,14 @@ impl<S: Store> App<S> {
         Ok(Recorded { recorded, replayed: false })
     }
 
-    /// Check a response's request and make it ready for the store.
+    /// Check a response's request and make it ready for the store, with what it earned.
     pub(crate) async fn prepare_response(
         &self,
         learner: LearnerId,
         input: RecordResponse,
+        earned: Earned,
     ) -> AppResult<PreparedResponse> {
-        let quality = Quality::new(input.quality)?;
+        let Earned { quality, rating } = earned;
         let response_type = input.response_type.unwrap_or_default();
         let question_text = clean_text("question_text", &input.question_text, MAX_TEXT_CHARS)?;
         if let Some(answer) = &input.user_answer {
@@ -164,6 +201,7 @@ impl<S: Store> App<S> {
                 question_text,
                 user_answer: input.user_answer,
                 quality: quality.value(),
+                rating,
                 response_type,
                 session_id: input.session_id,
                 responded_at: now,
@@ -182,7 +220,7 @@ impl<S: Store> App<S> {
         (response, node): (QuizResponse, Node),
     ) -> AppResult<RecordedResponse> {
         let node = match fsrs {
-            Some(before) => self.apply_fsrs(learner, before, response.quality, node).await?,
+            Some(before) => self.apply_fsrs(learner, before, response.rating, node).await?,
             None => node,
         };
         self.review_jobs_changed(learner, response.mind_map_id);

@@ -10,6 +10,7 @@ use super::state::{LearningResult, SessionState};
 use super::turn::Turn;
 use crate::mastery::RecordResponse;
 use crate::{App, AppError, AppResult, Store};
+use pathwise_domain::evidence::{Evidence, Form, Outcome};
 use pathwise_domain::model::Node;
 use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_domain::session::SessionEventKind;
@@ -141,7 +142,8 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
     let item = bank::regenerate(app.library(), &item_id)?;
     let scored = super::scoring::score(app, &item, &answered.response).await?;
     let node = app.store().get_node(learner, node_id).await?.ok_or_else(|| AppError::not_found("node", node_id))?;
-    let quality = quality(scored.correct, scored.credit, &answered.response);
+    let shows = evidence_of(scored.correct, scored.credit, &answered.response);
+    let quality = i64::from(shows.earned().quality.value());
     let response_type = if matches!(node.mastery_status, MasteryStatus::Reviewing | MasteryStatus::Mastered) {
         ResponseType::Review
     } else {
@@ -163,7 +165,7 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
         Some(_) => node,
         None => {
             input.idempotency_key = Some(key);
-            app.record_response(learner, input).await?.node
+            app.record_answer(learner, input, shows).await?.node
         }
     };
     let shown_id = turn.state.shown_id(&item_id).to_string();
@@ -189,15 +191,15 @@ async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConf
     Ok(())
 }
 
-/// SM-2 quality from the score: 5 for a right answer, partial credit scaled below 3.
-fn quality(correct: bool, credit: f64, response: &ClientResponse) -> i64 {
-    if correct {
-        5
-    } else if matches!(response, ClientResponse::Skipped) {
-        0
-    } else {
-        ((credit * 5.0).round() as i64).clamp(1, 2)
-    }
+/// What a scored answer shows: a choice is recognised among the options shown, a typed
+/// answer or code recalled; a skip is a blackout.
+fn evidence_of(correct: bool, credit: f64, response: &ClientResponse) -> Evidence {
+    let (form, outcome) = match response {
+        ClientResponse::Skipped => (Form::Recalled, Outcome::Skipped),
+        ClientResponse::Choice { .. } => (Form::Recognised, Outcome::of(correct, credit)),
+        ClientResponse::Text { .. } | ClientResponse::Code { .. } => (Form::Recalled, Outcome::of(correct, credit)),
+    };
+    Evidence::Checked { form, outcome }
 }
 
 async fn explain<S: Store>(app: &App<S>, learner: LearnerId, turn: &Turn, node: &Node) -> AppResult<String> {

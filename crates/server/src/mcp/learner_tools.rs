@@ -37,7 +37,7 @@ pub struct Messages {
 
 #[derive(Serialize, JsonSchema)]
 pub struct ReviewLog {
-    /// CSV: a header line `item_id,timestamp,grade`, then one line per response, oldest
+    /// CSV: a header line `item_id,timestamp,grade,rating`, then one line per response, oldest
     /// first.
     pub csv: String,
 }
@@ -176,7 +176,7 @@ fn preferences() -> Vec<ToolSpec> {
         ),
         tool(
             "review_log_export",
-            "The learner's history as a review log (CSV item_id,timestamp,grade, oldest first), the format \
+            "The learner's history as a review log (CSV item_id,timestamp,grade,rating, oldest first), the format \
              spaced-repetition tools compare schedulers on.",
             Reads,
             |app, l, _: Nothing| async move { Ok(ReviewLog { csv: app.review_log(l).await? }) },

@@ -189,11 +189,11 @@ pub async fn update_preferences(
     Ok(Json(s.app.update_preferences(l.id, input).await?))
 }
 
-/// The caller's history as a review log (CSV `item_id,timestamp,grade`, oldest first), the
+/// The caller's history as a review log (CSV `item_id,timestamp,grade,rating`, oldest first), the
 /// format `pathwise srs-eval` compares SM-2 and FSRS on.
 #[utoipa::path(get, operation_id = "learners_review_log", path = "/api/me/review-log.csv", tag = "learners",
     responses((status = 200, content_type = "text/csv", body = String,
-        description = "The review log: a header line `item_id,timestamp,grade`, then one line per response.")),
+        description = "The review log: a header line `item_id,timestamp,grade,rating`, then one line per response.")),
     security(("bearer" = [])))]
 pub async fn review_log(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<axum::response::Response> {
     use axum::response::IntoResponse;

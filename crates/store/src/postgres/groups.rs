@@ -84,10 +84,11 @@ const WRITE_SQL: &str = "WITH input AS ( \
        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::float8[], $4::text[], $5::float8[], $6::int4[], \
          $7::float8[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::text[], $12::text[], \
          $13::uuid[], $14::uuid[], $15::text[], $16::text[], $17::int4[], $18::text[], $19::uuid[], \
-         $20::timestamptz[], $21::bytea[], $22::uuid[], $23::timestamptz[]) \
+         $20::timestamptz[], $21::bytea[], $22::uuid[], $23::timestamptz[], $24::int4[]) \
        AS i(node_id, version, score, status, ease, repetitions, interval_days, next_review_at, \
          last_reviewed_at, updated_at, recent, recent_reviews, response_id, mind_map_id, question_text, \
-         user_answer, quality, response_type, session_id, responded_at, idempotency_key, learner_id, mastered_at)), \
+         user_answer, quality, response_type, session_id, responded_at, idempotency_key, learner_id, mastered_at, \
+         rating)), \
      updated AS ( \
        UPDATE mind_map_nodes n SET mastery_score = i.score, mastery_status = i.status, ease_factor = i.ease, \
          repetitions = i.repetitions, interval_days = i.interval_days, next_review_at = i.next_review_at, \
@@ -101,9 +102,9 @@ const WRITE_SQL: &str = "WITH input AS ( \
        SELECT DISTINCT i.learner_id, (i.responded_at AT TIME ZONE 'UTC')::date FROM input i \
        JOIN updated u ON u.id = i.node_id ORDER BY 1, 2 ON CONFLICT DO NOTHING) \
      INSERT INTO quiz_responses (id, node_id, mind_map_id, question_text, user_answer, quality, response_type, \
-       session_id, responded_at, idempotency_key) \
+       session_id, responded_at, idempotency_key, rating) \
      SELECT i.response_id, i.node_id, i.mind_map_id, i.question_text, i.user_answer, i.quality, i.response_type, \
-       i.session_id, i.responded_at, i.idempotency_key FROM input i JOIN updated u ON u.id = i.node_id \
+       i.session_id, i.responded_at, i.idempotency_key, i.rating FROM input i JOIN updated u ON u.id = i.node_id \
      RETURNING node_id";
 
 impl ResponseGroups {
@@ -282,6 +283,7 @@ async fn write_decided(pool: &PgPool, decided: &[(Pending, ResponseDecision, i64
         .bind(column(decided, |p, _, _| p.new.stored_key(p.learner)))
         .bind(column(decided, |p, _, _| p.learner.0))
         .bind(times(|n| n.mastered_at))
+        .bind(column(decided, |p, _, _| i32::from(p.new.rating.number())))
         .fetch_all(pool)
         .await?;
     Ok(written.into_iter().collect())

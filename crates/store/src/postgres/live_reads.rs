@@ -40,6 +40,7 @@ impl PgStore {
     ) -> StoreResult<Vec<ResponseEvent>> {
         let sql = format!(
             "SELECT r.mind_map_id, array_agg(r.node_id) AS node_ids, array_agg(r.quality::smallint) AS qualities, \
+             array_agg(r.rating) AS ratings, \
              array_agg(r.response_type) AS response_types, array_agg(r.session_id) AS session_ids, \
              array_agg(r.responded_at) AS responded_at \
              FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
@@ -52,15 +53,17 @@ impl PgStore {
             let map = MindMapId(row.try_get("mind_map_id")?);
             let nodes: Vec<Uuid> = row.try_get("node_ids")?;
             let qualities: Vec<i16> = row.try_get("qualities")?;
+            let ratings: Vec<i32> = row.try_get("ratings")?;
             let kinds: Vec<String> = row.try_get("response_types")?;
             let sessions: Vec<Option<Uuid>> = row.try_get("session_ids")?;
             let times: Vec<DateTime<Utc>> = row.try_get("responded_at")?;
-            let lengths = [nodes.len(), qualities.len(), kinds.len(), sessions.len(), times.len()];
+            let lengths = [nodes.len(), qualities.len(), ratings.len(), kinds.len(), sessions.len(), times.len()];
             unroll(&mut events, &lengths, |i| {
                 Ok(ResponseEvent {
                     node_id: NodeId(nodes[i]),
                     mind_map_id: map,
                     quality: u8::try_from(qualities[i]).map_err(StoreError::corrupt)?,
+                    rating: crate::sql::rating_from(ratings[i].into())?,
                     response_type: parse(&kinds[i])?,
                     session_id: sessions[i],
                     responded_at: times[i],

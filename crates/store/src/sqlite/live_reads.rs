@@ -42,7 +42,7 @@ impl SqliteStore {
         until: DateTime<Utc>,
     ) -> StoreResult<Vec<ResponseEvent>> {
         let sql = format!(
-            "SELECT r.node_id, r.mind_map_id, r.quality, r.response_type, r.session_id, r.responded_at \
+            "SELECT r.node_id, r.mind_map_id, r.quality, r.rating, r.response_type, r.session_id, r.responded_at \
              FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
              WHERE m.learner_id = $1 AND r.responded_at > $2 AND r.responded_at <= $3{}",
             map_filter(map, "r.mind_map_id", 4)
