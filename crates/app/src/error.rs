@@ -3,7 +3,7 @@
 //! structured details.
 
 use pathwise_domain::error::ErrorKind as DomainKind;
-use pathwise_domain::DomainError;
+use pathwise_domain::{DomainError, ErrorCode};
 use pathwise_llm::LlmError;
 use pathwise_store::StoreError;
 use serde_json::{json, Value};
@@ -36,7 +36,7 @@ pub enum ErrorKind {
 #[error("{message}")]
 pub struct AppError {
     pub kind: ErrorKind,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
     pub details: Value,
 }
@@ -46,7 +46,7 @@ pub type AppResult<T> = Result<T, AppError>;
 impl AppError {
     /// An error with no structured facts: its details are an empty object, so that a
     /// client reading `details.field` never has to check for null first.
-    pub fn new(kind: ErrorKind, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(kind: ErrorKind, code: ErrorCode, message: impl Into<String>) -> Self {
         AppError { kind, code, message: message.into(), details: Value::Object(Default::default()) }
     }
 
@@ -56,7 +56,7 @@ impl AppError {
         let allowed = if unknown.allowed.is_empty() { "none".to_string() } else { unknown.allowed.join(", ") };
         AppError::new(
             ErrorKind::Invalid,
-            "unknown_field",
+            ErrorCode::UnknownField,
             format!("{}: unknown field; allowed: {allowed}", unknown.field),
         )
         .with_details(serde_json::json!({ "field": unknown.field, "allowed": unknown.allowed }))
@@ -65,7 +65,7 @@ impl AppError {
     pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
         AppError {
             kind: ErrorKind::NotFound,
-            code: "not_found",
+            code: ErrorCode::NotFound,
             message: format!("{what} {id} not found"),
             details: serde_json::json!({ "resource": what, "id": id.to_string() }),
         }
@@ -75,7 +75,7 @@ impl AppError {
     pub fn internal(message: impl Into<String>) -> Self {
         let message = message.into();
         tracing::error!(%message, "internal error");
-        AppError::new(ErrorKind::Internal, "internal", message)
+        AppError::new(ErrorKind::Internal, ErrorCode::Internal, message)
     }
 
     pub fn invalid(field: &str, message: impl std::fmt::Display) -> Self {
@@ -88,7 +88,7 @@ impl AppError {
     pub fn absent(field: &str, message: impl std::fmt::Display) -> Self {
         AppError {
             kind: ErrorKind::NotFound,
-            code: "not_found",
+            code: ErrorCode::NotFound,
             message: format!("{field}: {message}"),
             details: json!({ "field": field }),
         }
@@ -106,7 +106,7 @@ impl AppError {
         let otherwise = otherwise.map(|way| format!("; or {way}")).unwrap_or_default();
         AppError::new(
             ErrorKind::Unavailable,
-            "llm_not_configured",
+            ErrorCode::LlmNotConfigured,
             format!(
                 "{operation} needs a language model, and none is configured: set PATHWISE_LLM_BASE_URL and \
                  PATHWISE_LLM_MODEL (llm_base_url and llm_model in the config file) and restart. Without a model, \
@@ -188,25 +188,27 @@ impl From<StoreError> for AppError {
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Rejected(rule) => rule.into(),
-            StoreError::NotFound(what) => AppError::new(ErrorKind::NotFound, "not_found", format!("{what} not found")),
+            StoreError::NotFound(what) => {
+                AppError::new(ErrorKind::NotFound, ErrorCode::NotFound, format!("{what} not found"))
+            }
             StoreError::Duplicate(what) => AppError::new(
                 ErrorKind::Conflict,
-                "already_recorded",
+                ErrorCode::AlreadyRecorded,
                 format!("{what} was recorded already; it counts once"),
             ),
             StoreError::Exists(what) => {
-                AppError::new(ErrorKind::Conflict, "already_exists", format!("{what} exists already"))
+                AppError::new(ErrorKind::Conflict, ErrorCode::AlreadyExists, format!("{what} exists already"))
             }
             text if text.is_unstorable_text() => AppError::new(
                 ErrorKind::Invalid,
-                "unstorable_text",
+                ErrorCode::UnstorableText,
                 "the text holds a NUL character (U+0000), which this server's database cannot store; remove it",
             ),
             read_only if read_only.is_read_only() => {
                 tracing::error!(error = %read_only, "the database cannot be written; restart the server");
                 AppError::new(
                     ErrorKind::Unavailable,
-                    "database_read_only",
+                    ErrorCode::DatabaseReadOnly,
                     "the database cannot be written: its file was replaced or made read-only while the server \
                      ran; nothing was saved. The operator must restart the server",
                 )
@@ -214,11 +216,15 @@ impl From<StoreError> for AppError {
             busy if busy.is_busy() => {
                 // Answered 503, which the HTTP layer does not log: the operator hears of it here.
                 tracing::warn!(error = %busy, "the database is busy");
-                AppError::new(ErrorKind::Unavailable, "unavailable", "the database is busy; try again shortly")
+                AppError::new(ErrorKind::Unavailable, ErrorCode::Unavailable, "the database is busy; try again shortly")
             }
             other => {
                 tracing::error!(error = %other, "store failure");
-                AppError::new(ErrorKind::Internal, "internal", "internal error; the server log has the details")
+                AppError::new(
+                    ErrorKind::Internal,
+                    ErrorCode::Internal,
+                    "internal error; the server log has the details",
+                )
             }
         }
     }
@@ -227,11 +233,11 @@ impl From<StoreError> for AppError {
 impl From<LlmError> for AppError {
     fn from(error: LlmError) -> Self {
         let (kind, code) = match &error {
-            LlmError::NotConfigured { .. } => (ErrorKind::Unavailable, "llm_not_configured"),
-            LlmError::Timeout(_) => (ErrorKind::Upstream, "llm_timeout"),
-            LlmError::Transport { .. } => (ErrorKind::Upstream, "llm_unreachable"),
-            LlmError::Status { .. } | LlmError::FormatRefused { .. } => (ErrorKind::Upstream, "llm_error"),
-            LlmError::Malformed(_) | LlmError::TooLarge { .. } => (ErrorKind::Upstream, "llm_malformed"),
+            LlmError::NotConfigured { .. } => (ErrorKind::Unavailable, ErrorCode::LlmNotConfigured),
+            LlmError::Timeout(_) => (ErrorKind::Upstream, ErrorCode::LlmTimeout),
+            LlmError::Transport { .. } => (ErrorKind::Upstream, ErrorCode::LlmUnreachable),
+            LlmError::Status { .. } | LlmError::FormatRefused { .. } => (ErrorKind::Upstream, ErrorCode::LlmError),
+            LlmError::Malformed(_) | LlmError::TooLarge { .. } => (ErrorKind::Upstream, ErrorCode::LlmMalformed),
         };
         if matches!(error, LlmError::NotConfigured { .. }) {
             return AppError::new(kind, code, error.to_string()).with_details(not_configured_details());
@@ -272,7 +278,7 @@ mod tests {
             field: "isCorrect".into(),
             allowed: vec!["courseId".into(), "unitId".into()],
         });
-        assert_eq!((error.kind, error.code), (ErrorKind::Invalid, "unknown_field"));
+        assert_eq!((error.kind, error.code), (ErrorKind::Invalid, ErrorCode::UnknownField));
         assert_eq!(error.message, "isCorrect: unknown field; allowed: courseId, unitId");
         assert_eq!(error.details, serde_json::json!({ "field": "isCorrect", "allowed": ["courseId", "unitId"] }));
     }
@@ -280,16 +286,16 @@ mod tests {
     #[test]
     fn a_busy_database_is_a_503_and_a_broken_one_a_500() {
         let busy = AppError::from(StoreError::Busy("SQLite: database is locked".into()));
-        assert_eq!((busy.kind, busy.code), (ErrorKind::Unavailable, "unavailable"));
+        assert_eq!((busy.kind, busy.code), (ErrorKind::Unavailable, ErrorCode::Unavailable));
         let waited = AppError::from(StoreError::Database(sqlx::Error::PoolTimedOut));
-        assert_eq!((waited.kind, waited.code), (ErrorKind::Unavailable, "unavailable"));
+        assert_eq!((waited.kind, waited.code), (ErrorKind::Unavailable, ErrorCode::Unavailable));
         let broken = AppError::from(StoreError::Backend("SQLite: disk I/O error".into()));
-        assert_eq!((broken.kind, broken.code), (ErrorKind::Internal, "internal"));
+        assert_eq!((broken.kind, broken.code), (ErrorKind::Internal, ErrorCode::Internal));
         assert!(!broken.message.contains("disk"), "the details stay in the log: {}", broken.message);
     }
 
     #[test]
     fn an_error_without_facts_has_empty_details_not_null() {
-        assert_eq!(AppError::new(ErrorKind::BadRequest, "x", "y").details, serde_json::json!({}));
+        assert_eq!(AppError::new(ErrorKind::BadRequest, ErrorCode::BadBody, "y").details, serde_json::json!({}));
     }
 }

@@ -6,7 +6,7 @@
 //! stored; other operations are safe to run again by their own binding (a drill graded
 //! once, a question answered once), and their first reply is kept here.
 
-use crate::{App, AppError, AppResult, Store};
+use crate::{App, AppError, AppResult, ErrorCode, Store};
 use chrono::Duration;
 use pathwise_domain::LearnerId;
 use pathwise_store::StoredReply;
@@ -34,7 +34,7 @@ pub fn check_key(key: &str) -> AppResult<()> {
     if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_CHARS || !key.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(AppError::new(
             crate::ErrorKind::BadRequest,
-            "bad_idempotency_key",
+            ErrorCode::BadIdempotencyKey,
             format!(
                 "Idempotency-Key: must be 1-{MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces \
                  (a UUID is a good key)"
@@ -49,7 +49,7 @@ pub fn check_key(key: &str) -> AppResult<()> {
 pub fn reused_key_error() -> AppError {
     AppError::new(
         crate::ErrorKind::Invalid,
-        "idempotency_key_reused",
+        ErrorCode::IdempotencyKeyReused,
         "Idempotency-Key: this key was used for another request (another body or route); use a new key for a new request",
     )
     .with_details(serde_json::json!({ "field": "Idempotency-Key" }))

@@ -9,7 +9,7 @@
 pub mod administration;
 pub mod transfer;
 
-use crate::{App, AppError, AppResult, ErrorKind, Learner, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Learner, Store};
 use chrono::{DateTime, Duration, Utc};
 use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::{LearnerId, TokenId};
@@ -124,14 +124,14 @@ impl<S: Store> App<S> {
         let Some((learner, record)) = self.store.token_by_hash(&hash_token(token)).await? else {
             return Err(AppError::new(
                 ErrorKind::Unauthorized,
-                "unauthorized",
+                ErrorCode::Unauthorized,
                 "the API token is not valid; send Authorization: Bearer <token>",
             ));
         };
         if let Some(revoked_at) = record.revoked_at {
             return Err(AppError::new(
                 ErrorKind::Unauthorized,
-                "token_revoked",
+                ErrorCode::TokenRevoked,
                 format!(
                     "this API token ('{}') was revoked at {}; ask the operator for a new one",
                     record.name,
@@ -217,7 +217,7 @@ impl<S: Store> App<S> {
             other => {
                 let mut error = AppError::from(other);
                 if error.kind == ErrorKind::Conflict {
-                    error.code = "token_revoked";
+                    error.code = ErrorCode::TokenRevoked;
                 }
                 error
             }

@@ -29,6 +29,7 @@ pub use mastery::{fsrs_parameters, preferences};
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
+pub use pathwise_domain::ErrorCode;
 pub use pathwise_llm::Llm;
 pub use pathwise_notify::Notifier;
 pub use pathwise_store::{AnyStore, Learner, Store};

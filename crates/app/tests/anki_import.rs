@@ -9,7 +9,7 @@ mod support;
 use pathwise_app::anki_import::AnkiImport;
 use pathwise_app::fsrs_parameters::FsrsParametersInUse;
 use pathwise_app::preferences::UpdatePreferences;
-use pathwise_app::ErrorKind;
+use pathwise_app::{ErrorCode, ErrorKind};
 use pathwise_domain::{NodeId, ResponseType};
 use pathwise_store::{ResponseFilter, Store};
 use pathwise_test_support::anki::{anki_python, make_package, sample_spec};
@@ -115,8 +115,8 @@ async fn importing_again_adds_only_what_is_new_and_keeps_what_was_done_here(t: &
 async fn a_file_that_is_not_an_anki_package_stores_nothing(t: &TestApp) {
     let before = t.counts().await;
     for (bytes, code) in [
-        (b"%PDF-1.7 a document".to_vec(), "not_an_anki_package"),
-        (b"PK\x03\x04 cut short".to_vec(), "not_an_anki_package"),
+        (b"%PDF-1.7 a document".to_vec(), ErrorCode::NotAnAnkiPackage),
+        (b"PK\x03\x04 cut short".to_vec(), ErrorCode::NotAnAnkiPackage),
     ] {
         let refused = t.app().import_anki(t.learner, std::io::Cursor::new(bytes), |_| {}).await.unwrap_err();
         assert_eq!((refused.kind, refused.code), (ErrorKind::Invalid, code), "{}", refused.message);

@@ -7,7 +7,7 @@ mod support;
 
 use pathwise_app::authoring::documents::{files_under, FoundFile};
 use pathwise_app::authoring::AuthoringSettings;
-use pathwise_app::ErrorKind;
+use pathwise_app::{ErrorCode, ErrorKind};
 use pathwise_ingest::sample::{self, SamplePage, SampleParagraph};
 use support::TestApp;
 
@@ -92,21 +92,27 @@ async fn bad_files_are_refused_saying_what_was_wrong_and_store_nothing(t: &TestA
         limits: pathwise_ingest::Limits { max_bytes: 64 * 1024, ..Default::default() },
         ..Default::default()
     });
-    let cases: Vec<(&str, Vec<u8>, ErrorKind, &str, &str)> = vec![
-        ("empty.md", Vec::new(), ErrorKind::Invalid, "empty", "empty"),
-        ("blank.txt", b" \n\n\t ".to_vec(), ErrorKind::Invalid, "empty", "no readable text"),
-        ("big.txt", vec![b'a'; 64 * 1024 + 1], ErrorKind::TooLarge, "too_large", "over the 65536-byte limit"),
-        ("report.docx", b"PK\x03\x04".to_vec(), ErrorKind::Invalid, "unsupported_format", "not a supported format"),
-        ("binary.md", b"\x00\x01\x02 ELF".to_vec(), ErrorKind::Invalid, "binary", "binary data"),
+    let cases: Vec<(&str, Vec<u8>, ErrorKind, ErrorCode, &str)> = vec![
+        ("empty.md", Vec::new(), ErrorKind::Invalid, ErrorCode::Empty, "empty"),
+        ("blank.txt", b" \n\n\t ".to_vec(), ErrorKind::Invalid, ErrorCode::Empty, "no readable text"),
+        ("big.txt", vec![b'a'; 64 * 1024 + 1], ErrorKind::TooLarge, ErrorCode::TooLarge, "over the 65536-byte limit"),
+        (
+            "report.docx",
+            b"PK\x03\x04".to_vec(),
+            ErrorKind::Invalid,
+            ErrorCode::UnsupportedFormat,
+            "not a supported format",
+        ),
+        ("binary.md", b"\x00\x01\x02 ELF".to_vec(), ErrorKind::Invalid, ErrorCode::Binary, "binary data"),
         (
             "noise.pdf",
             b"%PDF-1.4 this is not a PDF at all".to_vec(),
             ErrorKind::Invalid,
-            "malformed_pdf",
+            ErrorCode::MalformedPdf,
             "not a readable PDF",
         ),
-        ("locked.pdf", sample::encrypted_pdf(), ErrorKind::Invalid, "encrypted_pdf", "remove the password"),
-        ("scan.pdf", sample::image_only_pdf(2), ErrorKind::Invalid, "no_text_layer", "run OCR"),
+        ("locked.pdf", sample::encrypted_pdf(), ErrorKind::Invalid, ErrorCode::EncryptedPdf, "remove the password"),
+        ("scan.pdf", sample::image_only_pdf(2), ErrorKind::Invalid, ErrorCode::NoTextLayer, "run OCR"),
     ];
     for (name, bytes, kind, code, says) in cases {
         let refused = app.ingest_document(t.learner, name, bytes).await.unwrap_err();
@@ -132,12 +138,12 @@ async fn a_folder_is_ingested_whole_or_not_at_all(t: &TestApp) {
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["course/a.md", "course/part2/b.txt"], "hidden and unsupported files are left out");
     let too_many = files_under(&course, 1).unwrap_err();
-    assert_eq!(too_many.code, "too_many_files");
+    assert_eq!(too_many.code, ErrorCode::TooManyFiles);
 
     let with_bad =
         [files.clone(), vec![FoundFile { name: "bad.md".into(), path: course.join("picture.png") }]].concat();
     let refused = t.app.ingest_files(t.learner, &with_bad, &no_progress).await.unwrap_err();
-    assert_eq!((refused.code, refused.details["file"].as_str()), ("binary", Some("bad.md")));
+    assert_eq!((refused.code, refused.details["file"].as_str()), (ErrorCode::Binary, Some("bad.md")));
     assert!(t.app.source_documents(t.learner).await.unwrap().is_empty(), "one bad file stores none");
 
     let seen = std::sync::Mutex::new(Vec::new());
@@ -158,7 +164,7 @@ async fn ingestion_by_path_reads_only_under_the_servers_folder(t: &TestApp) {
     std::fs::write(root.path().join("secret.md"), "# Secret\n\nNot for ingestion.").unwrap();
 
     let refused = t.app.ingest_path(t.learner, &allowed.join("notes.md"), &no_progress).await.unwrap_err();
-    assert_eq!((refused.kind, refused.code), (ErrorKind::Forbidden, "ingest_path_disabled"));
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Forbidden, ErrorCode::IngestPathDisabled));
     assert!(refused.message.contains("ingest_dir"), "{}", refused.message);
 
     let app = t
@@ -167,7 +173,12 @@ async fn ingestion_by_path_reads_only_under_the_servers_folder(t: &TestApp) {
         .with_authoring_settings(AuthoringSettings { ingest_dir: Some(allowed.clone()), ..Default::default() });
     for outside in [root.path().join("secret.md"), allowed.join("../secret.md"), "../secret.md".into()] {
         let refused = app.ingest_path(t.learner, &outside, &no_progress).await.unwrap_err();
-        assert_eq!((refused.kind, refused.code), (ErrorKind::Forbidden, "outside_ingest_dir"), "{}", outside.display());
+        assert_eq!(
+            (refused.kind, refused.code),
+            (ErrorKind::Forbidden, ErrorCode::OutsideIngestDir),
+            "{}",
+            outside.display()
+        );
     }
     let missing = app.ingest_path(t.learner, "nothing-here.md".as_ref(), &no_progress).await.unwrap_err();
     assert_eq!(missing.kind, ErrorKind::NotFound);

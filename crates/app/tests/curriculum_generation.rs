@@ -7,7 +7,7 @@
 mod support;
 
 use pathwise_app::curriculum::{GenerateInput, PlanSummary, ReplanInput};
-use pathwise_app::{App, AppError, ErrorKind};
+use pathwise_app::{App, AppError, ErrorCode, ErrorKind};
 use pathwise_domain::{MapStatus, MasteryStatus};
 use pathwise_fake_llm::{FakeLlm, Script};
 use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
@@ -146,7 +146,7 @@ async fn diagnostic_results_seed_the_generated_graph(t: &TestApp) {
 }
 
 /// A generation that must fail: the error, and nothing stored.
-async fn refused(t: &TestApp, app: &App, body: Value, kind: ErrorKind, code: &str, says: &str) {
+async fn refused(t: &TestApp, app: &App, body: Value, kind: ErrorKind, code: ErrorCode, says: &str) {
     let before = t.counts().await;
     let maps_before = t.app().list_maps(t.learner, None, Some(0), Some(100)).await.unwrap().total;
     let error = generate(app, t, body).await.expect_err("generation must fail");
@@ -170,7 +170,7 @@ async fn a_rejected_graph_is_explained_once_then_refused_with_nothing_stored(t: 
     let mut script = cycle();
     script.push(finish(None)); // The same graph again, uncorrected.
     fake.script(script);
-    refused(t, &app, json!({ "topic": "Cycles" }), ErrorKind::Upstream, "llm_invalid_graph", "cycle").await;
+    refused(t, &app, json!({ "topic": "Cycles" }), ErrorKind::Upstream, ErrorCode::LlmInvalidGraph, "cycle").await;
     let explained = last_conversation(&fake);
     assert!(explained.contains("the graph was rejected") && explained.contains("->"), "{explained}");
 
@@ -199,13 +199,13 @@ async fn too_many_nodes_and_too_deep_are_refused(t: &TestApp) {
     let mut script = too_many();
     script.push(finish(None));
     fake.script(script);
-    refused(t, &app, json!({ "topic": "Huge" }), ErrorKind::Upstream, "llm_invalid_graph", "30").await;
+    refused(t, &app, json!({ "topic": "Huge" }), ErrorKind::Upstream, ErrorCode::LlmInvalidGraph, "30").await;
 
     let deep = ["D0", "D1", "D2", "D3", "D4", "D5", "D6"];
     let mut script = chain_script(&deep);
     script.push(finish(None));
     fake.script(script);
-    refused(t, &app, json!({ "topic": "Deep" }), ErrorKind::Upstream, "llm_invalid_graph", "depth").await;
+    refused(t, &app, json!({ "topic": "Deep" }), ErrorKind::Upstream, ErrorCode::LlmInvalidGraph, "depth").await;
 }
 
 async fn unknown_labels_and_malformed_arguments_are_explained_to_the_model(t: &TestApp) {
@@ -228,15 +228,15 @@ async fn unknown_labels_and_malformed_arguments_are_explained_to_the_model(t: &T
 async fn a_failing_model_leaves_nothing_behind(t: &TestApp) {
     let (fake, app) = with_model(t).await;
     fake.script([Script::Status(500, "model crashed".into())]);
-    refused(t, &app, json!({ "topic": "Down" }), ErrorKind::Upstream, "llm_error", "500").await;
+    refused(t, &app, json!({ "topic": "Down" }), ErrorKind::Upstream, ErrorCode::LlmError, "500").await;
     fake.script([
         Script::ToolCalls(vec![create("Root", 10)]),
         Script::Slow(Duration::from_secs(2), Box::new(finish(None))),
     ]);
-    refused(t, &app, json!({ "topic": "Slow" }), ErrorKind::Upstream, "llm_timeout", "did not answer").await;
+    refused(t, &app, json!({ "topic": "Slow" }), ErrorKind::Upstream, ErrorCode::LlmTimeout, "did not answer").await;
     fake.script([Script::Text("{ not json".into())]);
     fake.script([Script::Status(503, "still down".into())]);
-    refused(t, &app, json!({ "topic": "Chatty" }), ErrorKind::Upstream, "llm_error", "503").await;
+    refused(t, &app, json!({ "topic": "Chatty" }), ErrorKind::Upstream, ErrorCode::LlmError, "503").await;
 }
 
 async fn a_model_that_calls_no_tools_plans_in_one_schema_constrained_reply(t: &TestApp) {
@@ -288,13 +288,27 @@ async fn a_model_that_calls_no_tools_plans_in_one_schema_constrained_reply(t: &T
     let broken = json!({ "root": "Sets", "nodes": [node("Sets"), node("A"), node("B")],
         "edges": [link("Sets", "A"), link("A", "B"), link("B", "A")], "goal_node": null });
     fake.script([Script::json(broken.clone()), Script::json(broken)]);
-    refused(t, &app, json!({ "topic": "Ghosts" }), ErrorKind::Upstream, "llm_invalid_graph", "after one correction")
-        .await;
+    refused(
+        t,
+        &app,
+        json!({ "topic": "Ghosts" }),
+        ErrorKind::Upstream,
+        ErrorCode::LlmInvalidGraph,
+        "after one correction",
+    )
+    .await;
 }
 
 async fn generation_without_a_model_names_the_setting(t: &TestApp) {
-    refused(t, t.app(), json!({ "topic": "Offline" }), ErrorKind::Unavailable, "llm_not_configured", "llm_base_url")
-        .await;
+    refused(
+        t,
+        t.app(),
+        json!({ "topic": "Offline" }),
+        ErrorKind::Unavailable,
+        ErrorCode::LlmNotConfigured,
+        "llm_base_url",
+    )
+    .await;
 }
 
 fn replan_with(reason: &str) -> ReplanInput {
@@ -350,7 +364,7 @@ async fn re_plan_proposals_that_break_the_rules_are_explained_then_refused(t: &T
     ]);
     let before = t.map(plan.mind_map_id).await;
     let error = app.replan(t.learner, plan.mind_map_id, replan_with("struggling")).await.unwrap_err();
-    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, "llm_invalid_graph"), "{error}");
+    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, ErrorCode::LlmInvalidGraph), "{error}");
     let told = last_conversation(&fake);
     assert!(told.contains("there is no concept") && told.contains("the proposals were rejected"), "{told}");
     let after = t.map(plan.mind_map_id).await;
@@ -370,7 +384,7 @@ async fn a_failing_model_leaves_the_plan_unchanged(t: &TestApp) {
     fake.script([Script::Status(502, "gateway".into())]);
     let before = t.map(plan.mind_map_id).await;
     let error = app.replan(t.learner, plan.mind_map_id, replan_with("struggling")).await.unwrap_err();
-    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, "llm_error"));
+    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, ErrorCode::LlmError));
     assert_eq!(t.map(plan.mind_map_id).await, before);
 }
 

@@ -19,7 +19,7 @@ use pathwise_app::curriculum::{
     parse_json, AddConceptInput, GenerateInput, PlanInput, PlanSummary, ReplanInput, ReplanResult,
 };
 use pathwise_app::maps::{CreateEdge, CreateMap, CreateNode, UpdateNode};
-use pathwise_app::{AnyStore, AppError, AppResult, ErrorKind};
+use pathwise_app::{AnyStore, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::model::{Edge, Node};
 use pathwise_domain::{EdgeType, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType};
 use serde_json::{json, Value};
@@ -190,7 +190,7 @@ fn count(counts: &[(String, i64)], table: &str) -> i64 {
     counts.iter().find(|(t, _)| t == table).unwrap_or_else(|| panic!("no table {table}")).1
 }
 
-fn assert_error(error: &AppError, kind: ErrorKind, code: &str, message: &str) {
+fn assert_error(error: &AppError, kind: ErrorKind, code: ErrorCode, message: &str) {
     assert_eq!((error.kind, error.code, error.message.as_str()), (kind, code, message), "{error:?}");
 }
 
@@ -245,7 +245,7 @@ async fn every_node_has_a_populated_effort_estimate(t: &TestApp) {
         assert_error(
             &err,
             ErrorKind::Invalid,
-            "invalid",
+            ErrorCode::Invalid,
             &format!(
                 "nodes[1].effort_minutes: {bad} is not allowed; effort is a whole number of minutes from 1 to 10000"
             ),
@@ -259,7 +259,7 @@ async fn every_node_has_a_populated_effort_estimate(t: &TestApp) {
         });
         let err = parse_json::<GenerateInput>(&body.to_string()).unwrap_err();
         assert_eq!(err.kind, ErrorKind::BadRequest);
-        assert_eq!(err.code, "malformed_json");
+        assert_eq!(err.code, ErrorCode::MalformedJson);
         assert!(err.message.starts_with("decomposition.nodes[1]"), "{}", err.message);
         assert!(err.message.contains("effort_minutes"), "{}", err.message);
     }
@@ -276,7 +276,7 @@ async fn every_node_has_a_populated_effort_estimate(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Invalid,
-        "invalid",
+        ErrorCode::Invalid,
         "effort_minutes: 0 is not allowed; effort is a whole number of minutes from 1 to 10000",
     );
     assert_eq!(t.counts().await, before);
@@ -355,7 +355,7 @@ async fn edge_creating_a_cycle_is_rejected(t: &TestApp) {
     let before = t.counts().await;
 
     let err = t.app.create_edge(t.learner, plan.mind_map_id, edge_input(ids["C"], ids["A"], None)).await.unwrap_err();
-    assert_error(&err, ErrorKind::Invalid, "cycle", "cycle: C -> A -> B -> C");
+    assert_error(&err, ErrorKind::Invalid, ErrorCode::Cycle, "cycle: C -> A -> B -> C");
     assert_eq!(err.details["cycle"], json!(["C", "A", "B", "C"]));
 
     let err = t
@@ -363,7 +363,7 @@ async fn edge_creating_a_cycle_is_rejected(t: &TestApp) {
         .create_edge(t.learner, plan.mind_map_id, edge_input(ids["C"], ids["B"], Some(EdgeType::Prerequisite)))
         .await
         .unwrap_err();
-    assert_error(&err, ErrorKind::Invalid, "cycle", "cycle: C -> B -> C");
+    assert_error(&err, ErrorKind::Invalid, ErrorCode::Cycle, "cycle: C -> B -> C");
 
     assert_eq!(t.counts().await, before);
     assert_eq!(t.map(plan.mind_map_id).await, map_before);
@@ -375,7 +375,7 @@ async fn edge_creating_a_cycle_is_rejected(t: &TestApp) {
         &[("Root", "A"), ("A", "B"), ("B", "C"), ("C", "A")],
     );
     let err = try_plan(t, "Cyclic", cyclic).await.unwrap_err();
-    assert_error(&err, ErrorKind::Invalid, "cycle", "cycle: A -> B -> C -> A");
+    assert_error(&err, ErrorKind::Invalid, ErrorCode::Cycle, "cycle: A -> B -> C -> A");
     assert_eq!(t.counts().await, before);
 }
 
@@ -392,7 +392,7 @@ async fn graph_exceeding_30_nodes_is_rejected(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Invalid,
-        "max_nodes",
+        ErrorCode::MaxNodes,
         "node_count: a single-topic map holds at most 30 nodes; this would make 31",
     );
     assert_eq!(err.details, json!({ "field": "nodes", "count": 31, "max_nodes": 30 }));
@@ -412,11 +412,11 @@ async fn graph_exceeding_30_nodes_is_rejected(t: &TestApp) {
         metadata: None,
     };
     let err = t.app.create_node(t.learner, plan.mind_map_id, input).await.unwrap_err();
-    assert_eq!(err.code, "max_nodes");
+    assert_eq!(err.code, ErrorCode::MaxNodes);
     assert_eq!(err.message, "node_count: a single-topic map holds at most 30 nodes; this would make 31");
     let input = ReplanInput { reason: None, add_nodes: vec![concept("One too many", 5, vec![root], vec![])] };
     let err = t.app.replan(t.learner, plan.mind_map_id, input).await.unwrap_err();
-    assert_eq!(err.code, "max_nodes");
+    assert_eq!(err.code, ErrorCode::MaxNodes);
     assert_eq!(t.counts().await, full);
 }
 
@@ -442,7 +442,7 @@ async fn node_at_depth_exceeding_5_is_rejected(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Invalid,
-        "max_depth",
+        ErrorCode::MaxDepth,
         "depth: 'L6' would be at depth 6, and the deepest allowed is 5 (the root is depth 0)",
     );
     assert_eq!(err.details, json!({ "field": "depth", "label": "L6", "depth": 6, "max_depth": 5 }));
@@ -453,7 +453,7 @@ async fn node_at_depth_exceeding_5_is_rejected(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Invalid,
-        "max_depth",
+        ErrorCode::MaxDepth,
         "depth: 'Side' would be at depth 6, and the deepest allowed is 5 (the root is depth 0)",
     );
 
@@ -461,7 +461,7 @@ async fn node_at_depth_exceeding_5_is_rejected(t: &TestApp) {
     let input =
         ReplanInput { reason: Some("too shallow".into()), add_nodes: vec![concept("L6", 10, vec![ids["L5"]], vec![])] };
     let err = t.app.replan(t.learner, plan.mind_map_id, input).await.unwrap_err();
-    assert_eq!(err.code, "max_depth");
+    assert_eq!(err.code, ErrorCode::MaxDepth);
 
     assert_eq!(t.counts().await, before);
     assert_eq!(t.map(plan.mind_map_id).await, map_before);
@@ -471,7 +471,7 @@ async fn node_at_depth_exceeding_5_is_rejected(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Invalid,
-        "max_depth",
+        ErrorCode::MaxDepth,
         "depth: 'L6' would be at depth 6, and the deepest allowed is 5 (the root is depth 0)",
     );
     assert_eq!(t.counts().await, before);
@@ -523,7 +523,7 @@ async fn a_self_loop_edge_is_rejected(t: &TestApp) {
         assert_error(
             &err,
             ErrorKind::Invalid,
-            "self_loop",
+            ErrorCode::SelfLoop,
             &format!("self-loop: '{label}' cannot be its own prerequisite"),
         );
     }
@@ -532,7 +532,7 @@ async fn a_self_loop_edge_is_rejected(t: &TestApp) {
 
     let looped = dag("Root", &[("Root", 10), ("X", 10)], &[("Root", "X"), ("X", "X")]);
     let err = try_plan(t, "Looped", looped).await.unwrap_err();
-    assert_error(&err, ErrorKind::Invalid, "self_loop", "self-loop: 'X' cannot be its own prerequisite");
+    assert_error(&err, ErrorKind::Invalid, ErrorCode::SelfLoop, "self-loop: 'X' cannot be its own prerequisite");
     assert_eq!(t.counts().await, before);
 }
 
@@ -1122,7 +1122,7 @@ async fn goal_is_recorded_on_the_mind_map_metadata(t: &TestApp) {
     let mut missing = aws_decomposition();
     missing.as_object_mut().unwrap().remove("goal_node");
     let err = try_generate(t, json!({ "topic": "AWS", "goal": goal, "decomposition": missing })).await.unwrap_err();
-    assert_eq!((err.kind, err.code), (ErrorKind::Invalid, "invalid"));
+    assert_eq!((err.kind, err.code), (ErrorKind::Invalid, ErrorCode::Invalid));
     assert!(err.message.starts_with("goal_node: "), "{}", err.message);
     let mut unknown = aws_decomposition();
     unknown["goal_node"] = json!("Certification");
@@ -1396,7 +1396,7 @@ async fn mastery_seeded_conservatively_from_diagnostic_scores(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Invalid,
-        "invalid",
+        ErrorCode::Invalid,
         "diagnostic_results[0].quality: 6 is out of range; quality is an integer from 0 to 5",
     );
     assert_eq!(t.counts().await, before);
@@ -1618,7 +1618,7 @@ async fn curriculum_replan_rejects_abandoned_mind_maps(t: &TestApp) {
     assert_error(
         &err,
         ErrorKind::Conflict,
-        "map_not_open",
+        ErrorCode::MapNotOpen,
         "status: mind map is abandoned; curriculum_replan needs a map that is active",
     );
     assert_eq!(err.details, json!({ "field": "status", "status": "abandoned" }));

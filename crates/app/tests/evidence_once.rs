@@ -6,7 +6,7 @@
 mod support;
 
 use pathwise_app::mastery::RecordResponse;
-use pathwise_app::ErrorKind;
+use pathwise_app::{ErrorCode, ErrorKind};
 use pathwise_domain::ResponseType;
 use pathwise_store::ResponseFilter;
 use support::{chain, TestApp};
@@ -45,14 +45,14 @@ async fn a_response_retried_with_its_key_is_stored_once(t: &TestApp) {
 
     // The same key for another response: refused, nothing stored.
     let error = t.app.record_response_once(t.learner, keyed(map, node, 1, "retry-1")).await.unwrap_err();
-    assert_eq!((error.kind, error.code), (ErrorKind::Invalid, "idempotency_key_reused"), "{error}");
+    assert_eq!((error.kind, error.code), (ErrorKind::Invalid, ErrorCode::IdempotencyKeyReused), "{error}");
     assert_eq!(error.details["field"], "Idempotency-Key");
     assert_eq!(t.counts().await, counts);
 
     // Keys a client cannot mean are refused with what is allowed.
     for bad in ["", "has space", "ключ", &"k".repeat(256)] {
         let error = t.app.record_response_once(t.learner, keyed(map, node, 4, bad)).await.unwrap_err();
-        assert_eq!((error.kind, error.code), (ErrorKind::BadRequest, "bad_idempotency_key"), "{bad:?}: {error}");
+        assert_eq!((error.kind, error.code), (ErrorKind::BadRequest, ErrorCode::BadIdempotencyKey), "{bad:?}: {error}");
         assert!(error.message.contains("1-255 printable ASCII"), "{error}");
     }
     assert_eq!(t.counts().await, counts);

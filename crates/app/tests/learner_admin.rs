@@ -12,7 +12,7 @@ use pathwise_app::learners::transfer::LearnerDocument;
 use pathwise_app::mastery::RecordResponse;
 use pathwise_app::preferences::UpdatePreferences;
 use pathwise_app::sessions::config::CreateSession;
-use pathwise_app::{AnyStore, App, Clock, ErrorKind, ManualClock, Store};
+use pathwise_app::{AnyStore, App, Clock, ErrorCode, ErrorKind, ManualClock, Store};
 use pathwise_course::TutorCard;
 use pathwise_domain::{LearnerId, ResponseType, SessionStatus};
 use pathwise_store::{LlmCall, SessionStore};
@@ -51,10 +51,14 @@ async fn a_revoked_token_is_refused_saying_when_and_a_rotation_swaps_tokens_at_o
     let revoked = t.app.revoke_token(ada, laptop.info.id).await.unwrap();
     assert_eq!(revoked.revoked_at, Some(t.clock_now()));
     let refused = t.app.authenticate(&laptop.token).await.unwrap_err();
-    assert_eq!((refused.kind, refused.code), (ErrorKind::Unauthorized, "token_revoked"));
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Unauthorized, ErrorCode::TokenRevoked));
     assert!(refused.message.contains("revoked at") && refused.message.contains("laptop"), "{}", refused.message);
     let unknown = t.app.authenticate("pw_nobody").await.unwrap_err();
-    assert_eq!((unknown.kind, unknown.code), (ErrorKind::Unauthorized, "unauthorized"), "unknown is not revoked");
+    assert_eq!(
+        (unknown.kind, unknown.code),
+        (ErrorKind::Unauthorized, ErrorCode::Unauthorized),
+        "unknown is not revoked"
+    );
     // Revoking again keeps the first time; another learner's token is not found.
     t.clock.advance(Duration::minutes(1));
     assert_eq!(t.app.revoke_token(ada, laptop.info.id).await.unwrap().revoked_at, revoked.revoked_at);
@@ -66,7 +70,7 @@ async fn a_revoked_token_is_refused_saying_when_and_a_rotation_swaps_tokens_at_o
     assert!(t.app.authenticate(&created.token).await.is_err(), "the old token goes with the rotation");
     assert_eq!(t.app.authenticate(&rotated.issued.token).await.unwrap().id, ada);
     let again = t.app.rotate_token(ada, tokens[0].id).await.unwrap_err();
-    assert_eq!((again.kind, again.code), (ErrorKind::Conflict, "token_revoked"));
+    assert_eq!((again.kind, again.code), (ErrorKind::Conflict, ErrorCode::TokenRevoked));
     let listed = t.app.learner_tokens(ada).await.unwrap();
     assert_eq!(listed.iter().filter(|t| t.revoked_at.is_none()).count(), 1);
     assert_eq!(listed.len(), 3);
@@ -346,7 +350,7 @@ async fn deleting_a_learner_ends_their_sessions_and_leaves_nothing_of_theirs(t: 
 
     let local = t.app.local_learner(None).await.unwrap().learner.id;
     let refused = t.app.delete_learner(local).await.unwrap_err();
-    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "local_learner"));
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, ErrorCode::LocalLearner));
 }
 
 async fn a_learner_exported_and_imported_into_a_fresh_store_exports_the_same(t: &TestApp) {
@@ -405,7 +409,7 @@ async fn a_learner_exported_and_imported_into_a_fresh_store_exports_the_same(t: 
         assert_eq!(other.list_maps(grace, None, None, None).await.unwrap().total, 3);
         let threads = other.list_threads(grace, &Default::default()).await.unwrap();
         assert_eq!(threads.total, 1);
-        assert_eq!(other.import_learner(&read).await.unwrap_err().code, "learner_exists");
+        assert_eq!(other.import_learner(&read).await.unwrap_err().code, ErrorCode::LearnerExists);
     }
 }
 
@@ -414,14 +418,14 @@ async fn an_import_is_refused_whole_for_a_learner_here_a_missing_course_or_a_bad
     let document = t.app.export_learner(grace).await.unwrap();
     let before = t.counts().await;
     let here = t.app.import_learner(&document).await.unwrap_err();
-    assert_eq!((here.kind, here.code), (ErrorKind::Conflict, "learner_exists"));
+    assert_eq!((here.kind, here.code), (ErrorKind::Conflict, ErrorCode::LearnerExists));
 
     let Some(fresh) = TestStore::on(Backend::Sqlite).await else { unreachable!() };
     let TestStore { store, database: _database } = fresh;
     let other = App::new(store);
     let empty = other.store().table_counts().await.unwrap();
     let missing = other.import_learner(&document).await.unwrap_err();
-    assert_eq!((missing.kind, missing.code), (ErrorKind::Conflict, "course_missing"));
+    assert_eq!((missing.kind, missing.code), (ErrorKind::Conflict, ErrorCode::CourseMissing));
     assert_eq!(missing.details["courses"], json!([MATH]));
 
     let mut wrong = document.clone();
@@ -435,7 +439,7 @@ async fn an_import_is_refused_whole_for_a_learner_here_a_missing_course_or_a_bad
     let error = LearnerDocument::from_json(&later.to_string()).unwrap_err();
     assert_eq!((error.kind, error.details["field"].as_str()), (ErrorKind::Invalid, Some("version")));
     assert!(error.message.contains("version 2 is not read by this server"), "{}", error.message);
-    assert_eq!(LearnerDocument::from_json("[]").unwrap_err().code, "malformed_json");
+    assert_eq!(LearnerDocument::from_json("[]").unwrap_err().code, ErrorCode::MalformedJson);
     assert_eq!(LearnerDocument::from_json(&serde_json::to_string(&document).unwrap()).unwrap(), document);
     let mut wrong = document.clone();
     wrong.format = "something else".into();

@@ -13,7 +13,7 @@ use pathwise_app::diagnostics::{DiagnosticStep, RecordProbe, StartDiagnostic};
 use pathwise_app::flows::StartFlow;
 use pathwise_app::scheduler::WorkerOptions;
 use pathwise_app::teaching::AnswerInput;
-use pathwise_app::{App, AppError, Clock, ErrorKind};
+use pathwise_app::{App, AppError, Clock, ErrorCode, ErrorKind};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::diagnostic::{next_probe, Probe};
 use pathwise_domain::flow::{Flow, InventoryConcept};
@@ -321,7 +321,7 @@ async fn a_failing_model_leaves_no_partial_graph_and_the_flow_unchanged(t: &Test
     let before = t.app().store().get_flow(t.learner, flow).await.unwrap().unwrap();
     fake.script([Script::Text("{\"concepts\": [{\"label\": ".into())]);
     let error = app.diagnostic_start(t.learner, flow).await.unwrap_err();
-    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, "llm_malformed"), "{error}");
+    assert_eq!((error.kind, error.code), (ErrorKind::Upstream, ErrorCode::LlmMalformed), "{error}");
     assert_eq!(t.app().store().get_flow(t.learner, flow).await.unwrap().unwrap(), before);
 }
 

@@ -8,7 +8,7 @@ mod support;
 
 use pathwise_app::curriculum::{GenerateInput, ImportOutline, PlanSummary};
 use pathwise_app::flows::StartFlow;
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use pathwise_domain::curriculum::OnExisting;
 use pathwise_domain::{MapStatus, MindMapId};
 use serde_json::{json, Value};
@@ -75,14 +75,14 @@ async fn an_outline_the_rules_refuse_names_its_line_and_stores_nothing(t: &TestA
     let before = t.counts().await;
     let thirty_one: String =
         std::iter::once("# Big\n".to_string()).chain((1..=30).map(|i| format!("- Concept {i}\n"))).collect();
-    let cases: Vec<(String, &str, Option<u64>)> = vec![
-        ("# Rust\n## Ownership\n- Borrowing\n  - ownership\n".into(), "cycle", Some(4)),
-        ("# A\n## B\n### C\n#### D\n##### E\n###### F\n- G\n".into(), "max_depth", Some(7)),
-        (thirty_one, "max_nodes", Some(31)),
-        ("- Rust\n- Traits\n".into(), "invalid", Some(2)),
-        ("# Topic\n- \n".into(), "invalid", Some(2)),
-        ("\n\nNo entries at all.\n".into(), "invalid", None),
-        ("# Topic\n- Idle (0 min)\n".into(), "invalid", Some(2)),
+    let cases: Vec<(String, ErrorCode, Option<u64>)> = vec![
+        ("# Rust\n## Ownership\n- Borrowing\n  - ownership\n".into(), ErrorCode::Cycle, Some(4)),
+        ("# A\n## B\n### C\n#### D\n##### E\n###### F\n- G\n".into(), ErrorCode::MaxDepth, Some(7)),
+        (thirty_one, ErrorCode::MaxNodes, Some(31)),
+        ("- Rust\n- Traits\n".into(), ErrorCode::Invalid, Some(2)),
+        ("# Topic\n- \n".into(), ErrorCode::Invalid, Some(2)),
+        ("\n\nNo entries at all.\n".into(), ErrorCode::Invalid, None),
+        ("# Topic\n- Idle (0 min)\n".into(), ErrorCode::Invalid, Some(2)),
     ];
     for (text, code, line) in cases {
         let error = import(t, outline(&text)).await.expect_err(&text);
@@ -111,7 +111,7 @@ async fn the_same_topic_imported_twice_is_refused_naming_the_map(t: &TestApp) {
     let again = t.app().curriculum_generate(t.learner, generate(" rust ", chain(&["Rust", "Traits"]), "refuse")).await;
     let as_outline = import(t, outline("# RUST\n- Traits\n")).await;
     for refused in [again.unwrap_err(), as_outline.unwrap_err()] {
-        assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "map_exists"), "{refused}");
+        assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, ErrorCode::MapExists), "{refused}");
         assert_eq!(refused.details["mind_map_id"], first.mind_map_id.to_string(), "{}", refused.details);
         assert_eq!(refused.details["field"], "on_existing");
         assert_eq!(refused.details["allowed"], json!(["new", "replace"]));
@@ -157,7 +157,7 @@ async fn asked_for_a_new_map_or_a_replacement_the_learner_gets_it(t: &TestApp) {
     assert_eq!(t.map(first.mind_map_id).await.nodes.len(), 2, "the older map is untouched");
     // A refused replacement (its outline breaks a rule) deletes nothing.
     let broken = ImportOutline { on_existing: OnExisting::Replace, ..outline("# Graphs\n- A\n  - a\n") };
-    assert_eq!(import(t, broken).await.unwrap_err().code, "self_loop");
+    assert_eq!(import(t, broken).await.unwrap_err().code, ErrorCode::SelfLoop);
     assert!(t.app().get_map(t.learner, replaced.mind_map_id).await.is_ok());
 }
 
@@ -173,7 +173,7 @@ async fn two_imports_of_one_topic_at_once_make_one_map(t: &TestApp) {
         let made: Vec<MindMapId> = outcomes.iter().filter_map(|o| o.as_ref().ok().copied()).collect();
         assert_eq!(made.len(), 1, "round {round}: {outcomes:?}");
         let refused = outcomes.iter().find_map(|o| o.as_ref().err()).expect("one refusal");
-        assert_eq!(refused.code, "map_exists", "{refused}");
+        assert_eq!(refused.code, ErrorCode::MapExists, "{refused}");
         assert_eq!(refused.details["mind_map_id"], made[0].to_string());
     }
     assert_eq!(maps(t).await.len(), 3);
@@ -189,7 +189,7 @@ async fn a_topic_needing_a_model_is_refused_up_front_when_none_is_configured(t: 
         t.app().curriculum_generate(t.learner, generate_offline).await.unwrap_err(),
     ];
     for refused in &refusals {
-        assert_eq!((refused.kind, refused.code), (ErrorKind::Unavailable, "llm_not_configured"), "{refused}");
+        assert_eq!((refused.kind, refused.code), (ErrorKind::Unavailable, ErrorCode::LlmNotConfigured), "{refused}");
         for needle in ["PATHWISE_LLM_BASE_URL", "PATHWISE_LLM_MODEL", "pathwise import-map", "decomposition", "outline"]
         {
             assert!(refused.message.contains(needle), "{needle:?} not in: {refused}");

@@ -10,7 +10,7 @@ mod support;
 use pathwise_app::curriculum::parse_json;
 use pathwise_app::maps::CreateMap;
 use pathwise_app::mastery::{RecordResponse, RecordedResponse};
-use pathwise_app::{App, AppError, Clock, ErrorKind};
+use pathwise_app::{App, AppError, Clock, ErrorCode, ErrorKind};
 use pathwise_domain::mastery::StruggleReason;
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::ResponseType::{self, Diagnostic, Review, Teach};
@@ -277,7 +277,7 @@ async fn quality_below_0_is_rejected(t: &TestApp) {
     let counts = t.counts().await;
     let before = t.node(node).await;
     let err = assert_refused(try_record(t, request(map, node, -1, Some(Review))).await, ErrorKind::Invalid, "quality");
-    assert_eq!(err.code, "invalid");
+    assert_eq!(err.code, ErrorCode::Invalid);
     assert_eq!(err.details["field"], "quality");
     assert!(err.message.contains("-1") && err.message.contains("0 to 5"), "{}", err.message);
     assert_eq!(t.counts().await, counts, "nothing is written");
@@ -291,7 +291,7 @@ async fn quality_above_5_is_rejected(t: &TestApp) {
     let counts = t.counts().await;
     let before = t.node(node).await;
     let err = assert_refused(try_record(t, request(map, node, 6, Some(Review))).await, ErrorKind::Invalid, "quality");
-    assert_eq!(err.code, "invalid");
+    assert_eq!(err.code, ErrorCode::Invalid);
     assert_eq!(err.details["field"], "quality");
     assert_eq!(err.message, "quality: 6 is out of range; quality is an integer from 0 to 5");
     assert_eq!(t.counts().await, counts, "nothing is written");

@@ -12,7 +12,7 @@ use pathwise_app::course_tutor::{
     TurnReply, TurnRequest,
 };
 use pathwise_app::queries::{ListThreadsQuery, PageQuery};
-use pathwise_app::{App, Clock, ErrorKind};
+use pathwise_app::{App, Clock, ErrorCode, ErrorKind};
 use pathwise_course::{Action, ClientEvent, DrillResult, MasteryTier, PackFormat, StudentSnapshot, TutorCard};
 use pathwise_domain::evidence::Rating;
 use pathwise_domain::{ResponseType, ThreadId};
@@ -467,7 +467,7 @@ async fn b2_incorrect(t: &TestApp) {
     assert!(allowed(&last_log(&app, t, thread).await).contains(&"CONCEPT_CARD".to_string()));
     // Offline, a model's drill cannot be graded.
     let error = offline.grade_drill(t.learner, thread, grade("ALG-00", &unanswered, "4")).await.unwrap_err();
-    assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, "llm_not_configured"));
+    assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, ErrorCode::LlmNotConfigured));
 }
 
 // ---- Input C: exam events -------------------------------------------------------------
@@ -537,7 +537,7 @@ async fn c1_mcq_submit_correct(t: &TestApp) {
     );
     // A passed question counts once.
     let again = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap_err();
-    assert_eq!((again.kind, again.code), (ErrorKind::Conflict, "exam_already_passed"));
+    assert_eq!((again.kind, again.code), (ErrorKind::Conflict, ErrorCode::ExamAlreadyPassed));
     // Continue -> /turn (EXAM_CONTINUE passed).
     fake.script([model_turn("DRILL_CARD", "ALG-01", drill_json())]);
     let next = press(
@@ -614,7 +614,7 @@ async fn c2_mcq_submit_incorrect_or_support_viewed(t: &TestApp) {
     // A locked question is refused with its next eligible time, and nothing changes.
     let counts = t.counts().await;
     let refused = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B1", 0)).await.unwrap_err();
-    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "exam_locked"));
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, ErrorCode::ExamLocked));
     assert_eq!(refused.details["next_eligible_at"], json!(until));
     assert_eq!(t.counts().await, counts);
     // A wrong answer holds the unit's bronze checks until two new right drills, on top of
@@ -1107,14 +1107,14 @@ async fn an_external_exam_service_decides_passes_and_lockouts(t: &TestApp) {
         "the service's lockout, not Pathwise's"
     );
     let refused = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B2", 1)).await.unwrap_err();
-    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, "exam_locked"));
+    assert_eq!((refused.kind, refused.code), (ErrorKind::Conflict, ErrorCode::ExamLocked));
     assert!(snapshot(&app, t).await.revisit_queue.contains_key("EX-ALG-01-B2"));
     // The service down: a clear 503, nothing recorded.
     let down = ExternalExamService::new("http://127.0.0.1:9/exams", None, std::time::Duration::from_secs(2)).unwrap();
     let app = app.with_exam_service(Arc::new(down));
     let before = t.counts().await;
     let error = app.exam_mcq_submit(t.learner, thread, submit("EX-ALG-01-B2", 1)).await.unwrap_err();
-    assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, "exam_service_unavailable"));
+    assert_eq!((error.kind, error.code), (ErrorKind::Unavailable, ErrorCode::ExamServiceUnavailable));
     assert_eq!(t.counts().await, before);
 }
 

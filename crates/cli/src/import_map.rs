@@ -7,7 +7,7 @@
 use crate::config::Settings;
 use anyhow::{bail, Context, Result};
 use pathwise_app::curriculum::{parse_json, GenerateInput, ImportOutline};
-use pathwise_app::{App, AppError};
+use pathwise_app::{App, AppError, ErrorCode};
 use pathwise_domain::curriculum::OnExisting;
 use std::path::PathBuf;
 
@@ -79,7 +79,7 @@ pub async fn run(settings: &Settings, flags: ImportMapFlags) -> Result<()> {
 
 /// The refusal, with the flag that answers it where the message names a field.
 fn for_the_command_line(error: AppError) -> String {
-    if error.code == "map_exists" {
+    if error.code == ErrorCode::MapExists {
         format!("{} (here: --on-existing replace, or --on-existing new)", error.message)
     } else {
         error.message

@@ -30,7 +30,7 @@ pub mod srs;
 pub mod status;
 pub mod wording;
 
-pub use error::DomainError;
+pub use error::{DomainError, ErrorCode};
 pub use ids::{
     CourseDraftId, FlowId, JobId, LearnerId, MindMapId, NodeId, ResponseId, SessionId, SourceChunkId, SourceDocumentId,
     ThreadId, TokenId, TurnId,

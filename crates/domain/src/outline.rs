@@ -401,6 +401,7 @@ mod tests {
     use crate::graph::GraphLimits;
     use crate::lifecycle::new_map;
     use crate::model::{MapAggregate, Metadata};
+    use crate::ErrorCode;
     use crate::{LearnerId, MindMapId};
     use chrono::{TimeZone, Utc};
     use uuid::Uuid;
@@ -550,7 +551,7 @@ mod tests {
     fn a_label_repeated_inside_itself_is_a_cycle_on_the_line_that_closes_it() {
         let text = "# Rust\n## Ownership\n- Borrowing\n  - Lifetimes\n    - ownership\n";
         let refused = planned(text).unwrap_err();
-        assert_eq!(refused.error.code(), "cycle");
+        assert_eq!(refused.error.code(), ErrorCode::Cycle);
         assert_eq!(refused.line, Some(5));
         let DomainError::Cycle { path } = &refused.error else { panic!("{refused}") };
         assert_eq!(path.first(), path.last());
@@ -558,7 +559,7 @@ mod tests {
         assert!(refused.to_string().starts_with("outline line 5: cycle: "), "{refused}");
         // Directly under itself: a self-loop.
         let refused = planned("- A\n  - B\n    - b\n").unwrap_err();
-        assert_eq!((refused.error.code(), refused.line), ("self_loop", Some(3)));
+        assert_eq!((refused.error.code(), refused.line), (ErrorCode::SelfLoop, Some(3)));
     }
 
     #[test]
@@ -570,14 +571,14 @@ mod tests {
         let refused = planned(&text).unwrap_err();
         assert_eq!(refused.error, DomainError::TooManyNodes { count: 31, max: 30 });
         assert_eq!(refused.line, Some(31), "the root is line 1, the 31st concept line 31");
-        assert_eq!(refused.error.code(), "max_nodes");
+        assert_eq!(refused.error.code(), ErrorCode::MaxNodes);
     }
 
     #[test]
     fn deeper_than_five_is_refused_on_the_line_of_the_deepest_concept() {
         let text = "# L0\n## L1\n### L2\n#### L3\n##### L4\n###### L5\n- L6\n";
         let refused = planned(text).unwrap_err();
-        assert_eq!(refused.error.code(), "max_depth");
+        assert_eq!(refused.error.code(), ErrorCode::MaxDepth);
         assert_eq!(refused.line, Some(7));
         planned("# L0\n## L1\n### L2\n#### L3\n##### L4\n###### L5\n").expect("depth 5 is allowed");
     }

@@ -1,3 +1,4 @@
+use pathwise_domain::ErrorCode;
 use thiserror::Error;
 
 use crate::format::Format;
@@ -42,16 +43,16 @@ pub enum IngestError {
 
 impl IngestError {
     /// A stable identifier of the kind of failure, safe to match on and to show in APIs.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            IngestError::Empty { .. } | IngestError::NoText { .. } => "empty",
-            IngestError::TooLarge { .. } => "too_large",
-            IngestError::UnsupportedFormat { .. } => "unsupported_format",
-            IngestError::NulBytes { .. } | IngestError::NotUtf8 { .. } => "binary",
-            IngestError::EncryptedPdf { .. } => "encrypted_pdf",
-            IngestError::NoTextLayer { .. } => "no_text_layer",
-            IngestError::MalformedPdf { .. } => "malformed_pdf",
-            IngestError::TooManyPages { .. } => "too_many_pages",
+            IngestError::Empty { .. } | IngestError::NoText { .. } => ErrorCode::Empty,
+            IngestError::TooLarge { .. } => ErrorCode::TooLarge,
+            IngestError::UnsupportedFormat { .. } => ErrorCode::UnsupportedFormat,
+            IngestError::NulBytes { .. } | IngestError::NotUtf8 { .. } => ErrorCode::Binary,
+            IngestError::EncryptedPdf { .. } => ErrorCode::EncryptedPdf,
+            IngestError::NoTextLayer { .. } => ErrorCode::NoTextLayer,
+            IngestError::MalformedPdf { .. } => ErrorCode::MalformedPdf,
+            IngestError::TooManyPages { .. } => ErrorCode::TooManyPages,
         }
     }
 
@@ -83,7 +84,7 @@ mod tests {
             too_large.to_string(),
             "big.pdf is 40 bytes, over the 32-byte limit; split it into smaller documents"
         );
-        assert_eq!(too_large.code(), "too_large");
+        assert_eq!(too_large.code(), ErrorCode::TooLarge);
         assert_eq!(too_large.file(), "big.pdf");
 
         let unsupported = IngestError::UnsupportedFormat { file: "cv.docx".into() };

@@ -1,5 +1,6 @@
 //! End-to-end: whole documents through `extract`, as a caller sees them.
 
+use pathwise_domain::ErrorCode;
 use pathwise_ingest::sample::{self, SamplePage, SampleParagraph, CHAPTER_FONT_SIZE, SECTION_FONT_SIZE};
 use pathwise_ingest::{extract, Chunk, Extracted, Format, IngestError, Limits};
 
@@ -359,7 +360,7 @@ fn error(file: &str, bytes: &[u8], limits: &Limits) -> IngestError {
 fn empty_file_is_refused() {
     let error = error("notes.md", b"", &limits());
     assert_eq!(error, IngestError::Empty { file: "notes.md".into() });
-    assert_eq!(error.code(), "empty");
+    assert_eq!(error.code(), ErrorCode::Empty);
     assert_eq!(error.to_string(), "notes.md is empty (0 bytes); upload a document that has text in it");
 }
 
@@ -367,13 +368,13 @@ fn empty_file_is_refused() {
 fn whitespace_or_markup_only_is_refused() {
     let whitespace = error("notes.txt", b" \n\t\r\n  \n", &limits());
     assert_eq!(whitespace, IngestError::NoText { file: "notes.txt".into() });
-    assert_eq!(whitespace.code(), "empty");
+    assert_eq!(whitespace.code(), ErrorCode::Empty);
     let markup = error(
         "page.html",
         b"<html><head><title>T</title></head><body><nav>Home</nav><script>x()</script></body></html>",
         &limits(),
     );
-    assert_eq!(markup.code(), "empty");
+    assert_eq!(markup.code(), ErrorCode::Empty);
     assert!(markup.to_string().contains("page.html contains no readable text"));
 }
 
@@ -389,15 +390,15 @@ fn too_large_file_is_refused_with_size_and_limit() {
             limit: Limits::DEFAULT_MAX_BYTES
         }
     );
-    assert_eq!(error.code(), "too_large");
+    assert_eq!(error.code(), ErrorCode::TooLarge);
     assert!(error.to_string().contains("33554433 bytes, over the 33554432-byte limit"), "{error}");
 
     let small = Limits { max_bytes: 10, ..Limits::default() };
     assert_eq!(super_error_code("notes.md", b"exactly 10", &small), None);
-    assert_eq!(super_error_code("notes.md", b"eleven byte", &small), Some("too_large"));
+    assert_eq!(super_error_code("notes.md", b"eleven byte", &small), Some(ErrorCode::TooLarge));
 }
 
-fn super_error_code(file: &str, bytes: &[u8], limits: &Limits) -> Option<&'static str> {
+fn super_error_code(file: &str, bytes: &[u8], limits: &Limits) -> Option<ErrorCode> {
     extract(file, bytes, limits).err().map(|error| error.code())
 }
 
@@ -406,15 +407,15 @@ fn binary_data_in_a_text_format_is_refused() {
     let bytes = b"# Notes\n\n\x00\x01\x02\x03PK\x00\x00binary";
     let error = error("notes.md", bytes, &limits());
     assert_eq!(error, IngestError::NulBytes { file: "notes.md".into(), format: Format::Markdown, offset: 9 });
-    assert_eq!(error.code(), "binary");
+    assert_eq!(error.code(), ErrorCode::Binary);
     assert!(error.to_string().contains("Markdown files must be UTF-8 text"), "{error}");
 
     let latin1 = error_of("notes.txt", b"Caf\xe9 au lait");
-    assert_eq!(latin1.code(), "binary");
+    assert_eq!(latin1.code(), ErrorCode::Binary);
     assert!(latin1.to_string().contains("notes.txt is not valid UTF-8 (first bad byte at offset 3)"), "{latin1}");
 
     let html = error_of("page.html", b"<p>\xff\xfe</p>");
-    assert_eq!(html.code(), "binary");
+    assert_eq!(html.code(), ErrorCode::Binary);
 }
 
 fn error_of(file: &str, bytes: &[u8]) -> IngestError {
@@ -437,12 +438,12 @@ fn noise(length: usize) -> Vec<u8> {
 #[test]
 fn random_bytes_named_pdf_are_a_malformed_pdf() {
     let error = error_of("paper.pdf", &noise(4096));
-    assert_eq!(error.code(), "malformed_pdf");
+    assert_eq!(error.code(), ErrorCode::MalformedPdf);
     assert!(error.to_string().starts_with("paper.pdf is not a readable PDF ("), "{error}");
 
     let mut header_then_noise = b"%PDF-1.7\n".to_vec();
     header_then_noise.extend(noise(4096));
-    assert_eq!(error_of("paper.pdf", &header_then_noise).code(), "malformed_pdf");
+    assert_eq!(error_of("paper.pdf", &header_then_noise).code(), ErrorCode::MalformedPdf);
 }
 
 #[test]
@@ -450,7 +451,7 @@ fn truncated_pdf_is_a_malformed_pdf() {
     let book = sample::book(4);
     for cut in [10, book.len() / 4, book.len() / 2, book.len() - 40] {
         let error = error_of("cut.pdf", &book[..cut]);
-        assert_eq!(error.code(), "malformed_pdf", "cut at {cut}: {error}");
+        assert_eq!(error.code(), ErrorCode::MalformedPdf, "cut at {cut}: {error}");
         assert!(error.to_string().contains("re-export or re-save it as a standard PDF"), "{error}");
     }
 }
@@ -459,7 +460,7 @@ fn truncated_pdf_is_a_malformed_pdf() {
 fn encrypted_pdf_is_refused() {
     let error = error_of("sealed.pdf", &sample::encrypted_pdf());
     assert_eq!(error, IngestError::EncryptedPdf { file: "sealed.pdf".into() });
-    assert_eq!(error.code(), "encrypted_pdf");
+    assert_eq!(error.code(), ErrorCode::EncryptedPdf);
     assert!(error.to_string().contains("encrypted PDF; remove the password first"), "{error}");
 }
 
@@ -475,7 +476,7 @@ fn pdf_encrypted_only_against_printing_is_read() {
 fn image_only_pdf_is_refused_as_lacking_a_text_layer() {
     let error = error_of("scan.pdf", &sample::image_only_pdf(3));
     assert_eq!(error, IngestError::NoTextLayer { file: "scan.pdf".into(), pages: 3 });
-    assert_eq!(error.code(), "no_text_layer");
+    assert_eq!(error.code(), ErrorCode::NoTextLayer);
     assert_eq!(
         error.to_string(),
         "scan.pdf has 3 pages but no text layer — a scanned document? run OCR first so the text can be read"
@@ -486,7 +487,7 @@ fn image_only_pdf_is_refused_as_lacking_a_text_layer() {
 fn unknown_extension_is_refused_listing_the_supported_ones() {
     let error = error_of("thesis.docx", b"PK\x03\x04 a zip archive");
     assert_eq!(error, IngestError::UnsupportedFormat { file: "thesis.docx".into() });
-    assert_eq!(error.code(), "unsupported_format");
+    assert_eq!(error.code(), ErrorCode::UnsupportedFormat);
     let message = error.to_string();
     for supported in [".md", ".markdown", ".txt", ".html", ".htm", ".pdf"] {
         assert!(message.contains(supported), "{message} lacks {supported}");
@@ -498,7 +499,7 @@ fn too_many_pages_is_refused_before_extraction() {
     let limits = Limits { max_pages: 3, ..Limits::default() };
     let error = error("book.pdf", &sample::book(5), &limits);
     assert_eq!(error, IngestError::TooManyPages { file: "book.pdf".into(), pages: 5, limit: 3 });
-    assert_eq!(error.code(), "too_many_pages");
+    assert_eq!(error.code(), ErrorCode::TooManyPages);
     assert!(error.to_string().contains("5 pages, over the 3-page limit"));
     assert!(extract("book.pdf", &sample::book(3), &limits).is_ok());
 }
@@ -535,7 +536,7 @@ fn a_page_that_crashes_the_extractor_is_skipped_and_reported() {
 fn a_pdf_whose_every_page_crashes_the_extractor_is_malformed() {
     let bytes = with_page_content(&sample::book(2), &[1, 2], PANICKING_CONTENT);
     let error = error_of("book.pdf", &bytes);
-    assert_eq!(error.code(), "malformed_pdf");
+    assert_eq!(error.code(), ErrorCode::MalformedPdf);
     assert!(error.to_string().contains("page 1 could not be read"), "{error}");
 }
 
@@ -560,6 +561,6 @@ fn a_form_that_draws_itself_is_refused_instead_of_overflowing_the_stack() {
     document.save_to(&mut bytes).unwrap();
 
     let error = error_of("loop.pdf", &bytes);
-    assert_eq!(error.code(), "malformed_pdf");
+    assert_eq!(error.code(), ErrorCode::MalformedPdf);
     assert!(error.to_string().contains("refer to themselves in a loop"), "{error}");
 }

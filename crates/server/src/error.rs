@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use serde::Serialize;
 use serde_json::{json, Value};
 use utoipa::ToSchema;
@@ -21,7 +21,7 @@ pub struct ErrorBody {
 #[derive(Serialize, ToSchema)]
 pub struct ErrorDetail {
     /// A stable code for the rule or problem (`cycle`, `max_depth`, `invalid`, `not_found`, ...).
-    pub code: String,
+    pub code: ErrorCode,
     /// What was wrong and what is allowed.
     pub message: String,
     /// Structured facts: the field at fault, the cycle's path, limits; `{}` when there are none.
@@ -51,7 +51,7 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
     }
 }
 
-pub fn error_response(status: StatusCode, code: &str, message: &str, details: Value) -> Response {
+pub fn error_response(status: StatusCode, code: ErrorCode, message: &str, details: Value) -> Response {
     // The document promises an object; an error made with nothing to add says so with `{}`.
     let details = if details.is_null() { json!({}) } else { details };
     let body = json!({ "error": { "code": code, "message": message, "details": details } });

@@ -6,7 +6,7 @@ use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use pathwise_app::{AppError, ErrorKind, Learner};
+use pathwise_app::{AppError, ErrorCode, ErrorKind, Learner};
 use serde::de::DeserializeOwned;
 
 /// The learner the bearer token belongs to.
@@ -39,7 +39,7 @@ impl FromRequestParts<AppState> for Auth {
         let token = bearer(parts).ok_or_else(|| {
             AppError::new(
                 ErrorKind::Unauthorized,
-                "unauthorized",
+                ErrorCode::Unauthorized,
                 "this endpoint needs a learner's API token: send Authorization: Bearer <token>",
             )
         })?;
@@ -67,7 +67,8 @@ impl<const LIMIT: usize> FromRequest<AppState> for LargeTextBody<LIMIT> {
 
     async fn from_request(request: Request, _: &AppState) -> Result<Self, Self::Rejection> {
         let bytes =
-            bytes_up_to(request, LIMIT, "body_too_large", format!("body: larger than the {LIMIT} byte limit")).await?;
+            bytes_up_to(request, LIMIT, ErrorCode::BodyTooLarge, format!("body: larger than the {LIMIT} byte limit"))
+                .await?;
         utf8(&bytes).map(LargeTextBody)
     }
 }
@@ -83,14 +84,14 @@ impl FromRequest<AppState> for FileBody {
         let limit = state.app.authoring_settings().limits.max_bytes;
         let too_large =
             format!("body: the file is larger than the server's {} MiB limit (ingest_max_mb)", limit / (1024 * 1024));
-        let bytes = bytes_up_to(request, limit, "too_large", too_large).await?;
+        let bytes = bytes_up_to(request, limit, ErrorCode::TooLarge, too_large).await?;
         Ok(FileBody(bytes.to_vec()))
     }
 }
 
 /// A body of up to `limit` bytes, read past the usual limit; a larger one is refused (413)
 /// with `code` and `message`, naming the limit, before the rest of it is read.
-async fn bytes_up_to(request: Request, limit: usize, code: &'static str, message: String) -> Result<Bytes, ApiError> {
+async fn bytes_up_to(request: Request, limit: usize, code: ErrorCode, message: String) -> Result<Bytes, ApiError> {
     axum::body::to_bytes(request.into_body(), limit).await.map_err(|_| {
         AppError::new(ErrorKind::TooLarge, code, message)
             .with_details(serde_json::json!({ "field": "body", "max_bytes": limit }))
@@ -118,7 +119,7 @@ impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJsonBody<T
 pub fn too_large() -> ApiError {
     AppError::new(
         ErrorKind::TooLarge,
-        "body_too_large",
+        ErrorCode::BodyTooLarge,
         format!("body: larger than the {} byte limit", crate::MAX_BODY_BYTES),
     )
     .with_details(serde_json::json!({ "field": "body", "max_bytes": crate::MAX_BODY_BYTES }))
@@ -131,7 +132,7 @@ async fn body_bytes(request: Request, state: &AppState) -> Result<Bytes, ApiErro
         if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             too_large().0
         } else {
-            AppError::new(ErrorKind::BadRequest, "bad_body", format!("body: {}", rejection.body_text()))
+            AppError::new(ErrorKind::BadRequest, ErrorCode::BadBody, format!("body: {}", rejection.body_text()))
         }
         .into()
     })
@@ -142,8 +143,9 @@ async fn body_text(request: Request, state: &AppState) -> Result<String, ApiErro
 }
 
 fn utf8(bytes: &[u8]) -> Result<String, ApiError> {
-    String::from_utf8(bytes.to_vec())
-        .map_err(|_| AppError::new(ErrorKind::BadRequest, "malformed_json", "body: not valid UTF-8 text").into())
+    String::from_utf8(bytes.to_vec()).map_err(|_| {
+        AppError::new(ErrorKind::BadRequest, ErrorCode::MalformedJson, "body: not valid UTF-8 text").into()
+    })
 }
 
 /// A body that must hold a JSON object.
@@ -165,7 +167,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T>
         serde_path_to_error::deserialize(deserializer).map(QueryParams).map_err(|e| {
             let path = e.path().to_string();
             let field = if path == "." { "query".to_string() } else { path };
-            AppError::new(ErrorKind::BadRequest, "bad_query", format!("{field}: {}", e.into_inner()))
+            AppError::new(ErrorKind::BadRequest, ErrorCode::BadQuery, format!("{field}: {}", e.into_inner()))
                 .with_details(serde_json::json!({ "field": field }))
                 .into()
         })
@@ -180,7 +182,8 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathIds
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         axum::extract::Path::<T>::from_request_parts(parts, state).await.map(|p| PathIds(p.0)).map_err(|e| {
-            AppError::new(ErrorKind::BadRequest, "bad_path", format!("path: {}; ids are UUIDs", e.body_text())).into()
+            AppError::new(ErrorKind::BadRequest, ErrorCode::BadPath, format!("path: {}; ids are UUIDs", e.body_text()))
+                .into()
         })
     }
 }

@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use pathwise_app::ErrorCode;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -72,7 +73,7 @@ pub async fn refuse_when_replaced(
             tracing::error!(%why, "refusing requests: the database was replaced under the server");
             crate::error::error_response(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "database_replaced",
+                ErrorCode::DatabaseReplaced,
                 "the server's database was replaced while it ran (a restore or a copy); nothing was read or \
                  saved. The operator must restart the server",
                 serde_json::json!({}),

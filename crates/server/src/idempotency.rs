@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode}
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use pathwise_app::idempotency::fingerprint;
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a reply that repeats the one a key kept.
@@ -31,7 +31,7 @@ pub fn key_of(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
         Some(value) => value.to_str().map(|k| Some(k.trim().to_string())).map_err(|_| {
             AppError::new(
                 ErrorKind::BadRequest,
-                "bad_idempotency_key",
+                ErrorCode::BadIdempotencyKey,
                 "Idempotency-Key: must be printable ASCII (a UUID is a good key)",
             )
             .with_details(serde_json::json!({ "field": "Idempotency-Key" }))

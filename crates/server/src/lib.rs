@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use pathwise_app::App;
+use pathwise_app::{App, ErrorCode};
 use routes::{
     analytics, author, courses, curriculum, docs, flows, learners, library, maps, mastery, math, nodes, sessions, tutor,
 };
@@ -331,7 +331,7 @@ fn log_failure(class: ServerErrorsFailureClass, latency: std::time::Duration, _s
 async fn not_found(uri: axum::http::Uri) -> Response {
     error::error_response(
         StatusCode::NOT_FOUND,
-        "not_found",
+        ErrorCode::NotFound,
         &format!("no route for {}; the API is described at /api/openapi.json", uri.path()),
         json!({ "path": uri.path() }),
     )
@@ -340,7 +340,7 @@ async fn not_found(uri: axum::http::Uri) -> Response {
 async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     error::error_response(
         StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ErrorCode::MethodNotAllowed,
         &format!("{method} is not allowed on {}; see /api/openapi.json", uri.path()),
         json!({ "path": uri.path(), "method": method.as_str() }),
     )
@@ -349,7 +349,7 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
 fn internal_error() -> Response {
     error::error_response(
         StatusCode::INTERNAL_SERVER_ERROR,
-        "internal",
+        ErrorCode::Internal,
         "internal error; the server log has the details",
         json!({}),
     )

@@ -11,7 +11,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::Response;
 use governor::middleware::NoOpMiddleware;
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use pathwise_domain::LearnerId;
 use serde_json::json;
 use std::collections::HashMap;
@@ -135,7 +135,7 @@ fn too_many_requests(error: GovernorError) -> Response {
             let wait = wait_time.max(1);
             let mut response = error_response(
                 StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+                ErrorCode::RateLimited,
                 &format!(
                     "too many requests for this token; try again in {wait} s (the server allows a sustained rate \
                      with bursts above it: rate_limit_per_second and rate_limit_burst)"
@@ -145,7 +145,7 @@ fn too_many_requests(error: GovernorError) -> Response {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, HeaderValue::from(wait));
             response
         }
-        other => error_response(StatusCode::INTERNAL_SERVER_ERROR, "internal", &other.to_string(), json!({})),
+        other => error_response(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, &other.to_string(), json!({})),
     }
 }
 
@@ -160,7 +160,7 @@ pub async fn request_timeout(State(state): State<AppState>, request: Request, ne
                 .increment(1);
             error_response(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "request_timeout",
+                ErrorCode::RequestTimeout,
                 &format!(
                     "the server stopped working on this request after {} s (request_timeout_secs); \
                      try again, or ask the operator to raise the limit",
@@ -193,7 +193,7 @@ impl OpenStreams {
             metrics::counter!("pathwise_sse_streams_refused_total").increment(1);
             return Err(AppError::new(
                 ErrorKind::TooManyRequests,
-                "too_many_streams",
+                ErrorCode::TooManyStreams,
                 format!(
                     "this learner has {cap} session streams open, the most allowed (streams_per_learner); \
                      close one (a browser tab, a client) and try again"

@@ -12,7 +12,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::{OnceLock, PoisonError, RwLock};
@@ -184,7 +184,7 @@ pub async fn render(State(state): State<AppState>, headers: axum::http::HeaderMa
         if given.as_deref() != Some(&**expected) {
             return crate::error::ApiError::from(AppError::new(
                 ErrorKind::Unauthorized,
-                "unauthorized",
+                ErrorCode::Unauthorized,
                 "/metrics needs the metrics token: send Authorization: Bearer <metrics_token>",
             ))
             .into_response();

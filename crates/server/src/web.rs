@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use rust_embed::Embed;
 use serde::Serialize;
 use sha2::Digest;
@@ -67,7 +67,7 @@ fn asset_response(path: &str, headers: &HeaderMap) -> Response {
     let Some(file) = file else {
         return crate::error::error_response(
             StatusCode::NOT_FOUND,
-            "not_found",
+            ErrorCode::NotFound,
             &format!("no workspace file {path}"),
             serde_json::json!({ "path": path }),
         );
@@ -189,7 +189,7 @@ pub async fn sign_in(
     let Some(local) = s.local_session.as_ref().filter(|_| is_loopback_host(host)) else {
         return Err(AppError::new(
             ErrorKind::NotFound,
-            "no_local_session",
+            ErrorCode::NoLocalSession,
             "this server signs in no one by link here; sign in with your learner token",
         )
         .into());
@@ -197,7 +197,7 @@ pub async fn sign_in(
     if !local.redeem(&request.code) {
         return Err(AppError::new(
             ErrorKind::Unauthorized,
-            "signin_link_used",
+            ErrorCode::SigninLinkUsed,
             "this sign-in link was used already or is not this server's: each link signs in once. Open the newest \
              link `pathwise serve` printed, or sign in with the token in the data directory's local-token file",
         )

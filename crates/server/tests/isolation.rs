@@ -13,6 +13,7 @@
 mod support;
 
 use pathwise_app::queries::{ListThreadsQuery, PageQuery};
+use pathwise_app::ErrorCode;
 use pathwise_domain::LearnerId;
 use pathwise_store::{ResponseFilter, SnapshotStore};
 use reqwest::{Method, StatusCode};
@@ -450,7 +451,7 @@ async fn revoked_token(t: &TestApp) -> String {
     let token = t.app.learner_tokens(created.learner.id).await.expect("their tokens")[0].id;
     t.app.revoke_token(created.learner.id, token).await.expect("revoked");
     let refused = t.app.authenticate(&created.token).await.expect_err("the token still works after it was revoked");
-    assert_eq!(refused.code, "token_revoked");
+    assert_eq!(refused.code, ErrorCode::TokenRevoked);
     created.token
 }
 

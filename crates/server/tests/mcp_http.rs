@@ -47,6 +47,11 @@ async fn refused(t: &TestApp, client: &Client, name: &str, arguments: Value, nee
     message
 }
 
+/// The code a tool error carries for a client to branch on: the HTTP API's `error.code`.
+fn code(result: &CallToolResult) -> Option<&str> {
+    result.meta.as_ref()?.0.get("pathwise/code")?.as_str()
+}
+
 fn text(result: &CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join(" ")
 }
@@ -168,7 +173,8 @@ async fn lists_tools_prompts_and_resources(t: &TestApp) {
     // Another learner cannot read it.
     let other = connect(t, &t.b).await;
     let hidden = other.read_resource(ReadResourceRequestParams::new(format!("pathwise://mind-maps/{map_id}"))).await;
-    assert!(hidden.is_err(), "learner B read learner A's map");
+    let Err(rmcp::ServiceError::McpError(hidden)) = hidden else { panic!("learner B read learner A's map") };
+    assert_eq!(hidden.data, Some(json!({ "code": "not_found" })), "{hidden:?}");
 
     // A session's transcript is its learner's only.
     let evaluation = json!({ "session_type": "evaluation", "config": { "blueprint_id": "MATH-ARITH-QUIZ-10" } });
@@ -249,6 +255,13 @@ async fn bad_calls_are_tool_errors_that_write_nothing(t: &TestApp) {
         &["cycle: C -> A -> B -> C"],
     )
     .await;
+    let cycle = call(
+        &client,
+        "mind_map_edge_create",
+        json!({ "mind_map_id": map_id, "parent_node_id": c, "child_node_id": a }),
+    )
+    .await;
+    assert_eq!(code(&cycle), Some("cycle"), "{cycle:?}");
     refused(
         t,
         &client,
@@ -300,6 +313,8 @@ async fn bad_calls_are_tool_errors_that_write_nothing(t: &TestApp) {
     refused(t, &other, "mind_map_get", json!({ "mind_map_id": map_id }), &["not found"]).await;
     refused(t, &other, "mind_map_node_create", json!({ "mind_map_id": map_id, "label": "D" }), &["not found"]).await;
     refused(t, &other, "mind_map_node_update", json!({ "node_id": a, "label": "Mine" }), &["not found"]).await;
+    let hidden = call(&other, "mind_map_get", json!({ "mind_map_id": map_id })).await;
+    assert_eq!(code(&hidden), Some("not_found"), "{hidden:?}");
     let untouched = ok(&client, "mind_map_node_get", json!({ "node_id": a })).await;
     assert_eq!(untouched["label"], "A");
 }

@@ -155,6 +155,17 @@ async fn every_operation_lists_the_errors_its_shape_allows() {
     assert_eq!(detail["properties"]["details"]["type"], "object", "{detail}");
     let required: Vec<&str> = detail["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(required, ["code", "message", "details"]);
+    // The code is one of a listed set a client can generate a type from, every code the server sends.
+    assert_eq!(detail["properties"]["code"]["$ref"], "#/components/schemas/ErrorCode", "{detail}");
+    let codes = &document["components"]["schemas"]["ErrorCode"];
+    assert_eq!(codes["type"], "string", "{codes}");
+    let listed: Vec<&str> =
+        codes["enum"].as_array().expect("the codes are an enum").iter().filter_map(Value::as_str).collect();
+    let all: Vec<&str> = pathwise_app::ErrorCode::ALL.iter().map(|code| code.as_str()).collect();
+    assert_eq!(listed, all);
+    for code in ["cycle", "max_depth", "invalid", "not_found", "unknown_field", "rate_limited", "llm_not_configured"] {
+        assert!(listed.contains(&code), "{code} is not listed");
+    }
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@
 mod live;
 
 use crate::maps::curriculum::ReplanInput;
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use chrono::{DateTime, Duration, Utc};
 use live::LiveMap;
 use pathwise_analytics::{self as analytics, DigestFacts, MapMetrics, MapTrend, Portfolio};
@@ -307,7 +307,7 @@ impl<S: Store> App<S> {
             }
         }
         if delivered.is_empty() {
-            return Err(AppError::new(ErrorKind::Upstream, "delivery_failed", failed.join("; ")));
+            return Err(AppError::new(ErrorKind::Upstream, ErrorCode::DeliveryFailed, failed.join("; ")));
         }
         Ok(format!("delivered by {}", delivered.join(", ")))
     }

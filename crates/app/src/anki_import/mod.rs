@@ -11,7 +11,7 @@ mod deck;
 pub use deck::DeckImport;
 
 use crate::fsrs_parameters::FsrsStatus;
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use pathwise_anki::{AnkiError, SkipReason};
 use pathwise_domain::graph::ANKI_DECK_KEY;
 use pathwise_domain::{LearnerId, MindMapId, NodeId, SrsScheduler};
@@ -200,10 +200,12 @@ impl<S: Store> App<S> {
 /// A package that cannot be read: the learner's file is at fault (422), never the server.
 fn refusal(error: AnkiError) -> AppError {
     let code = match &error {
-        AnkiError::NotAPackage(_) | AnkiError::NoCollection(_) | AnkiError::NotACollection(_) => "not_an_anki_package",
-        AnkiError::Encrypted(_) => "anki_package_encrypted",
-        AnkiError::Damaged { .. } => "anki_package_damaged",
-        AnkiError::Newer(..) => "anki_package_too_new",
+        AnkiError::NotAPackage(_) | AnkiError::NoCollection(_) | AnkiError::NotACollection(_) => {
+            ErrorCode::NotAnAnkiPackage
+        }
+        AnkiError::Encrypted(_) => ErrorCode::AnkiPackageEncrypted,
+        AnkiError::Damaged { .. } => ErrorCode::AnkiPackageDamaged,
+        AnkiError::Newer(..) => ErrorCode::AnkiPackageTooNew,
         AnkiError::Io(e) => return AppError::internal(format!("reading the package failed: {e}")),
     };
     AppError::new(ErrorKind::Invalid, code, error.to_string()).with_details(json!({ "field": "file" }))

@@ -3,7 +3,7 @@
 //! hash, so their ids and the citations made to them survive) and replaces the rest. An
 //! unchanged file (the same bytes) is not read again.
 
-use crate::{App, AppError, AppResult, ErrorKind};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, SourceChunkId, SourceDocumentId};
 use pathwise_ingest::{Extracted, Format, IngestError};
@@ -145,7 +145,7 @@ pub fn files_under(path: &Path, max_files: usize) -> AppResult<Vec<FoundFile>> {
                 if found.len() == max_files {
                     return Err(AppError::new(
                         ErrorKind::Invalid,
-                        "too_many_files",
+                        ErrorCode::TooManyFiles,
                         format!(
                             "{} holds more than {max_files} files of a supported format; ingest its folders one at a time",
                             path.display()
@@ -162,7 +162,7 @@ pub fn files_under(path: &Path, max_files: usize) -> AppResult<Vec<FoundFile>> {
 
 fn path_error(path: &Path, error: &std::io::Error) -> AppError {
     let kind = if error.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::Invalid };
-    AppError::new(kind, "unreadable_path", format!("{}: {error}", path.display()))
+    AppError::new(kind, ErrorCode::UnreadablePath, format!("{}: {error}", path.display()))
         .with_details(json!({ "path": path.display().to_string() }))
 }
 
@@ -270,7 +270,7 @@ impl<S: Store> App<S> {
         let Some(root) = &self.authoring.ingest_dir else {
             return Err(AppError::new(
                 ErrorKind::Forbidden,
-                "ingest_path_disabled",
+                ErrorCode::IngestPathDisabled,
                 "this server ingests no files by path: its operator sets ingest_dir (PATHWISE_INGEST_DIR) to the \
                  folder it may read; or upload the file, or send its text",
             ));
@@ -281,7 +281,7 @@ impl<S: Store> App<S> {
         if !resolved.starts_with(&root) {
             return Err(AppError::new(
                 ErrorKind::Forbidden,
-                "outside_ingest_dir",
+                ErrorCode::OutsideIngestDir,
                 format!("{} is outside the folder this server ingests from ({})", path.display(), root.display()),
             )
             .with_details(json!({ "path": path.display().to_string(), "ingest_dir": root.display().to_string() })));
@@ -303,7 +303,7 @@ impl<S: Store> App<S> {
         if files.is_empty() {
             return Err(AppError::new(
                 ErrorKind::Invalid,
-                "no_documents",
+                ErrorCode::NoDocuments,
                 "no Markdown (.md), plain text (.txt), HTML (.html) or PDF (.pdf) files to ingest",
             ));
         }

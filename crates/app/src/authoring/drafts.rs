@@ -4,7 +4,7 @@
 //! problems. A draft is its author's alone.
 
 use crate::course_tutor::catalog::{course_error, CourseSummary, ImportedCourse};
-use crate::{App, AppError, AppResult, ErrorKind};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_course::draft::{outline_from_headings, CourseDraft, DraftSource, Passage};
 use pathwise_course::{Course, CoursePack, PackFormat};
@@ -321,7 +321,7 @@ impl<S: Store> App<S> {
             let now = self.draft_record(learner, id).await?.version;
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "version_conflict",
+                ErrorCode::VersionConflict,
                 format!(
                     "the change was made from version {version}, but the draft is at version {now}: read it again \
                      and redo the change"
@@ -368,7 +368,7 @@ impl<S: Store> App<S> {
         if !self.store.publish_course(&record, learner).await? {
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "course_id_taken",
+                ErrorCode::CourseIdTaken,
                 format!(
                     "draft.course_id: another course is '{}' (someone else's, or the server's); give the draft a \
                      course_id of its own",
@@ -391,7 +391,7 @@ impl<S: Store> App<S> {
                 problems.iter().map(|p| json!({ "field": p.field.to_string(), "message": p.message })).collect();
             return Err(AppError::new(
                 ErrorKind::Invalid,
-                "draft_has_problems",
+                ErrorCode::DraftHasProblems,
                 format!(
                     "the draft has {} problem{} to fix before it is a course: {}",
                     problems.len(),

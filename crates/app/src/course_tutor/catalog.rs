@@ -2,7 +2,7 @@
 //! the in-memory copy each server keeps of a course with its retrieval index, rebuilt from
 //! the store whenever the stored course changes.
 
-use crate::{App, AppError, AppResult, ErrorKind};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_course::{builtin_courses, Course, CourseError, CoursePack, PackFormat, Tier};
 use pathwise_domain::LearnerId;
 use pathwise_retrieval::CourseIndex;
@@ -124,7 +124,7 @@ pub(crate) fn course_error(error: CourseError) -> AppError {
         CourseError::Parse { line, .. } => json!({ "line": line }),
         CourseError::Invalid(_) => json!({ "problems": problems }),
     };
-    AppError::new(ErrorKind::Invalid, "invalid_course", error.to_string()).with_details(details)
+    AppError::new(ErrorKind::Invalid, ErrorCode::InvalidCourse, error.to_string()).with_details(details)
 }
 
 impl<S: Store> App<S> {

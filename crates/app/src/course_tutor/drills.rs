@@ -10,7 +10,7 @@
 use super::evidence::{Evidence, EvidenceWrite};
 use super::messages::{new_message, with_outcome, with_sources, CardOutcome, TutorMessage};
 use super::turn::check_course;
-use crate::{App, AppError, AppResult};
+use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_course::answer::sentence_holding;
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::snapshot::DrillCounters;
@@ -211,7 +211,7 @@ impl<S: Store> App<S> {
         let (snap, messages) = match recorded {
             Ok(done) => done,
             // Graded meanwhile by another request for the same drill: that grading stands.
-            Err(e) if e.code == "already_recorded" => {
+            Err(e) if e.code == ErrorCode::AlreadyRecorded => {
                 let offer = self.store.drill_offer(learner, thread_id, &offer.id).await?;
                 let first = offer
                     .as_ref()

@@ -7,7 +7,7 @@ use super::catalog::LoadedCourse;
 use super::messages::{appended, TutorMessage};
 use super::snapshots::VersionedSnapshot;
 use crate::mastery::{PreparedResponse, RecordResponse};
-use crate::{App, AppResult};
+use crate::{App, AppResult, ErrorCode};
 use pathwise_course::StudentSnapshot;
 use pathwise_domain::recording::ResponseRules;
 use pathwise_domain::{LearnerId, ResponseType, ThreadId};
@@ -76,7 +76,7 @@ impl<S: Store> App<S> {
         };
         let committed = self.commit_with_snapshot(learner, loaded, snap.clone(), step.clone(), &change).await;
         let (snap, commit) = match committed {
-            Err(e) if prepared.is_some() && e.code == "map_not_open" => {
+            Err(e) if prepared.is_some() && e.code == ErrorCode::MapNotOpen => {
                 tracing::info!(%thread, "tutor evidence kept in the snapshot only: the course's map is not open");
                 let without = TutorStep { response: None, ..step };
                 self.commit_with_snapshot(learner, loaded, snap, without, &change).await?

@@ -3,7 +3,7 @@
 //! (`ExternalExamService`). The built-in one keeps its state in
 //! Pathwise's store.
 
-use crate::{AppError, AppResult, ErrorKind};
+use crate::{AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Duration, Utc};
 pub use pathwise_course::SupportType;
 use pathwise_course::{ExamQuestionSpec, ExamStatus, QuestionStatus};
@@ -61,7 +61,7 @@ pub trait ExamService: Send + Sync {
 pub fn locked_error(question: &str, until: DateTime<Utc>) -> AppError {
     AppError::new(
         ErrorKind::Conflict,
-        "exam_locked",
+        ErrorCode::ExamLocked,
         format!("exam question '{question}' is locked until {}; try it again then", until.to_rfc3339()),
     )
     .with_details(serde_json::json!({ "question_id": question, "next_eligible_at": until }))
@@ -70,7 +70,7 @@ pub fn locked_error(question: &str, until: DateTime<Utc>) -> AppError {
 pub fn passed_error(question: &str) -> AppError {
     AppError::new(
         ErrorKind::Conflict,
-        "exam_already_passed",
+        ErrorCode::ExamAlreadyPassed,
         format!("exam question '{question}' is already passed; it counts once"),
     )
     .with_details(serde_json::json!({ "question_id": question }))

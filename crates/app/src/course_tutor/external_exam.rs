@@ -13,7 +13,7 @@
 //!   -> `{"status": "...", "lockedUntil": "..."}`
 
 use super::exam_service::{locked_error, passed_error, BoxFuture, ExamService, SubmitOutcome, SupportType};
-use crate::{AppError, AppResult, ErrorKind};
+use crate::{AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_course::{ExamQuestionSpec, ExamStatus, QuestionStatus};
 use pathwise_domain::LearnerId;
@@ -43,7 +43,7 @@ struct SubmitReply {
 }
 
 fn unavailable(message: String) -> AppError {
-    AppError::new(ErrorKind::Unavailable, "exam_service_unavailable", message)
+    AppError::new(ErrorKind::Unavailable, ErrorCode::ExamServiceUnavailable, message)
 }
 
 impl ExternalExamService {

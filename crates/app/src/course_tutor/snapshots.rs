@@ -3,7 +3,7 @@
 //! and written back by compare-and-set.
 
 use super::catalog::LoadedCourse;
-use crate::{App, AppError, AppResult, ErrorKind};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_course::{Course, StudentSnapshot};
 use pathwise_domain::curriculum::assign_sequence;
@@ -42,7 +42,7 @@ impl VersionedSnapshot {
 }
 
 fn is_conflict(error: &AppError) -> bool {
-    error.kind == ErrorKind::Conflict && error.code == "conflict"
+    error.kind == ErrorKind::Conflict && error.code == ErrorCode::Conflict
 }
 
 impl<S: Store> App<S> {

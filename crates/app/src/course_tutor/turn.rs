@@ -8,7 +8,7 @@ use super::messages::{appended, new_message, with_sources, TutorMessage};
 use super::prompt::{build_prompt_within, offered_passages, TurnContext};
 use super::request::TurnRequest;
 use super::snapshots::VersionedSnapshot;
-use crate::{App, AppError, AppResult};
+use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_course::answer::{unit_answer, MaterialAnswer};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
 use pathwise_course::intent::{self, asks_for_drill, asks_for_exam, QuestionKind, Reading, Request};
@@ -676,7 +676,7 @@ pub(crate) fn check_course(thread: &ThreadRecord, course: Option<&str>) -> AppRe
     match course {
         Some(c) if c != thread.course_id => Err(AppError::new(
             crate::ErrorKind::Conflict,
-            "other_course",
+            ErrorCode::OtherCourse,
             format!("courseId: thread {} is about course '{}', not '{c}'", thread.id, thread.course_id),
         )
         .with_details(serde_json::json!({ "field": "courseId", "course_id": thread.course_id }))),

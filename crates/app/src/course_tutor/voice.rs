@@ -1,6 +1,6 @@
 //! Voice input: a recording in, its text out, for the learner to confirm before it is sent.
 
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 
 /// The longest recording accepted, in bytes (about two minutes of Opus speech).
 pub const MAX_RECORDING_BYTES: usize = 1024 * 1024;
@@ -10,7 +10,7 @@ impl<S: Store> App<S> {
         let Some(transcriber) = &self.transcriber else {
             return Err(AppError::new(
                 ErrorKind::Unavailable,
-                "voice_not_configured",
+                ErrorCode::VoiceNotConfigured,
                 "voice input needs a transcription model: set transcription_base_url and transcription_model",
             ));
         };

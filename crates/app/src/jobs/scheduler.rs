@@ -4,7 +4,7 @@
 //! batch of due jobs, runs them, and records each firing and the job's next run in one
 //! transaction.
 
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use chrono::{DateTime, Duration, Utc};
 use croner::Cron;
 use pathwise_domain::{JobKind, JobOutcome};
@@ -147,16 +147,15 @@ impl<S: Store> App<S> {
                 }
             };
             let finished_at = self.now();
-            let next =
-                match (&job.cron, outcome) {
-                    (Some(cron), _) => JobNext::RunAt(next_firing(cron, job.run_at.max(finished_at)).map_err(|e| {
-                        AppError::new(ErrorKind::Internal, "bad_schedule", format!("job {}: {e}", job.id))
-                    })?),
-                    (None, JobOutcome::Failed) if job.attempts < MAX_ATTEMPTS => {
-                        JobNext::RunAt(finished_at + Duration::seconds(RETRY_AFTER_SECONDS * i64::from(job.attempts)))
-                    }
-                    (None, _) => JobNext::Delete,
-                };
+            let next = match (&job.cron, outcome) {
+                (Some(cron), _) => JobNext::RunAt(next_firing(cron, job.run_at.max(finished_at)).map_err(|e| {
+                    AppError::new(ErrorKind::Internal, ErrorCode::BadSchedule, format!("job {}: {e}", job.id))
+                })?),
+                (None, JobOutcome::Failed) if job.attempts < MAX_ATTEMPTS => {
+                    JobNext::RunAt(finished_at + Duration::seconds(RETRY_AFTER_SECONDS * i64::from(job.attempts)))
+                }
+                (None, _) => JobNext::Delete,
+            };
             metrics::counter!("pathwise_jobs_runs_total", "job" => kind, "outcome" => outcome.as_str()).increment(1);
             metrics::histogram!("pathwise_job_duration_seconds", "job" => kind).record(started.elapsed().as_secs_f64());
             match outcome {

@@ -2,7 +2,7 @@
 //! learner deleted with everything that is theirs.
 
 use crate::paging::{window, Paged};
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, SessionEndReason, SessionId};
 use pathwise_store::LearnerActivity;
@@ -71,7 +71,7 @@ impl<S: Store> App<S> {
         if learner.is_local {
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "local_learner",
+                ErrorCode::LocalLearner,
                 format!(
                     "learner {id} is the local learner, whom the loopback workspace signs in as; it is not deleted \
                      (export it with GET /api/learners/{id}/export, or start afresh with a new data directory)"

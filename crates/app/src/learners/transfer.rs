@@ -12,7 +12,7 @@
 //! credential. Courses are shared authored content, not the learner's: the importing server
 //! must have the courses the learner's threads and snapshots are about.
 
-use crate::{App, AppError, AppResult, ErrorKind, Learner, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Learner, Store};
 use chrono::{DateTime, Utc};
 use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::LearnerId;
@@ -158,7 +158,7 @@ impl<S: Store> App<S> {
         if !missing.is_empty() {
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "course_missing",
+                ErrorCode::CourseMissing,
                 format!(
                     "the learner studied courses this server does not have: {}; import them first (pathwise \
                      import-course FILE, or POST /api/courses), then import the learner",
@@ -181,7 +181,7 @@ impl<S: Store> App<S> {
 fn learner_exists(id: LearnerId) -> AppError {
     AppError::new(
         ErrorKind::Conflict,
-        "learner_exists",
+        ErrorCode::LearnerExists,
         format!("learner {id} is on this server already; nothing was imported (delete them first to replace them)"),
     )
     .with_details(serde_json::json!({ "id": id }))

@@ -12,7 +12,7 @@
 use crate::learning_loop::grading::{caller_question, clean_answer, grade_answer, AnswerGrade, CallerGrade};
 use crate::learning_loop::model_tasks;
 use crate::learning_loop::teaching::AnswerInput;
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use pathwise_domain::flow::{
     AnswerTarget, AnsweredProbe, AnsweredQuestion, DiagnosticState, Flow, InventoryConcept, PendingQuestion, Phase,
 };
@@ -128,7 +128,7 @@ fn next_concept(diagnostic: &DiagnosticState) -> Option<NextConcept> {
 fn no_probe_waiting() -> AppError {
     AppError::new(
         ErrorKind::Conflict,
-        "no_question",
+        ErrorCode::NoQuestion,
         "diagnostic_answer: no probe is waiting for an answer, and the diagnostic has seen enough; complete it",
     )
 }

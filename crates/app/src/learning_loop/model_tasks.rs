@@ -3,7 +3,7 @@
 //! free-text answers, explanations. The model proposes; these checks and the domain's
 //! rules decide. A reply that fails them is a 502 that says what was wrong.
 
-use crate::{AppError, AppResult, ErrorKind};
+use crate::{AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::edit::MAX_LABEL_CHARS;
 use pathwise_domain::flow::{checked_inventory, InventoryConcept, MAX_INVENTORY, MIN_INVENTORY};
 use pathwise_domain::question::{Question, QuestionKind, MAX_CHOICES, MAX_QUESTION_TEXT_CHARS, MIN_CHOICES};
@@ -22,7 +22,8 @@ const MAX_EXPLANATION_CHARS: usize = 2 * MAX_QUESTION_TEXT_CHARS;
 pub(crate) fn invalid_reply(message: impl Into<String>) -> AppError {
     let message = message.into();
     tracing::warn!(reason = "invalid_reply", %message, "a language model's reply broke the rules");
-    AppError::new(ErrorKind::Upstream, "llm_invalid_reply", message).with_details(json!({ "reason": "invalid_reply" }))
+    AppError::new(ErrorKind::Upstream, ErrorCode::LlmInvalidReply, message)
+        .with_details(json!({ "reason": "invalid_reply" }))
 }
 
 /// A request for one reply of type `T`, described by `T`'s schema in both forms.

@@ -4,7 +4,7 @@
 
 use crate::learning_loop::grading::caller_question;
 use crate::learning_loop::teaching::{planned_map, TeachingStep, REVIEW};
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use pathwise_domain::flow::{Flow, Phase};
 use pathwise_domain::model::Node;
 use pathwise_domain::question::Question;
@@ -96,7 +96,7 @@ impl DueReviews {
         let ids: Vec<NodeId> = self.nodes.iter().map(|n| n.id).collect();
         AppError::new(
             ErrorKind::Conflict,
-            "not_due",
+            ErrorCode::NotDue,
             format!("review: node_id {wanted} is not due for review in this flow's map; {why}"),
         )
         .with_details(json!({ "field": "node_id", "due": ids }))

@@ -11,7 +11,7 @@ use crate::learning_loop::context::context_block;
 use crate::learning_loop::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
 use crate::maps::curriculum::{GenerateInput, PlanSummary};
 use crate::mastery::RecordResponse;
-use crate::{learning_loop::model_tasks, App, AppError, AppResult, ErrorKind, Store};
+use crate::{learning_loop::model_tasks, App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::evidence::Evidence;
 use pathwise_domain::flow::{AnswerTarget, AnsweredQuestion, Flow, PendingQuestion, Phase};
@@ -110,7 +110,7 @@ impl<S: Store> App<S> {
         if flow.mind_map_id.is_some() {
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "already_planned",
+                ErrorCode::AlreadyPlanned,
                 "plan: this flow has its map already; teach",
             ));
         }
@@ -218,7 +218,7 @@ impl<S: Store> App<S> {
         self.next_node(learner, map.map.id).await?.ok_or_else(|| {
             AppError::new(
                 ErrorKind::Conflict,
-                "nothing_to_teach",
+                ErrorCode::NothingToTeach,
                 format!("teach: the map is {} and has no concept to learn next", map.map.status),
             )
         })
@@ -242,7 +242,7 @@ impl<S: Store> App<S> {
         flow.expect("quiz", &[FlowStatus::Teaching, FlowStatus::Quizzing])?;
         let map = self.get_map(learner, planned_map(&flow)?).await?;
         let node = flow.state.current_node_id.and_then(|id| map.node(id).cloned()).ok_or_else(|| {
-            AppError::new(ErrorKind::Conflict, "no_concept", "quiz: no concept is being taught; teach first")
+            AppError::new(ErrorKind::Conflict, ErrorCode::NoConcept, "quiz: no concept is being taught; teach first")
         })?;
         let question = match question {
             Some(question) => caller_question(question, &node.label)?,
@@ -271,7 +271,7 @@ impl<S: Store> App<S> {
         let no_question = || {
             AppError::new(
                 ErrorKind::Conflict,
-                "no_question",
+                ErrorCode::NoQuestion,
                 "answer: no question is waiting; ask one with quiz or review",
             )
         };
@@ -320,10 +320,10 @@ impl<S: Store> App<S> {
                     {
                         Ok(recorded) => recorded.recorded.node,
                         // Another answer to the same question was recorded meanwhile.
-                        Err(e) if e.code == "idempotency_key_reused" => {
+                        Err(e) if e.code == ErrorCode::IdempotencyKeyReused => {
                             return Err(AppError::new(
                                 ErrorKind::Conflict,
-                                "already_answered",
+                                ErrorCode::AlreadyAnswered,
                                 "answer: this question was answered meanwhile; it counts once",
                             ))
                         }
@@ -434,7 +434,7 @@ fn ready_to_learn(map: &MapAggregate, chosen: NodeId) -> AppResult<Node> {
     if !node.mastery_status.is_open() {
         return Err(AppError::new(
             ErrorKind::Conflict,
-            "already_learned",
+            ErrorCode::AlreadyLearned,
             format!(
                 "teach: '{}' is learned already ({}); reviews bring it back; {ready}",
                 node.label, node.mastery_status
@@ -452,13 +452,14 @@ fn ready_to_learn(map: &MapAggregate, chosen: NodeId) -> AppResult<Node> {
     let names: Vec<String> = waiting.iter().map(|p| format!("'{}'", p.label)).collect();
     Err(AppError::new(
         ErrorKind::Conflict,
-        "not_ready",
+        ErrorCode::NotReady,
         format!("teach: '{}' needs {} mastered first; {ready}", node.label, join_and(&names)),
     )
     .with_details(json!({ "field": "node_id", "prerequisites": waiting.iter().map(|p| p.id).collect::<Vec<_>>() })))
 }
 
 pub(crate) fn planned_map(flow: &Flow) -> AppResult<MindMapId> {
-    flow.mind_map_id
-        .ok_or_else(|| AppError::new(ErrorKind::Conflict, "not_planned", "the flow has no map yet; plan it first"))
+    flow.mind_map_id.ok_or_else(|| {
+        AppError::new(ErrorKind::Conflict, ErrorCode::NotPlanned, "the flow has no map yet; plan it first")
+    })
 }

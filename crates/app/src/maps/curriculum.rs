@@ -1,6 +1,6 @@
 //! Planning a map from a decomposition, re-planning it, and choosing the next concept.
 
-use crate::{App, AppError, AppResult, Store};
+use crate::{App, AppError, AppResult, ErrorCode, Store};
 use pathwise_domain::curriculum::{self, AddedConcept, Decomposition, DiagnosticResult, OnExisting};
 use pathwise_domain::edit::NewNode;
 use pathwise_domain::lifecycle;
@@ -368,7 +368,7 @@ pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> AppResult<T> {
             }
         }
         let field = if path == "." { "body".to_string() } else { path };
-        Err(AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("{field}: {inner}"))
+        Err(AppError::new(crate::ErrorKind::BadRequest, ErrorCode::MalformedJson, format!("{field}: {inner}"))
             .with_details(serde_json::json!({ "field": field, "line": inner.line(), "column": inner.column() })))
     })
 }
@@ -410,7 +410,11 @@ pub fn expect_json_object(text: &str) -> AppResult<()> {
         return Ok(());
     }
     let got = if text.is_empty() { ", got an empty body" } else { "" };
-    Err(AppError::new(crate::ErrorKind::BadRequest, "malformed_json", format!("body: expected a JSON object{got}")))
+    Err(AppError::new(
+        crate::ErrorKind::BadRequest,
+        ErrorCode::MalformedJson,
+        format!("body: expected a JSON object{got}"),
+    ))
 }
 
 /// Refuse a JSON value with a NUL character in a key or a string, naming where: PostgreSQL
@@ -421,7 +425,7 @@ pub fn refuse_nul_text(value: &serde_json::Value) -> AppResult<()> {
         None => Ok(()),
         Some(field) => Err(AppError::new(
             crate::ErrorKind::Invalid,
-            "unstorable_text",
+            ErrorCode::UnstorableText,
             format!("{field}: holds a NUL character (U+0000), which text may not contain; remove it"),
         )
         .with_details(serde_json::json!({ "field": field }))),
@@ -463,9 +467,9 @@ mod whole_numbers {
         let parsed: Answer = parse_json(r#"{"quality": 4.0, "minutes": [10, -5.0], "weight": 0.5}"#).unwrap();
         assert_eq!(parsed, Answer { quality: 4, minutes: vec![10, -5], weight: 0.5 });
         let error = parse_json::<Answer>(r#"{"quality": 4.5, "minutes": [], "weight": 1}"#).unwrap_err();
-        assert_eq!(error.code, "malformed_json", "a fraction is no integer: {}", error.message);
+        assert_eq!(error.code, ErrorCode::MalformedJson, "a fraction is no integer: {}", error.message);
         assert!(error.message.starts_with("quality: invalid type: floating point `4.5`"), "{}", error.message);
         let error = parse_json::<Answer>(r#"{"quality": 1e300, "minutes": [], "weight": 1}"#).unwrap_err();
-        assert_eq!(error.code, "malformed_json", "past any integer's range: {}", error.message);
+        assert_eq!(error.code, ErrorCode::MalformedJson, "past any integer's range: {}", error.message);
     }
 }

@@ -10,7 +10,7 @@
 //! graph is stored, in one transaction.
 
 use crate::maps::curriculum::GenerateInput;
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::edit::MAX_LABEL_CHARS;
 use pathwise_domain::lifecycle;
@@ -247,7 +247,7 @@ enum Outcome {
 /// The model's proposal broke the rules even after its correction: 502, as the model failed.
 pub(crate) fn model_failed(message: String) -> AppError {
     tracing::warn!(reason = "invalid_reply", %message, "a language model's concept graph broke the rules");
-    AppError::new(ErrorKind::Upstream, "llm_invalid_graph", message)
+    AppError::new(ErrorKind::Upstream, ErrorCode::LlmInvalidGraph, message)
 }
 
 impl<S: Store> App<S> {

@@ -4,7 +4,7 @@
 //! evaluations, selected (`adaptive.rs`).
 
 use super::config::EvaluationConfig;
-use crate::{AppError, AppResult, ErrorKind};
+use crate::{AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::session::widgets::ClientAction;
 use pathwise_items::{InlineItem, Item, ItemType, Library, Selection};
 
@@ -139,7 +139,7 @@ pub(crate) fn generate_unique(
     let seed = seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let target = pathwise_items::Target::difficulty(difficulty).map_err(|e| AppError::internal(e.to_string()))?;
     pathwise_items::generate_unique(blueprint, seed, target, &mut taken)
-        .map_err(|e| AppError::new(ErrorKind::Conflict, "items_exhausted", e.to_string()))
+        .map_err(|e| AppError::new(ErrorKind::Conflict, ErrorCode::ItemsExhausted, e.to_string()))
 }
 
 /// What the learner (and any presenter) sees of an item: no key, no expected outputs, and

@@ -3,7 +3,7 @@
 //! the sandbox; the outputs are compared outside it.
 
 use super::bank::{BankItem, Scored};
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use pathwise_sandbox::{Submission, TestCase};
 use serde_json::json;
 
@@ -14,7 +14,7 @@ pub(crate) async fn run<S: Store>(app: &App<S>, item: &BankItem, code: &str) -> 
     let sandbox = app.sandbox().ok_or_else(|| {
         AppError::new(
             ErrorKind::Unavailable,
-            "sandbox_unavailable",
+            ErrorCode::SandboxUnavailable,
             "code items need the sandbox, which is not available on this server (it needs python3 and Linux \
              namespaces, landlock and seccomp); the server log says which is missing",
         )
@@ -31,7 +31,9 @@ pub(crate) async fn run<S: Store>(app: &App<S>, item: &BankItem, code: &str) -> 
         .map_err(|e| AppError::internal(format!("the sandbox task failed: {e}")))?
         .map_err(|e| match e {
             pathwise_sandbox::SandboxError::CodeTooLarge { .. } => AppError::invalid("response.code", e),
-            e if e.is_unavailable() => AppError::new(ErrorKind::Unavailable, "sandbox_unavailable", e.to_string()),
+            e if e.is_unavailable() => {
+                AppError::new(ErrorKind::Unavailable, ErrorCode::SandboxUnavailable, e.to_string())
+            }
             // The item's own tests or function name are wrong: a bug in the item, not the answer.
             e => AppError::internal(format!("item {} could not be run: {e}", item_id)),
         })?;

@@ -24,7 +24,7 @@ pub(crate) use bank::builtin_library;
 pub use runner::StreamItem;
 
 use crate::paging::{window, Paged};
-use crate::{App, AppError, AppResult, ErrorKind, Store};
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
 use chrono::{DateTime, Utc};
 use config::{CreateSession, SessionConfig};
 use pathwise_domain::session::widgets::ClientResponse;
@@ -229,7 +229,7 @@ impl<S: Store> App<S> {
         else {
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "not_awaiting_response",
+                ErrorCode::NotAwaitingResponse,
                 format!(
                     "session {id} is {} and is not awaiting a response; respond only after a client_action event, \
                      to its tool_call_id",
@@ -242,7 +242,7 @@ impl<S: Store> App<S> {
             // request's form, is at odds.
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "not_awaiting_call",
+                ErrorCode::NotAwaitingCall,
                 format!(
                     "tool_call_id: '{}' is not the call awaiting a response; the session awaits '{}'",
                     input.tool_call_id, pending.tool_call_id
@@ -253,7 +253,7 @@ impl<S: Store> App<S> {
         if let Some(deadline) = turn.state.deadline.filter(|d| now >= *d) {
             return Err(AppError::new(
                 ErrorKind::Conflict,
-                "time_limit_passed",
+                ErrorCode::TimeLimitPassed,
                 format!(
                     "the session's time limit passed at {}; answers after it are not accepted (open the stream to \
                      see the session end)",
@@ -330,7 +330,7 @@ impl<S: Store> App<S> {
                 Err(e) => return Err(e),
             }
         }
-        Err(AppError::new(ErrorKind::Conflict, "busy", format!("session {id} kept changing; try again")))
+        Err(AppError::new(ErrorKind::Conflict, ErrorCode::Busy, format!("session {id} kept changing; try again")))
     }
 
     /// `GET /session/{id}/stream`: replay the events after `after` (by default those since

@@ -119,15 +119,17 @@ impl PathwiseMcp {
     }
 }
 
+/// A refusal as a JSON-RPC error, its code in `data` as in an HTTP error's body.
 fn protocol_error(error: AppError) -> ErrorData {
     let message = registry::in_tools(&error.message);
+    let data = Some(serde_json::json!({ "code": error.code }));
     match error.kind {
-        ErrorKind::NotFound => ErrorData::resource_not_found(message, None),
+        ErrorKind::NotFound => ErrorData::resource_not_found(message, data),
         ErrorKind::Internal => {
             tracing::error!(message = %error.message, "an MCP request failed");
-            ErrorData::internal_error("internal error; the server log has the details", None)
+            ErrorData::internal_error("internal error; the server log has the details", data)
         }
-        _ => ErrorData::invalid_params(message, None),
+        _ => ErrorData::invalid_params(message, data),
     }
 }
 

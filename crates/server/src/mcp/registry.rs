@@ -9,7 +9,7 @@ use pathwise_app::idempotency::fingerprint;
 use pathwise_app::{App, AppError};
 use pathwise_domain::LearnerId;
 use rmcp::handler::server::common::{schema_for_input, schema_for_output};
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -178,7 +178,7 @@ impl Registry {
                         .unwrap_or_else(|_| failure("internal error; the server log has the details".into()));
                 }
                 Ok(None) => {}
-                Err(error) => return failure(describe(&error)),
+                Err(error) => return refusal(&error, describe(&error)),
             }
         }
         // Before the handler takes them: the ids the call gave, to say which one was not found.
@@ -203,7 +203,7 @@ impl Registry {
                 }
                 CallToolResult::structured(value)
             }
-            Err(error) => failure(naming_the_argument(&error, &given)),
+            Err(error) => refusal(&error, naming_the_argument(&error, &given)),
         }
     }
 }
@@ -236,7 +236,7 @@ fn names_its_field(error: &AppError) -> bool {
 /// with is not said again.
 fn describe(error: &AppError) -> String {
     if error.kind == pathwise_app::ErrorKind::Internal {
-        tracing::error!(code = error.code, message = %error.message, "a tool call failed");
+        tracing::error!(code = error.code.as_str(), message = %error.message, "a tool call failed");
         return "internal error; the server log has the details".into();
     }
     let mut facts = match &error.details {
@@ -284,6 +284,17 @@ pub(super) fn in_tools(message: &str) -> String {
 
 fn failure(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(in_tools(&message))])
+}
+
+/// The key of a tool error's `_meta` that holds its code, as an HTTP error's `code`.
+const CODE_META_KEY: &str = "pathwise/code";
+
+/// A refusal of the application's: its text for the assistant, and its code in `_meta` for a
+/// client that branches on it, since the text is free to change and the code is not.
+fn refusal(error: &AppError, message: String) -> CallToolResult {
+    let mut result = failure(message);
+    result.meta = Some(MetaObject(JsonObject::from_iter([(CODE_META_KEY.to_string(), error.code.as_str().into())])));
+    result
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! material a tutor's card cites (`pathwise://courses/{id}/passages/{passage_id}`), and a session's transcript
 //! (`pathwise://sessions/{id}/transcript`).
 
-use pathwise_app::{App, AppError, AppResult, ErrorKind};
+use pathwise_app::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::{LearnerId, MindMapId, SessionId};
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 use serde_json::json;
@@ -126,7 +126,7 @@ pub async fn read(app: &App, learner: LearnerId, uri: &str) -> AppResult<Resourc
 fn unknown(uri: &str) -> AppError {
     AppError::new(
         ErrorKind::NotFound,
-        "unknown_resource",
+        ErrorCode::UnknownResource,
         format!(
             "no resource {uri}; the resources are {MAPS_URI}, {MAP_TEMPLATE}, {COURSE_TEMPLATE}, \
              {SNAPSHOT_TEMPLATE} and {TRANSCRIPT_TEMPLATE}"

@@ -9,7 +9,7 @@ use axum::Json;
 use pathwise_analytics::{MapMetrics, Portfolio};
 use pathwise_app::analytics::{Digest, MapAnalytics};
 use pathwise_app::queries::{AnalyticsQuery, JobRunsQuery, JobsQuery};
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use pathwise_domain::MindMapId;
 use pathwise_store::{Job, JobRun};
 
@@ -103,7 +103,7 @@ fn own_only(learner: &pathwise_app::Learner, asked: Option<pathwise_domain::Lear
     match asked {
         Some(other) if other != learner.id => Err(AppError::new(
             ErrorKind::Forbidden,
-            "forbidden",
+            ErrorCode::Forbidden,
             "learner_id: only the operator token reads another learner's jobs; leave it out to read your own",
         )),
         _ => Ok(()),

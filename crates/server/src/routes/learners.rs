@@ -14,7 +14,7 @@ use pathwise_app::learners::{IssuedToken, RotatedToken, TokenInfo};
 use pathwise_app::paging::Paged;
 use pathwise_app::queries::{PageQuery, UsageQuery};
 use pathwise_app::usage::LlmUsage;
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use pathwise_domain::{LearnerId, TokenId};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -51,7 +51,7 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
         let Some(expected) = &state.operator_token_hash else {
             return Err(AppError::new(
                 ErrorKind::Forbidden,
-                "no_operator_token",
+                ErrorCode::NoOperatorToken,
                 "administering learners needs an operator token, and none is configured: set PATHWISE_OPERATOR_TOKEN or operator_token in the config file",
             )
             .into());
@@ -61,7 +61,7 @@ impl axum::extract::FromRequestParts<AppState> for Operator {
         } else {
             Err(AppError::new(
                 ErrorKind::Unauthorized,
-                "unauthorized",
+                ErrorCode::Unauthorized,
                 "this endpoint needs the operator token: send Authorization: Bearer <operator token>",
             )
             .into())

@@ -14,7 +14,7 @@ use pathwise_app::paging::Paged;
 use pathwise_app::queries::PageQuery;
 use pathwise_app::sessions::config::CreateSession;
 use pathwise_app::sessions::{MessageView, Respond, RespondOutcome, SessionView, StreamItem};
-use pathwise_app::{AppError, ErrorKind};
+use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use pathwise_domain::SessionId;
 use serde::Deserialize;
 use serde_json::json;
@@ -125,7 +125,11 @@ pub async fn stream(
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let header = headers.get("last-event-id").map(|v| {
         v.to_str().ok().and_then(|t| t.trim().parse::<i64>().ok()).ok_or_else(|| {
-            AppError::new(ErrorKind::BadRequest, "bad_header", "Last-Event-ID: expected an event id (a whole number)")
+            AppError::new(
+                ErrorKind::BadRequest,
+                ErrorCode::BadHeader,
+                "Last-Event-ID: expected an event id (a whole number)",
+            )
         })
     });
     if q.last_event_id.is_some_and(|id| id < 0) {
