@@ -11,6 +11,7 @@ pub mod course_tutor;
 pub mod error;
 pub mod idempotency;
 pub mod jobs;
+mod learner_cache;
 pub mod learners;
 pub mod learning_loop;
 pub mod maps;

@@ -10,6 +10,10 @@ use pathwise_items::SkillBlueprint;
 pub use pathwise_items::PackFormat;
 use serde::{Deserialize, Serialize};
 
+/// A drill is one or two steps: its prompt and question together stay short, whoever wrote
+/// it (an author's pack, a draft, the model's card).
+pub const MAX_DRILL_CHARS: usize = 400;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CoursePack {

@@ -5,8 +5,8 @@
 //! with any problem is refused whole, with every problem named by its field.
 
 use crate::draft::{CourseDraft, DraftDrill, DraftQuestion, DraftUnit, Passage};
+use crate::pack::MAX_DRILL_CHARS;
 use crate::recall::supported_by;
-use crate::response::MAX_DRILL_CHARS;
 use crate::Tier;
 use serde::Deserialize;
 use std::collections::HashSet;

@@ -15,8 +15,7 @@ use thiserror::Error;
 
 /// Longest tutor text accepted, in characters.
 pub const MAX_TUTOR_TEXT: usize = 1_500;
-/// A drill is one or two steps: its prompt and question together stay short.
-pub const MAX_DRILL_CHARS: usize = 400;
+pub use crate::pack::MAX_DRILL_CHARS;
 pub const MAX_KEY_IDEAS: usize = 3;
 
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]

@@ -232,7 +232,7 @@ fn check_drills(pack: &CoursePack, mut library: Library, passages: &HashMap<&str
         let at = FieldPath::root().key("units").index(i).key("drills");
         for (j, drill) in unit.drills.iter().enumerate() {
             let at = at.index(j);
-            p.text(&at.key("stem"), &drill.stem, crate::response::MAX_DRILL_CHARS);
+            p.text(&at.key("stem"), &drill.stem, crate::pack::MAX_DRILL_CHARS);
             match drill.to_inline().to_item() {
                 Ok(item) => library.add_inline(item),
                 Err(e) => p.push(&at, e.to_string()),

@@ -4,9 +4,9 @@
 //! `WORSE_TOLERANCE`). A learner whose fit
 //! would schedule worse than the defaults keeps the defaults, with the figures that say so.
 
-use crate::evaluation::{fsrs_log_loss, EvaluationError};
 use crate::fsrs_fit::{fit_parameters, FitError, FittedParameters};
 use crate::fsrs_scheduler::FsrsParameters;
+use crate::replay::{fsrs_log_loss, EvaluationError};
 use crate::review_log::ReviewLog;
 use chrono::{DateTime, Utc};
 use serde::Serialize;

@@ -11,6 +11,8 @@
 //!   latest reviews against the defaults.
 //! - [`metrics`]: log loss, RMSE (bins) and AUC of predicted recall.
 //! - [`synthetic`]: deterministic review logs for tests and benchmarks.
+//! - `replay`: a log replayed through a scheduler, predicting each review before taking it;
+//!   what both the evaluation and a learner's fit are measured by.
 //! - [`evaluation`]: SM-2, FSRS with default and with fitted parameters, compared on a log.
 
 pub mod evaluation;
@@ -18,6 +20,7 @@ pub mod fsrs_fit;
 pub mod fsrs_scheduler;
 pub mod learner_fit;
 pub mod metrics;
+mod replay;
 pub mod review_log;
 pub mod synthetic;
 

@@ -12,22 +12,9 @@ use pathwise_domain::model::Node;
 use pathwise_domain::{srs, LearnerId, ResponseType, SrsScheduler};
 use pathwise_srs::{fsrs_review, FsrsMemory, DEFAULT_DESIRED_RETENTION};
 use pathwise_store::NodeFsrs;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
-/// How long a learner's choice of scheduler is trusted before it is read again (another
-/// server may have changed it).
-const CHOICE_TTL: Duration = Duration::from_secs(30);
-
-#[derive(Clone, Default)]
-pub(crate) struct SchedulerChoices(Arc<Mutex<HashMap<LearnerId, (SrsScheduler, Instant)>>>);
-
-impl SchedulerChoices {
-    pub(crate) fn forget(&self, learner: LearnerId) {
-        self.0.lock().expect("choices lock").remove(&learner);
-    }
-}
+/// Each learner's choice of scheduler, read again every little while.
+pub(crate) type SchedulerChoices = crate::learner_cache::LearnerCache<SrsScheduler>;
 
 /// What FSRS needs from before a response.
 pub(crate) struct FsrsBefore {
@@ -37,13 +24,11 @@ pub(crate) struct FsrsBefore {
 
 impl<S: Store> App<S> {
     async fn scheduler_of(&self, learner: LearnerId) -> AppResult<SrsScheduler> {
-        if let Some((choice, at)) = self.scheduler_choices.0.lock().expect("choices lock").get(&learner) {
-            if at.elapsed() < CHOICE_TTL {
-                return Ok(*choice);
-            }
+        if let Some(choice) = self.scheduler_choices.get(learner) {
+            return Ok(choice);
         }
         let choice = self.store.preferences(learner).await?.srs_scheduler;
-        self.scheduler_choices.0.lock().expect("choices lock").insert(learner, (choice, Instant::now()));
+        self.scheduler_choices.keep(learner, choice);
         Ok(choice)
     }
 

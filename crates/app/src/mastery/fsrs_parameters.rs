@@ -11,23 +11,11 @@ use pathwise_domain::{LearnerId, NodeId, ResponseType};
 use pathwise_srs::{FsrsParameters, FsrsScheduler, LearnerFit, ReviewLog, ReviewRow};
 use pathwise_store::{LearnerFsrs, NodeFsrs};
 use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 use utoipa::ToSchema;
 
-/// How long a learner's parameters are trusted before they are read again (another server
-/// may have refitted them).
-const PARAMETERS_TTL: Duration = Duration::from_secs(30);
-
-#[derive(Clone, Default)]
-pub(crate) struct ParameterCache(Arc<Mutex<HashMap<LearnerId, (FsrsParameters, Instant)>>>);
-
-impl ParameterCache {
-    pub(crate) fn forget(&self, learner: LearnerId) {
-        self.0.lock().expect("parameters lock").remove(&learner);
-    }
-}
+/// Each FSRS learner's parameters, read again every little while (another server may have
+/// refitted them).
+pub(crate) type ParameterCache = crate::learner_cache::LearnerCache<FsrsParameters>;
 
 /// Which FSRS parameters schedule a learner, and how well they predict them.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
@@ -145,14 +133,12 @@ impl<S: Store> App<S> {
 
     /// The parameters that schedule the learner: their own once fitted, else the defaults.
     pub(crate) async fn fsrs_parameters_of(&self, learner: LearnerId) -> AppResult<FsrsParameters> {
-        if let Some((parameters, at)) = self.fsrs_parameters.0.lock().expect("parameters lock").get(&learner) {
-            if at.elapsed() < PARAMETERS_TTL {
-                return Ok(parameters.clone());
-            }
+        if let Some(parameters) = self.fsrs_parameters.get(learner) {
+            return Ok(parameters);
         }
         let stored = self.store.learner_fsrs(learner).await?;
         let parameters = stored.and_then(|s| s.weights).and_then(|w| FsrsParameters::new(&w).ok()).unwrap_or_default();
-        self.fsrs_parameters.0.lock().expect("parameters lock").insert(learner, (parameters.clone(), Instant::now()));
+        self.fsrs_parameters.keep(learner, parameters.clone());
         Ok(parameters)
     }
 

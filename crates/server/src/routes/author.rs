@@ -2,7 +2,7 @@
 //! headings, listed, read with their citations, removed; course drafts made from them,
 //! edited, checked and written out as a course pack. Each learner sees only their own.
 
-use super::courses::{named_format, pack_reply, PackQuery};
+use super::courses::{named_format, pack_reply, PackQuery, ShareWith};
 use crate::error::{ApiResult, ErrorBody};
 use crate::extract::{Auth, FileBody, JsonBody, PathIds, QueryParams};
 use crate::AppState;
@@ -227,13 +227,6 @@ pub async fn publish_draft(
     let published = s.app.publish_course_draft(l.id, id).await?;
     let status = if published.changed { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(published)))
-}
-
-#[derive(Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ShareWith {
-    /// The learner to share the course with (the operator's `pathwise learners list` names them).
-    pub learner_id: LearnerId,
 }
 
 /// Who a course the learner published is shared with.

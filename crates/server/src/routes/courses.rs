@@ -92,6 +92,14 @@ pub async fn pack(
     Ok(pack_reply(format, s.app.course_pack_text(&id, format).await?))
 }
 
+/// Whom a course is shared with: a learner here.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareWith {
+    /// The learner to share the course with (the operator's `pathwise learners list` names them).
+    pub learner_id: LearnerId,
+}
+
 /// A pack's text, with the media type of its format.
 pub(crate) fn pack_reply(format: PackFormat, text: String) -> impl axum::response::IntoResponse {
     let content_type = match format {
@@ -159,7 +167,7 @@ pub(crate) fn named_format(name: &str) -> Result<PackFormat, AppError> {
 /// Share a learner's course with another learner (operator only): they then list it and
 /// open tutor threads on it. Sharing twice is sharing once.
 #[utoipa::path(post, operation_id = "courses_share", path = "/api/courses/{course_id}/shares", tag = "courses",
-    params(("course_id" = String, Path)), request_body = super::author::ShareWith,
+    params(("course_id" = String, Path)), request_body = ShareWith,
     responses((status = 200, body = CourseShares),
         (status = 401, description = "No bearer token, or not the operator token (`unauthorized`).", body = ErrorBody),
         (status = 403, description = "The server has no operator token configured (`no_operator_token`).", body = ErrorBody),
@@ -171,7 +179,7 @@ pub async fn share(
     State(s): State<AppState>,
     _: Operator,
     PathIds(id): PathIds<String>,
-    JsonBody(with): JsonBody<super::author::ShareWith>,
+    JsonBody(with): JsonBody<ShareWith>,
 ) -> ApiResult<Json<CourseShares>> {
     Ok(Json(s.app.operator_share_course(&id, with.learner_id).await?))
 }
