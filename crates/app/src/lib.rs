@@ -18,12 +18,13 @@ pub mod maps;
 pub mod mastery;
 pub mod paging;
 pub mod queries;
+pub mod review_schedule;
 pub mod sessions;
 pub mod usage;
 
 // The operations' modules under the names the front doors have always used.
 pub use course_tutor::voice;
-pub use jobs::{review_jobs, scheduler};
+pub use jobs::scheduler;
 pub use learning_loop::{advance, diagnostics, flows, teaching};
 pub use maps::{curriculum, generation, replanning};
 pub use mastery::{fsrs_parameters, preferences};
@@ -48,7 +49,7 @@ pub struct App<S: Store = AnyStore> {
     llm: Llm,
     limits: GraphLimits,
     notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
-    changed_maps: jobs::review_jobs::ChangedMaps,
+    changed_maps: review_schedule::ChangedMaps,
     scheduler_choices: mastery::fsrs::SchedulerChoices,
     fsrs_parameters: mastery::fsrs_parameters::ParameterCache,
     /// Where learners' code runs; none when this machine cannot isolate it.
@@ -204,5 +205,15 @@ impl<S: Store> App<S> {
     /// keeps index inserts local.
     fn new_id() -> Uuid {
         Uuid::now_v7()
+    }
+
+    /// A learner's map with its nodes and edges, or not found: the one read of a whole map
+    /// every capability shares (maps, mastery), so that none calls another for it.
+    pub(crate) async fn whole_map(
+        &self,
+        learner: pathwise_domain::LearnerId,
+        id: pathwise_domain::MindMapId,
+    ) -> AppResult<pathwise_domain::model::MapAggregate> {
+        self.store.load_map(learner, id).await?.ok_or_else(|| AppError::not_found("mind map", id))
     }
 }

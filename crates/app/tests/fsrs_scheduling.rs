@@ -9,7 +9,7 @@ use pathwise_app::preferences::UpdatePreferences;
 use pathwise_domain::evidence::Rating;
 use pathwise_domain::{NodeId, ResponseType, SrsScheduler};
 use pathwise_srs::{fsrs_review, FsrsMemory, FsrsParameters, FsrsScheduler, DEFAULT_DESIRED_RETENTION};
-use pathwise_store::PreferenceStore;
+use pathwise_store::prelude::*;
 use serde_json::json;
 use support::{chain, TestApp};
 

@@ -18,10 +18,11 @@ use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::diagnostic::{next_probe, Probe};
 use pathwise_domain::flow::{Flow, InventoryConcept};
 use pathwise_domain::model::QuizResponse;
-use pathwise_domain::question::{Question, QuestionKind};
+use pathwise_domain::question::{GradedBy, Question, QuestionKind};
 use pathwise_domain::{FlowId, FlowStatus, JobKind, JobOutcome, MasteryStatus, MindMapId, NodeId, ResponseType};
 use pathwise_fake_llm::{FakeLlm, Script};
-use pathwise_store::{FlowStore, JobStore, ResponseFilter, Store};
+use pathwise_store::prelude::*;
+use pathwise_store::ResponseFilter;
 use serde_json::{json, Value};
 use support::{with_model, TestApp};
 
@@ -179,7 +180,7 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
         .flow_answer(t.learner, flow, answer("It drops it at the end of its scope.", &asked.question_id))
         .await
         .unwrap();
-    assert_eq!(reviewed.grade.as_ref().map(|g| (g.quality, g.graded_by.as_str())), Some((5, "model")));
+    assert_eq!(reviewed.grade.as_ref().map(|g| (g.quality, g.graded_by)), Some((5, GradedBy::Model)));
     // The choice was recognised among its options (4), the model's grade is taken as given
     // (5); both are Good for FSRS, since no automatic grade says Easy.
     let filter = ResponseFilter { node_id: Some(node.id), ..Default::default() };
@@ -402,7 +403,7 @@ async fn diagnose_as_caller(t: &TestApp, flow: FlowId) -> DiagnosticStep {
         kinds.push(grade.graded_by);
         assert!(step.question.is_none());
     }
-    assert!(kinds.contains(&"exact".to_string()) && kinds.contains(&"caller".to_string()), "{kinds:?}");
+    assert!(kinds.contains(&GradedBy::Exact) && kinds.contains(&GradedBy::Caller), "{kinds:?}");
     assert!((3..=6).contains(&step.probes_answered), "{} probes", step.probes_answered);
     step
 }
@@ -459,7 +460,7 @@ async fn a_caller_runs_the_whole_flow_without_a_model(t: &TestApp) {
     let answer = AdvanceFlow { answer: Some("The right one".into()), question_id, ..advance(FlowStep::Answer) };
     let answered = t.app().flow_advance(t.learner, flow, answer).await.unwrap();
     let grade = answered.grade.unwrap();
-    assert_eq!((grade.quality, grade.correct, grade.graded_by.as_str()), (4, true, "exact"));
+    assert_eq!((grade.quality, grade.correct, grade.graded_by), (4, true, GradedBy::Exact));
     assert_eq!(answered.flow.status, FlowStatus::Reviewing);
     let quizzed = answered.node.unwrap();
     assert!(quizzed.mastery_score > before.mastery_score, "{} -> {}", before.mastery_score, quizzed.mastery_score);
@@ -484,7 +485,7 @@ async fn a_caller_runs_the_whole_flow_without_a_model(t: &TestApp) {
     };
     let reviewed = t.app().flow_advance(t.learner, flow, answer).await.unwrap();
     let grade = reviewed.grade.unwrap();
-    assert_eq!((grade.quality, grade.feedback.as_str(), grade.graded_by.as_str()), (5, "Exactly.", "caller"));
+    assert_eq!((grade.quality, grade.feedback.as_str(), grade.graded_by), (5, "Exactly.", GradedBy::Caller));
     let node_now = reviewed.node.unwrap();
     assert_eq!(node_now.repetitions, quizzed.repetitions + 1);
     assert!(node_now.next_review_at.unwrap() > first_review + Duration::days(1), "SM-2 spaced the next review out");

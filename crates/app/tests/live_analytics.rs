@@ -9,10 +9,11 @@ mod support;
 
 use chrono::Duration;
 use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals};
-use pathwise_app::{Clock, Store};
+use pathwise_app::Clock;
 use pathwise_domain::model::{NodeProgress, ResponseEvent};
 use pathwise_domain::{MasteryStatus, MindMapId, ResponseType};
-use pathwise_store::{AnalyticsStore, ResponseFilter, SnapshotStore};
+use pathwise_store::prelude::*;
+use pathwise_store::ResponseFilter;
 use support::{chain, TestApp};
 
 async fn count(t: &TestApp, table: &str) -> i64 {

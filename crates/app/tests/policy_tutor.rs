@@ -8,8 +8,8 @@ mod support;
 
 use chrono::Duration;
 use pathwise_app::course_tutor::{
-    CardOutcome, CreateThread, DrillGradeRequest, DrillText, McqSubmitRequest, SupportType, SupportViewedRequest,
-    TurnReply, TurnRequest,
+    CardOutcome, CreateThread, DrillGradeRequest, DrillGrader, DrillText, McqSubmitRequest, SupportType,
+    SupportViewedRequest, TurnReply, TurnRequest,
 };
 use pathwise_app::queries::{ListThreadsQuery, PageQuery};
 use pathwise_app::{App, Clock, ErrorCode, ErrorKind};
@@ -18,7 +18,7 @@ use pathwise_domain::evidence::Rating;
 use pathwise_domain::{ResponseType, ThreadId};
 use pathwise_fake_llm::{FakeLlm, Script};
 use pathwise_llm::{Llm, OpenAiClient, OpenAiConfig};
-use pathwise_store::{ResponseFilter, Store, TutorStep, TutorStore};
+use pathwise_store::{MapStore, ResponseFilter, TutorStep, TutorStore};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use support::{with_model, TestApp};
@@ -378,7 +378,7 @@ async fn b1_correct(t: &TestApp) {
     let right = item.options[item.key.choice.unwrap()].clone();
     let reply = app.grade_drill(t.learner, thread, grade("ENTRY-00", &drill, &right)).await.unwrap();
     assert!(reply.is_correct);
-    assert_eq!(reply.graded_by, "blueprint");
+    assert_eq!(reply.graded_by, DrillGrader::Blueprint);
     assert_eq!(reply.common_mistake_tag, None);
     assert_eq!((reply.drill.attempts, reply.drill.correct, reply.drill.streak_correct), (1, 1, 1));
     let s = snapshot(&app, t).await;
@@ -444,7 +444,7 @@ async fn b2_incorrect(t: &TestApp) {
     // The text sent back is not what is graded: the drill as it was offered is.
     let tampered = DrillText { question_latex: "1 + 1 = x".into(), ..first.clone() };
     let reply = app.grade_drill(t.learner, thread, grade("ALG-00", &tampered, "10")).await.unwrap();
-    assert_eq!((reply.graded_by.as_str(), reply.common_mistake_tag.as_deref()), ("model", Some("sign_error")));
+    assert_eq!((reply.graded_by, reply.common_mistake_tag.as_deref()), (DrillGrader::Model, Some("sign_error")));
     let asked = fake.requests().last().unwrap()["messages"].to_string();
     assert!(asked.contains("x + 3 = 7") && !asked.contains("1 + 1 = x"), "{asked}");
     fake.script([Script::json(

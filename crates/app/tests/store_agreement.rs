@@ -7,7 +7,7 @@ use pathwise_app::maps::{CreateEdge, UpdateNode};
 use pathwise_domain::graph;
 use pathwise_domain::model::NodeProgress;
 use pathwise_domain::{EdgeType, MasteryStatus, ResponseType};
-use pathwise_store::{AnalyticsStore, SnapshotStore};
+use pathwise_store::prelude::*;
 use serde_json::json;
 use support::TestApp;
 

@@ -131,6 +131,8 @@ pub enum Evidence {
     Checked { form: Form, outcome: Outcome },
     /// A free-text answer graded 0-5 by the model or by the caller for the learner.
     Graded(Quality),
+    /// A free-text answer the model judged right or wrong, without saying how well.
+    Judged { correct: bool },
     /// A concept below the diagnostic's boundary, inferred known without being asked.
     Inferred,
     /// One of Anki's answer buttons.
@@ -182,6 +184,8 @@ impl Evidence {
             Evidence::Checked { outcome: Outcome::Wrong, .. } => graded(1),
             Evidence::Checked { outcome: Outcome::Skipped, .. } => graded(0),
             Evidence::Graded(quality) => Earned { quality, rating: Rating::graded(quality) },
+            // Right is an ordinary recall (4), never the exact recall a checked key shows.
+            Evidence::Judged { correct } => graded(if correct { 4 } else { 1 }),
             Evidence::Inferred => Earned { quality: INFERRED_QUALITY, rating: Rating::graded(INFERRED_QUALITY) },
             Evidence::Anki(button) => {
                 let (value, rating) = match button {
@@ -225,6 +229,16 @@ mod tests {
             }
         }
         assert_ne!(Evidence::Inferred.earned().rating, Rating::Easy);
+        assert_ne!(Evidence::Judged { correct: true }.earned().rating, Rating::Easy);
+    }
+
+    #[test]
+    fn a_models_right_or_wrong_is_an_ordinary_recall_or_a_miss() {
+        let (right, wrong) =
+            (Evidence::Judged { correct: true }.earned(), Evidence::Judged { correct: false }.earned());
+        assert_eq!((right.quality.value(), right.rating), (4, Rating::Good));
+        assert_eq!((wrong.quality.value(), wrong.rating), (1, Rating::Again));
+        assert!(right.quality < checked(Form::Recalled, Outcome::Right).quality, "weaker than a key checked exactly");
     }
 
     #[test]

@@ -291,16 +291,26 @@ pub struct AnswerGrade {
     pub quality: u8,
     pub correct: bool,
     pub feedback: String,
-    /// How it was graded: `exact` (a choice), `model` (free text, by Pathwise's model) or
-    /// `caller` (free text, by the caller's `quality`).
-    pub graded_by: String,
+    pub graded_by: GradedBy,
+}
+
+/// Who graded an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GradedBy {
+    /// A choice, checked exactly against its key.
+    Exact,
+    /// Free text, graded by Pathwise's model.
+    Model,
+    /// Free text, graded by the caller's `quality`.
+    Caller,
 }
 
 impl AnswerGrade {
     /// What the graded answer shows: a choice checked exactly was recognised among its
     /// options; free text carries the model's or the caller's grade.
     pub fn shows(&self) -> Evidence {
-        if self.graded_by == "exact" {
+        if self.graded_by == GradedBy::Exact {
             let outcome = if self.correct { Outcome::Right } else { Outcome::Wrong };
             return Evidence::Checked { form: Form::Recognised, outcome };
         }

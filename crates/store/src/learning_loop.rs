@@ -9,7 +9,6 @@ use pathwise_domain::model::{MapChanges, MindMap};
 use pathwise_domain::{FlowId, FlowStatus, JobId, JobKind, JobOutcome, LearnerId, MapStatus, MindMapId, NodeId};
 use serde::Serialize;
 use serde_json::Value;
-use std::future::Future;
 use utoipa::ToSchema;
 
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
@@ -122,173 +121,457 @@ impl Default for Preferences {
     }
 }
 
-/// FSRS's memory of one node.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NodeFsrs {
-    pub stability: f64,
-    pub difficulty: f64,
-}
-
-/// A learner's own FSRS parameters as last fitted, with how well the fitting predicted
-/// their latest reviews; `weights` is `None` when the defaults were kept (`reason` says why).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LearnerFsrs {
-    pub weights: Option<Vec<f32>>,
-    /// Reviews in the learner's log when fitted.
-    pub reviews: i64,
-    /// Reviews the optimiser fitted on (a day or more after the concept's previous answer).
-    pub fitted_on_reviews: i64,
-    pub initial_stability_only: bool,
-    /// The latest reviews held out to check the fitting on, and the log losses there.
-    pub checked_reviews: i64,
-    pub log_loss: Option<f64>,
-    pub default_log_loss: Option<f64>,
-    pub reason: Option<String>,
-    pub fitted_at: DateTime<Utc>,
-}
-
+#[pathwise_store_macros::capability]
 pub trait PreferenceStore {
     /// The learner's preferences; the defaults when they never set any.
-    fn preferences(&self, learner: LearnerId) -> impl Future<Output = StoreResult<Preferences>> + Send;
-    fn set_preferences(
+    async fn preferences(&self, learner: LearnerId) -> StoreResult<Preferences> {
+        let row = sqlx::query("SELECT daily_review_cap, srs_scheduler FROM learner_preferences WHERE learner_id = $1")
+            .bind(learner.0)
+            .fetch_optional(self.reader())
+            .await?;
+        let Some(row) = row else { return Ok(Preferences::default()) };
+        let cap: Option<i32> = row.try_get("daily_review_cap")?;
+        Ok(Preferences {
+            daily_review_cap: cap.map(u32::try_from).transpose().map_err(StoreError::corrupt)?,
+            srs_scheduler: parse(row.try_get::<&str, _>("srs_scheduler")?)?,
+        })
+    }
+
+    async fn set_preferences(
         &self,
         learner: LearnerId,
         preferences: &Preferences,
         now: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
-    /// FSRS's memory of a learner's node, if it has one.
-    fn node_fsrs(&self, learner: LearnerId, node: NodeId)
-        -> impl Future<Output = StoreResult<Option<NodeFsrs>>> + Send;
-    /// Keep FSRS's memory of a node and its schedule: the node's interval and next review,
-    /// provided it was last reviewed at `reviewed_at` (a later response has not moved it
-    /// since). Whether it was applied.
-    fn apply_fsrs(
-        &self,
-        learner: LearnerId,
-        node: NodeId,
-        memory: NodeFsrs,
-        interval_days: f64,
-        next_review_at: DateTime<Utc>,
-        reviewed_at: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<bool>> + Send;
-    /// The learner's own FSRS parameters, if they were ever fitted.
-    fn learner_fsrs(&self, learner: LearnerId) -> impl Future<Output = StoreResult<Option<LearnerFsrs>>> + Send;
-    fn set_learner_fsrs(&self, learner: LearnerId, fit: &LearnerFsrs) -> impl Future<Output = StoreResult<()>> + Send;
-    /// Replace FSRS's memory of the learner's nodes: `memories` for those given, none for the
-    /// learner's other nodes. Nodes not the learner's are left alone.
-    fn replace_fsrs_memories(
-        &self,
-        learner: LearnerId,
-        memories: &[(NodeId, NodeFsrs)],
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
-    /// The learners who chose FSRS.
-    fn fsrs_learners(&self) -> impl Future<Output = StoreResult<Vec<LearnerId>>> + Send;
+    ) -> StoreResult<()> {
+        let cap = preferences.daily_review_cap.map(i32::try_from).transpose().map_err(StoreError::corrupt)?;
+        sqlx::query(
+            "INSERT INTO learner_preferences (learner_id, daily_review_cap, srs_scheduler, updated_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (learner_id) DO UPDATE SET \
+             daily_review_cap = excluded.daily_review_cap, srs_scheduler = excluded.srs_scheduler, \
+             updated_at = excluded.updated_at",
+        )
+        .bind(learner.0)
+        .bind(cap)
+        .bind(preferences.srs_scheduler.as_str())
+        .bind(Ts(now))
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
     /// How many responses of this type the learner gave since `since`.
-    fn count_responses_since(
+    async fn count_responses_since(
         &self,
         learner: LearnerId,
         response_type: pathwise_domain::ResponseType,
         since: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<i64>> + Send;
+    ) -> StoreResult<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id \
+             WHERE m.learner_id = $1 AND r.response_type = $2 AND r.responded_at >= $3",
+        )
+        .bind(learner.0)
+        .bind(response_type.as_str())
+        .bind(Ts(since))
+        .fetch_one(self.reader())
+        .await?)
+    }
 }
 
+#[pathwise_store_macros::capability]
 pub trait FlowStore {
-    fn insert_flow(&self, flow: &Flow) -> impl Future<Output = StoreResult<()>> + Send;
-    fn get_flow(&self, learner: LearnerId, id: FlowId) -> impl Future<Output = StoreResult<Option<Flow>>> + Send;
-    fn flow_for_map(
-        &self,
-        learner: LearnerId,
-        map: MindMapId,
-    ) -> impl Future<Output = StoreResult<Option<Flow>>> + Send;
-    fn list_flows(
+    async fn insert_flow(&self, flow: &Flow) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO teaching_flows (id, learner_id, topic, goal, mind_map_id, status, version, session_count, \
+             state, started_at, last_session_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        )
+        .bind(flow.id.0)
+        .bind(flow.learner_id.0)
+        .bind(&flow.topic)
+        .bind(&flow.goal)
+        .bind(flow.mind_map_id.map(|m| m.0))
+        .bind(flow.status.as_str())
+        .bind(flow.version)
+        .bind(flow.session_count)
+        .bind(Json(&flow.state))
+        .bind(Ts(flow.started_at))
+        .bind(Ts(flow.last_session_at))
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
+    async fn get_flow(&self, learner: LearnerId, id: FlowId) -> StoreResult<Option<Flow>> {
+        let sql = format!("SELECT {FLOW_COLUMNS} FROM teaching_flows f WHERE f.id = $1 AND f.learner_id = $2");
+        sqlx::query(&sql)
+            .bind(id.0)
+            .bind(learner.0)
+            .fetch_optional(self.reader())
+            .await?
+            .as_ref()
+            .map(flow_from_row)
+            .transpose()
+    }
+
+    async fn flow_for_map(&self, learner: LearnerId, map: MindMapId) -> StoreResult<Option<Flow>> {
+        let sql = format!("SELECT {FLOW_COLUMNS} FROM teaching_flows f WHERE f.mind_map_id = $1 AND f.learner_id = $2");
+        sqlx::query(&sql)
+            .bind(map.0)
+            .bind(learner.0)
+            .fetch_optional(self.reader())
+            .await?
+            .as_ref()
+            .map(flow_from_row)
+            .transpose()
+    }
+
+    async fn list_flows(
         &self,
         learner: LearnerId,
         status: Option<FlowStatus>,
         offset: i64,
         limit: i64,
-    ) -> impl Future<Output = StoreResult<Page<Flow>>> + Send;
+    ) -> StoreResult<Page<Flow>> {
+        let filter = if status.is_some() { " AND f.status = $2" } else { "" };
+        let count_sql = format!("SELECT COUNT(*) FROM teaching_flows f WHERE f.learner_id = $1{filter}");
+        let page_sql = format!(
+            "SELECT {FLOW_COLUMNS} FROM teaching_flows f WHERE f.learner_id = $1{filter} \
+             ORDER BY f.started_at DESC, f.id LIMIT {limit} OFFSET {offset}"
+        );
+        let mut count = sqlx::query_scalar::<_, i64>(&count_sql).bind(learner.0);
+        let mut page = sqlx::query(&page_sql).bind(learner.0);
+        if let Some(status) = status {
+            count = count.bind(status.as_str());
+            page = page.bind(status.as_str());
+        }
+        let total = count.fetch_one(self.reader()).await?;
+        let items = page.fetch_all(self.reader()).await?.iter().map(flow_from_row).collect::<StoreResult<_>>()?;
+        Ok(Page { items, total: total as u64 })
+    }
+
     /// Store `flow` if the stored one is still at `flow.version - 1`; otherwise refuse with
     /// a conflict and write nothing.
-    fn save_flow(&self, flow: &Flow) -> impl Future<Output = StoreResult<()>> + Send;
+    async fn save_flow(&self, flow: &Flow) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
+        save_flow_row(&mut tx, flow).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Create the map a flow planned and store the flow, in one transaction (compare-and-set
     /// as [`FlowStore::save_flow`]).
-    fn save_flow_with_map(
-        &self,
-        flow: &Flow,
-        map: &MindMap,
-        changes: &MapChanges,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
+    async fn save_flow_with_map(&self, flow: &Flow, map: &MindMap, changes: &MapChanges) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
+        insert_map_row(&mut tx, map).await?;
+        apply_changes(&mut tx, changes).await?;
+        save_flow_row(&mut tx, flow).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Abandon every unfinished flow last active before `cutoff`, and its map if active;
     /// the flows as they are now.
-    fn abandon_stale_flows(
-        &self,
-        cutoff: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<Vec<Flow>>> + Send;
+    async fn abandon_stale_flows(&self, cutoff: DateTime<Utc>, now: DateTime<Utc>) -> StoreResult<Vec<Flow>> {
+        let mut tx = self.begin_write().await?;
+        let sql = format!(
+            "UPDATE teaching_flows SET status = 'abandoned', version = version + 1 \
+             WHERE status NOT IN ('completed', 'abandoned') AND last_session_at < $1 \
+             RETURNING {}",
+            FLOW_COLUMNS.replace("f.", "")
+        );
+        let flows = sqlx::query(&sql)
+            .bind(Ts(cutoff))
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(flow_from_row)
+            .collect::<StoreResult<Vec<_>>>()?;
+        for map in flows.iter().filter_map(|f| f.mind_map_id) {
+            sqlx::query(
+                "UPDATE mind_maps SET status = 'abandoned', updated_at = $2 WHERE id = $1 AND status = 'active'",
+            )
+            .bind(map.0)
+            .bind(Ts(now))
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM jobs WHERE mind_map_id = $1 AND kind IN ('review', 'review_batch')")
+                .bind(map.0)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(flows)
+    }
 }
 
+#[pathwise_store_macros::capability]
 pub trait JobStore {
-    fn insert_jobs(&self, jobs: &[Job]) -> impl Future<Output = StoreResult<()>> + Send;
+    async fn insert_jobs(&self, jobs: &[Job]) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
+        for job in jobs {
+            insert_job_row(&mut tx, job).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Create a named recurring job, or bring its schedule up to date; the next firing is
     /// kept unless the cron expression changed.
-    fn ensure_recurring_job(&self, job: &Job) -> impl Future<Output = StoreResult<()>> + Send;
+    async fn ensure_recurring_job(&self, job: &Job) -> StoreResult<()> {
+        let sql = format!(
+            "INSERT INTO jobs ({JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+             ON CONFLICT (name) WHERE name IS NOT NULL DO UPDATE SET kind = excluded.kind, payload = excluded.payload, \
+             cron = excluded.cron, \
+             run_at = CASE WHEN jobs.cron IS DISTINCT FROM excluded.cron THEN excluded.run_at ELSE jobs.run_at END"
+        );
+        bind_job(&sql, job).execute(self.writer()).await?;
+        Ok(())
+    }
+
     /// Lease up to `limit` jobs due at `now` that nobody holds, soonest first, to `worker`
     /// until `lease_until`. Two workers never hold the same job.
-    fn claim_due_jobs(
+    async fn claim_due_jobs(
         &self,
         worker: &str,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
         limit: i64,
-    ) -> impl Future<Output = StoreResult<Vec<Job>>> + Send;
+    ) -> StoreResult<Vec<Job>> {
+        let sql = format!(
+            "UPDATE jobs SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 \
+             WHERE id IN (SELECT id FROM jobs WHERE run_at <= $3 AND (lease_until IS NULL OR lease_until <= $3) \
+             ORDER BY run_at LIMIT $4 {}) RETURNING {JOB_COLUMNS}",
+            Self::SKIP_LOCKED
+        );
+        let mut jobs = sqlx::query(&sql)
+            .bind(worker)
+            .bind(Ts(lease_until))
+            .bind(Ts(now))
+            .bind(limit)
+            .fetch_all(self.writer())
+            .await?
+            .iter()
+            .filter_map(|row| match job_from_row(row) {
+                Ok(job) => Some(job),
+                // One unreadable job (a kind this server does not know) stays
+                // leased, out of the way, rather than stopping every job after it.
+                Err(error) => {
+                    let id = row.try_get::<uuid::Uuid, _>("id").ok();
+                    tracing::error!(?id, %error, "a due job cannot be read; it is set aside until its lease ends");
+                    None
+                }
+            })
+            .collect::<Vec<_>>();
+        jobs.sort_by_key(|j| (j.run_at, j.id));
+        Ok(jobs)
+    }
+
     /// Give back `worker`'s leases on jobs it claimed and did not start (a server that is
     /// stopping), undoing the attempt the claim counted, so that another worker takes them
     /// at once. The number released.
-    fn release_jobs(&self, worker: &str, jobs: &[JobId]) -> impl Future<Output = StoreResult<u64>> + Send;
+    async fn release_jobs(&self, worker: &str, jobs: &[JobId]) -> StoreResult<u64> {
+        let mut tx = self.begin_write().await?;
+        let mut released = 0;
+        for job in jobs {
+            released += sqlx::query(
+                "UPDATE jobs SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1 \
+                 WHERE id = $1 AND lease_owner = $2",
+            )
+            .bind(job.0)
+            .bind(worker)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(released)
+    }
+
     /// Record each firing once and move each job on (delete, or set its next run), in one
     /// transaction; a job whose lease another worker has taken since is left alone. The
     /// number of firings recorded.
-    fn finish_jobs(&self, finished: &[FinishedJob]) -> impl Future<Output = StoreResult<u64>> + Send;
+    async fn finish_jobs(&self, finished: &[FinishedJob]) -> StoreResult<u64> {
+        let mut tx = self.begin_write().await?;
+        let mut recorded = 0;
+        for f in finished {
+            let moved = match &f.next {
+                JobNext::Delete => {
+                    sqlx::query("DELETE FROM jobs WHERE id = $1 AND lease_owner = $2")
+                        .bind(f.job.id.0)
+                        .bind(&f.worker)
+                        .execute(&mut *tx)
+                        .await?
+                }
+                JobNext::RunAt(at) => {
+                    let (attempts, error) = match f.outcome {
+                        pathwise_domain::JobOutcome::Failed => (f.job.attempts, f.detail.clone()),
+                        _ => (0, None),
+                    };
+                    sqlx::query(
+                        "UPDATE jobs SET run_at = $3, lease_owner = NULL, lease_until = NULL, attempts = $4, \
+                         last_error = $5 WHERE id = $1 AND lease_owner = $2",
+                    )
+                    .bind(f.job.id.0)
+                    .bind(&f.worker)
+                    .bind(Ts(*at))
+                    .bind(attempts)
+                    .bind(error)
+                    .execute(&mut *tx)
+                    .await?
+                }
+            };
+            if moved.rows_affected() == 0 {
+                // Another worker holds the job now; its run is the one recorded.
+                continue;
+            }
+            recorded += sqlx::query(&format!(
+                "INSERT INTO job_runs ({RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                 ON CONFLICT (job_id, scheduled_for) DO NOTHING"
+            ))
+            .bind(f.job.id.0)
+            .bind(f.job.kind.as_str())
+            .bind(f.job.learner_id.map(|l| l.0))
+            .bind(f.job.mind_map_id.map(|m| m.0))
+            .bind(Ts(f.job.run_at))
+            .bind(&f.worker)
+            .bind(f.outcome.as_str())
+            .bind(&f.detail)
+            .bind(Ts(f.finished_at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(recorded)
+    }
+
     /// Replace a map's pending review jobs by `plan`'s, computed from the map as it is in
     /// the same transaction; jobs under a live lease are left to finish.
-    fn replace_review_jobs<F>(
+    async fn replace_review_jobs<F>(
         &self,
         learner: LearnerId,
         map: MindMapId,
         now: DateTime<Utc>,
         plan: F,
-    ) -> impl Future<Output = StoreResult<usize>> + Send
+    ) -> StoreResult<usize>
     where
-        F: FnOnce(&ReviewDue) -> Vec<Job> + Send + 'static;
+        F: FnOnce(&ReviewDue) -> Vec<Job> + Send + 'static,
+    {
+        let mut tx = self.begin_write().await?;
+        let status: Option<String> = sqlx::query_scalar(&format!(
+            "SELECT status FROM mind_maps WHERE id = $1 AND learner_id = $2 {}",
+            Self::MAP_LOCK
+        ))
+        .bind(map.0)
+        .bind(learner.0)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(status) = status else {
+            return Err(StoreError::NotFound("mind map"));
+        };
+        let nodes = sqlx::query("SELECT id, next_review_at FROM mind_map_nodes WHERE mind_map_id = $1")
+            .bind(map.0)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|row| {
+                let next_review_at = row.try_get::<Option<Ts>, _>("next_review_at")?.map(|t| t.0);
+                Ok((NodeId(row.try_get("id")?), next_review_at))
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
+        let jobs = plan(&ReviewDue { map_status: parse(&status)?, nodes });
+        sqlx::query(
+            "DELETE FROM jobs WHERE mind_map_id = $1 AND kind IN ('review', 'review_batch') \
+             AND (lease_until IS NULL OR lease_until <= $2)",
+        )
+        .bind(map.0)
+        .bind(Ts(now))
+        .execute(&mut *tx)
+        .await?;
+        for job in &jobs {
+            insert_job_row(&mut tx, job).await?;
+        }
+        tx.commit().await?;
+        Ok(jobs.len())
+    }
+
     /// A learner's pending jobs (of one map), soonest first.
-    fn list_jobs(
-        &self,
-        learner: LearnerId,
-        map: Option<MindMapId>,
-    ) -> impl Future<Output = StoreResult<Vec<Job>>> + Send;
+    async fn list_jobs(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Job>> {
+        let sql = format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE learner_id = $1{} ORDER BY run_at, id",
+            map_filter(map, "mind_map_id", 2)
+        );
+        let query = sqlx::query(&sql).bind(learner.0);
+        bind_map(query, map).fetch_all(self.reader()).await?.iter().map(job_from_row).collect()
+    }
+
     /// Recurring jobs (those with a name), for operators.
-    fn recurring_jobs(&self) -> impl Future<Output = StoreResult<Vec<Job>>> + Send;
+    async fn recurring_jobs(&self) -> StoreResult<Vec<Job>> {
+        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE name IS NOT NULL ORDER BY name");
+        sqlx::query(&sql).fetch_all(self.reader()).await?.iter().map(job_from_row).collect()
+    }
+
     /// Recorded firings, newest first: of one learner, or all when `None`.
-    fn job_runs(&self, learner: Option<LearnerId>, limit: i64)
-        -> impl Future<Output = StoreResult<Vec<JobRun>>> + Send;
+    async fn job_runs(&self, learner: Option<LearnerId>, limit: i64) -> StoreResult<Vec<JobRun>> {
+        let filter = if learner.is_some() { "WHERE learner_id = $1" } else { "" };
+        let sql =
+            format!("SELECT {RUN_COLUMNS} FROM job_runs {filter} ORDER BY finished_at DESC, seq DESC LIMIT {limit}");
+        let mut query = sqlx::query(&sql);
+        if let Some(learner) = learner {
+            query = query.bind(learner.0);
+        }
+        query.fetch_all(self.reader()).await?.iter().map(run_from_row).collect()
+    }
 }
 
+#[pathwise_store_macros::capability]
 pub trait SnapshotStore {
     /// Store a map's snapshot for a day, replacing that day's earlier one.
-    fn upsert_snapshot(&self, snapshot: &Snapshot) -> impl Future<Output = StoreResult<()>> + Send;
+    async fn upsert_snapshot(&self, snapshot: &Snapshot) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO analytics_snapshots (mind_map_id, learner_id, snapshot_date, metrics, created_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (mind_map_id, snapshot_date) \
+             DO UPDATE SET metrics = excluded.metrics, created_at = excluded.created_at",
+        )
+        .bind(snapshot.mind_map_id.0)
+        .bind(snapshot.learner_id.0)
+        .bind(snapshot.snapshot_date)
+        .bind(Json(&snapshot.metrics))
+        .bind(Ts(snapshot.created_at))
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
     /// A map's snapshots from `from` on, oldest first.
-    fn snapshots(
-        &self,
-        learner: LearnerId,
-        map: MindMapId,
-        from: NaiveDate,
-    ) -> impl Future<Output = StoreResult<Vec<Snapshot>>> + Send;
+    async fn snapshots(&self, learner: LearnerId, map: MindMapId, from: NaiveDate) -> StoreResult<Vec<Snapshot>> {
+        sqlx::query(
+            "SELECT mind_map_id, learner_id, snapshot_date, metrics, created_at FROM analytics_snapshots \
+             WHERE mind_map_id = $1 AND learner_id = $2 AND snapshot_date >= $3 ORDER BY snapshot_date",
+        )
+        .bind(map.0)
+        .bind(learner.0)
+        .bind(from)
+        .fetch_all(self.reader())
+        .await?
+        .iter()
+        .map(snapshot_from_row)
+        .collect()
+    }
+
     /// The latest snapshot of each of a learner's maps.
-    fn latest_snapshots(&self, learner: LearnerId) -> impl Future<Output = StoreResult<Vec<Snapshot>>> + Send;
-    /// Maps of every learner with this status, for jobs that visit them all.
-    fn maps_with_status(&self, status: MapStatus) -> impl Future<Output = StoreResult<Vec<MindMap>>> + Send;
-    fn all_learners(&self) -> impl Future<Output = StoreResult<Vec<crate::Learner>>> + Send;
-    /// One learner, if there is one with this id.
-    fn learner(&self, id: LearnerId) -> impl Future<Output = StoreResult<Option<crate::Learner>>> + Send;
+    async fn latest_snapshots(&self, learner: LearnerId) -> StoreResult<Vec<Snapshot>> {
+        sqlx::query(
+            "SELECT s.mind_map_id, s.learner_id, s.snapshot_date, s.metrics, s.created_at FROM analytics_snapshots s \
+             WHERE s.learner_id = $1 AND s.snapshot_date = \
+             (SELECT MAX(t.snapshot_date) FROM analytics_snapshots t WHERE t.mind_map_id = s.mind_map_id) \
+             ORDER BY s.mind_map_id",
+        )
+        .bind(learner.0)
+        .fetch_all(self.reader())
+        .await?
+        .iter()
+        .map(snapshot_from_row)
+        .collect()
+    }
 }

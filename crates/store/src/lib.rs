@@ -11,9 +11,11 @@ mod any;
 mod authoring;
 mod error;
 mod evidence;
+mod fsrs;
 mod history_import;
 pub mod learner_rows;
 mod learning_loop;
+mod maps;
 mod postgres;
 pub mod private_files;
 mod sessions;
@@ -30,6 +32,7 @@ pub mod sqlite_lock;
 mod sqlite_read;
 mod ts;
 mod tutor;
+mod usage;
 
 pub use admin::{LearnerActivity, LearnerAdminStore, NewToken, TokenRecord};
 pub use analytics::{AnalyticsStore, NodeActivity};
@@ -37,12 +40,14 @@ pub use any::{AnyStore, Location, PoolStatus, SchemaStatus};
 pub use authoring::{AuthoringStore, ChunkSync, CourseDraftRecord, SourceChunkRecord, SourceDocumentRecord};
 pub use error::{StoreError, StoreResult};
 pub use evidence::{EvidenceStore, StoredReply};
+pub use fsrs::{FsrsStore, LearnerFsrs, NodeFsrs};
 pub use history_import::{HistoryImport, ImportStore, ImportedMap};
 pub use learner_rows::LearnerRows;
 pub use learning_loop::{
-    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, LearnerFsrs, NodeFsrs, PreferenceStore, Preferences,
-    ReviewDue, Snapshot, SnapshotStore,
+    FinishedJob, FlowStore, Job, JobNext, JobRun, JobStore, PreferenceStore, Preferences, ReviewDue, Snapshot,
+    SnapshotStore,
 };
+pub use maps::MapStore;
 pub use postgres::PgStore;
 pub use sessions::{SessionEvent, SessionMessage, SessionRecord, SessionStore};
 pub use sqlite::SqliteStore;
@@ -50,12 +55,20 @@ pub use tutor::{
     CourseMap, CourseRecord, DrillOfferRecord, ExamEventRecord, ExamStatusRecord, SnapshotRecord, StepResponse,
     ThreadRecord, TurnRecord, TutorCommit, TutorMessageRecord, TutorStep, TutorStore,
 };
+pub use usage::UsageStore;
+
+/// Every capability trait, for code that calls a concrete store's methods (a method of a
+/// trait is callable only where the trait is in scope).
+pub mod prelude {
+    pub use crate::{
+        AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, ImportStore, JobStore, LearnerAdminStore,
+        MapStore, PreferenceStore, SessionStore, SnapshotStore, Store, TutorStore, UsageStore,
+    };
+}
 
 use chrono::{DateTime, Utc};
-use pathwise_domain::model::{MapAggregate, MapChanges, MindMap, Node, QuizResponse};
-use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseType};
-use std::collections::HashMap;
-use std::future::Future;
+use pathwise_domain::model::QuizResponse;
+use pathwise_domain::{DomainError, LearnerId, MindMapId, NodeId, ResponseType};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Learner {
@@ -155,14 +168,17 @@ pub struct Page<T> {
     pub total: u64,
 }
 
-/// Everything Pathwise keeps. Every read and write is scoped to one learner: another
-/// learner's records are simply not found.
+/// Everything Pathwise keeps: every capability, and what concerns the store as a whole.
+#[pathwise_store_macros::capability]
 pub trait Store:
-    FlowStore
+    MapStore
+    + UsageStore
+    + FlowStore
     + JobStore
     + SnapshotStore
     + AnalyticsStore
     + PreferenceStore
+    + FsrsStore
     + SessionStore
     + TutorStore
     + AuthoringStore
@@ -175,124 +191,20 @@ pub trait Store:
     + 'static
 {
     /// Which engine this is (`sqlite` or `postgres`), for logs and benchmarks.
-    fn engine(&self) -> &'static str;
-
-    /// Create a learner with their first token, in one transaction.
-    fn create_learner(&self, learner: &Learner, token: &NewToken) -> impl Future<Output = StoreResult<()>> + Send;
-    /// Another token for a learner.
-    fn add_token(&self, token: &NewToken) -> impl Future<Output = StoreResult<()>> + Send;
-    fn local_learner(&self) -> impl Future<Output = StoreResult<Option<Learner>>> + Send;
-
-    fn get_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<Option<MindMap>>> + Send;
-    /// A map with all its nodes (in sequence order) and edges.
-    fn load_map(
-        &self,
-        learner: LearnerId,
-        id: MindMapId,
-    ) -> impl Future<Output = StoreResult<Option<MapAggregate>>> + Send;
-    fn list_maps(
-        &self,
-        learner: LearnerId,
-        status: Option<MapStatus>,
-        offset: i64,
-        limit: i64,
-    ) -> impl Future<Output = StoreResult<Page<MindMap>>> + Send;
-    /// Delete a map with everything in it; false if there was no such map.
-    fn delete_map(&self, learner: LearnerId, id: MindMapId) -> impl Future<Output = StoreResult<bool>> + Send;
-
-    /// Create a map and write `changes` to it, in one transaction.
-    fn insert_map(&self, map: &MindMap, changes: &MapChanges) -> impl Future<Output = StoreResult<()>> + Send;
-
-    /// Create a map for a topic and write `changes` to it, in one transaction, if `place`
-    /// allows: it sees the learner's maps (under a per-learner write lock, so that two
-    /// imports of one topic cannot both miss each other) and names the map the new one
-    /// replaces, if any, which is deleted in the same transaction. Returns that map's id.
-    fn insert_topic_map<F>(
-        &self,
-        map: &MindMap,
-        changes: &MapChanges,
-        place: F,
-    ) -> impl Future<Output = StoreResult<Option<MindMapId>>> + Send
-    where
-        F: FnOnce(&[MindMap]) -> Result<Option<MindMapId>, DomainError> + Send + 'static;
-
-    /// Load a map under a write lock, let `decide` compute the changes from it, and write
-    /// them in the same transaction. If `decide` refuses, nothing is written.
-    fn update_map<T, F>(
-        &self,
-        learner: LearnerId,
-        id: MindMapId,
-        decide: F,
-    ) -> impl Future<Output = StoreResult<T>> + Send
-    where
-        T: Send + 'static,
-        F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static;
-
-    /// The map's frontier, unordered: nodes still to learn whose every prerequisite is
-    /// mastered. This is `graph::frontier` as one query, so that a large map is not loaded
-    /// whole to answer it; the conformance suite checks that the two agree.
-    fn frontier(&self, learner: LearnerId, map: MindMapId) -> impl Future<Output = StoreResult<Vec<Node>>> + Send;
-
-    fn get_node(&self, learner: LearnerId, id: NodeId) -> impl Future<Output = StoreResult<Option<Node>>> + Send;
-
-    /// The single write path for responses: read the node and its recent history, let
-    /// `decide` apply the mastery rules, then insert the response and update the node (and
-    /// complete the map when its last node is mastered) atomically.
-    fn record_response<F>(
-        &self,
-        learner: LearnerId,
-        response: NewResponse,
-        decide: F,
-    ) -> impl Future<Output = StoreResult<(QuizResponse, Node)>> + Send
-    where
-        F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static;
-
-    /// A node's responses, newest first; `None` if the node is not the learner's.
-    fn node_history(
-        &self,
-        learner: LearnerId,
-        node: NodeId,
-        limit: Option<i64>,
-    ) -> impl Future<Output = StoreResult<Option<Vec<QuizResponse>>>> + Send;
-
-    fn list_responses(
-        &self,
-        learner: LearnerId,
-        filter: &ResponseFilter,
-        offset: i64,
-        limit: i64,
-    ) -> impl Future<Output = StoreResult<Page<QuizResponse>>> + Send;
-
-    /// For every node of a map with responses: the latest `per_node` qualities, newest first,
-    /// from the history the node keeps (at most `RecentHistory::KEPT` of them).
-    fn recent_qualities(
-        &self,
-        learner: LearnerId,
-        map: MindMapId,
-        per_node: i64,
-    ) -> impl Future<Output = StoreResult<HashMap<NodeId, Vec<u8>>>> + Send;
-
-    /// Nodes of the learner's active maps due for review by `until`, soonest first.
-    fn pending_reviews(
-        &self,
-        learner: LearnerId,
-        map: Option<MindMapId>,
-        until: DateTime<Utc>,
-    ) -> impl Future<Output = StoreResult<Vec<Node>>> + Send;
-
-    /// Keep calls to the language model, in one transaction.
-    fn record_llm_calls(&self, calls: &[LlmCall]) -> impl Future<Output = StoreResult<()>> + Send;
-
-    /// A learner's calls to the language model since `since` (all when `None`), summed per
-    /// operation, in operation order.
-    fn llm_usage(
-        &self,
-        learner: LearnerId,
-        since: Option<DateTime<Utc>>,
-    ) -> impl Future<Output = StoreResult<Vec<OperationUsage>>> + Send;
+    fn engine(&self) -> &'static str {
+        Self::ENGINE
+    }
 
     /// Row counts of every table, for tests that prove a refused request wrote nothing.
-    fn table_counts(&self) -> impl Future<Output = StoreResult<Vec<(String, i64)>>> + Send;
+    async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+        let mut counts = Vec::new();
+        for table in TABLES {
+            let count: i64 =
+                sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(self.reader()).await?;
+            counts.push((table.to_string(), count));
+        }
+        Ok(counts)
+    }
 }
 
 #[cfg(test)]

@@ -9,31 +9,39 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 use std::sync::Arc;
 
-// `NO KEY UPDATE`: edits of one map exclude each other, but a response's foreign-key check
-// (`KEY SHARE` on its map) does not wait for them, so the two never wait on each other in
-// opposite orders.
-shared_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE");
-crate::sql_loop::loop_store!(PgStore, sqlx::Postgres, "FOR NO KEY UPDATE", "FOR UPDATE SKIP LOCKED");
+shared_store!(PgStore, sqlx::Postgres);
+crate::sql_loop::loop_store!(PgStore, sqlx::Postgres);
 crate::sql_sessions::sessions_store!(PgStore);
-crate::sql_tutor::tutor_store!(PgStore, "FOR UPDATE");
+crate::sql_tutor::tutor_store!(PgStore);
 crate::sql_authoring::authoring_store!(PgStore, sqlx::Postgres);
 crate::evidence::evidence_store!(PgStore);
-crate::history_import::import_store!(PgStore, sqlx::Postgres, qualities_array);
+crate::history_import::import_store!(PgStore, sqlx::Postgres);
 crate::analytics::analytics_store!(PgStore);
-// An export reads every table of a learner as of one moment.
-crate::admin::admin_store!(
-    PgStore,
-    sqlx::Postgres,
-    Vec<i16>,
-    crate::sql::qualities_of_array,
-    qualities_array,
-    Some("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
-    "FOR UPDATE"
-);
+crate::admin::admin_store!(PgStore, sqlx::Postgres);
 
 /// A node's qualities as PostgreSQL keeps them: a `smallint[]`.
 fn qualities_array(qualities: &[u8]) -> Vec<i16> {
     qualities.iter().map(|&q| i16::from(q)).collect()
+}
+
+impl SqlBackend for PgStore {
+    // `NO KEY UPDATE`: edits of one map exclude each other, but a response's foreign-key
+    // check (`KEY SHARE` on its map) does not wait for them, so the two never wait on each
+    // other in opposite orders.
+    const MAP_LOCK: &'static str = "FOR NO KEY UPDATE";
+    const ROW_LOCK: &'static str = "FOR UPDATE";
+    const SKIP_LOCKED: &'static str = "FOR UPDATE SKIP LOCKED";
+    // An export reads every table of a learner as of one moment.
+    const SNAPSHOT: Option<&'static str> = Some("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    type Qualities = Vec<i16>;
+
+    fn read_qualities(kept: Vec<i16>) -> StoreResult<Vec<u8>> {
+        crate::sql::qualities_of_array(kept)
+    }
+
+    fn write_qualities(qualities: &[u8]) -> Vec<i16> {
+        qualities_array(qualities)
+    }
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -97,15 +105,15 @@ impl PgStore {
         &self.pool
     }
 
-    fn reader(&self) -> &PgPool {
+    pub(crate) fn reader(&self) -> &PgPool {
         &self.pool
     }
 
-    fn writer(&self) -> &PgPool {
+    pub(crate) fn writer(&self) -> &PgPool {
         &self.pool
     }
 
-    async fn begin_write(&self) -> StoreResult<Transaction<'static, Postgres>> {
+    pub(crate) async fn begin_write(&self) -> StoreResult<Transaction<'static, Postgres>> {
         Ok(self.pool.begin().await?)
     }
 
@@ -113,7 +121,7 @@ impl PgStore {
     /// path takes its locks (the map's, when the node becomes mastered, then the node's):
     /// a node another server wrote meanwhile fails the step with a conflict, and the step
     /// is tried again.
-    async fn step_response(
+    pub(crate) async fn step_response(
         tx: &mut Transaction<'static, Postgres>,
         learner: LearnerId,
         new: &NewResponse,
@@ -142,7 +150,7 @@ impl PgStore {
         Ok((new.response.clone(), decision.node))
     }
 
-    async fn record_response_impl<F>(
+    pub(crate) async fn record_response_impl<F>(
         &self,
         learner: LearnerId,
         new: NewResponse,

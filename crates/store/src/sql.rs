@@ -1,7 +1,9 @@
-//! The SQL both stores share. SQLite and PostgreSQL accept the same statements here, so
-//! they are written once and stamped out for each backend's concrete types by
-//! [`shared_store!`]; each backend supplies its pools, how it opens a write transaction, its
-//! row-lock clause and its hot response path.
+//! The SQL both stores share. SQLite and PostgreSQL accept the same statements, so a
+//! capability's method is written once (`#[capability]`) and its body stamped out for each
+//! backend; the row readers, column lists and statements many bodies use are here, stamped
+//! into each backend's module by [`shared_store!`] for its concrete types. Each backend
+//! supplies its pools, how it opens a write transaction, its hot response path and what
+//! differs in its SQL ([`SqlBackend`]).
 
 use crate::ts::Ts;
 use crate::{ResponseContext, StoreError, StoreResult};
@@ -253,31 +255,53 @@ where
     text.parse().map_err(crate::StoreError::corrupt)
 }
 
-macro_rules! shared_store {
-    ($store:ty, $db:ty, $for_update:literal) => {
-        use crate::sql::{map_filter, node_from, parse, Columns, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
-        use crate::ts::Ts;
-        use crate::{Learner, NewResponse, Page, ResponseContext, ResponseDecision, ResponseFilter, Store, StoreError, StoreResult};
-        use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
-        use pathwise_domain::{DomainError, LearnerId, MapStatus, MindMapId, NodeId, ResponseId};
-        use sqlx::types::Json;
-        use sqlx::{Row, QueryBuilder};
-        use chrono::{DateTime, Utc};
-        use std::collections::HashMap;
+/// What differs between the two backends' SQL, as the capabilities' bodies read it
+/// (`Self::MAP_LOCK`, ...); everything else they share.
+pub(crate) trait SqlBackend {
+    /// The row lock a map's edits take. PostgreSQL's is `FOR NO KEY UPDATE`: edits of one
+    /// map exclude each other, but a response's foreign-key check (`KEY SHARE` on its map)
+    /// does not wait for them. SQLite has none: its one writer excludes the rest.
+    const MAP_LOCK: &'static str;
+    /// The row lock of any other row read to be written.
+    const ROW_LOCK: &'static str;
+    /// How a claim passes over rows another worker holds (`FOR UPDATE SKIP LOCKED`).
+    const SKIP_LOCKED: &'static str;
+    /// The statement that makes a read-only transaction one snapshot of every table, where
+    /// a transaction is not one already.
+    const SNAPSHOT: Option<&'static str>;
+    /// A node's latest qualities as the database keeps them.
+    type Qualities;
+    fn read_qualities(kept: Self::Qualities) -> StoreResult<Vec<u8>>;
+    fn write_qualities(qualities: &[u8]) -> Self::Qualities;
+}
 
-        type DbRow = <$db as sqlx::Database>::Row;
-        type Conn = <$db as sqlx::Database>::Connection;
-        type Query<'q> = sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>;
+macro_rules! shared_store {
+    ($store:ty, $db:ty) => {
+        pub(crate) use crate::sql::SqlBackend;
+        pub(crate) use crate::sql::{map_filter, node_from, parse, Columns, MAP_COLUMNS, NODE_COLUMNS, RESPONSE_COLUMNS, TABLES};
+        pub(crate) use crate::ts::Ts;
+        pub(crate) use crate::{Learner, NewResponse, Page, ResponseContext, ResponseDecision, ResponseFilter, StoreError, StoreResult};
+        pub(crate) use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node, QuizResponse};
+        pub(crate) use pathwise_domain::{DomainError, LearnerId, MindMapId, NodeId, ResponseId};
+        pub(crate) use sqlx::types::Json;
+        pub(crate) use sqlx::{Row, QueryBuilder};
+        pub(crate) use chrono::{DateTime, Utc};
+        pub(crate) use std::collections::HashMap;
+
+        pub(crate) type Db = $db;
+        pub(crate) type DbRow = <$db as sqlx::Database>::Row;
+        pub(crate) type Conn = <$db as sqlx::Database>::Connection;
+        pub(crate) type Query<'q> = sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>;
 
         /// `query` with the map bound, when there is one: the placeholder `map_filter` wrote.
-        fn bind_map(query: Query<'_>, map: Option<MindMapId>) -> Query<'_> {
+        pub(crate) fn bind_map(query: Query<'_>, map: Option<MindMapId>) -> Query<'_> {
             match map {
                 Some(map) => query.bind(map.0),
                 None => query,
             }
         }
 
-        fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
+        pub(crate) fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
             Ok(MindMap {
                 id: MindMapId(row.try_get("id")?),
                 learner_id: LearnerId(row.try_get("learner_id")?),
@@ -290,7 +314,7 @@ macro_rules! shared_store {
             })
         }
 
-        fn edge_from_row(row: &DbRow) -> StoreResult<Edge> {
+        pub(crate) fn edge_from_row(row: &DbRow) -> StoreResult<Edge> {
             Ok(Edge {
                 mind_map_id: MindMapId(row.try_get("mind_map_id")?),
                 parent_node_id: NodeId(row.try_get("parent_node_id")?),
@@ -300,7 +324,7 @@ macro_rules! shared_store {
             })
         }
 
-        fn response_from_row(row: &DbRow) -> StoreResult<QuizResponse> {
+        pub(crate) fn response_from_row(row: &DbRow) -> StoreResult<QuizResponse> {
             let quality: i32 = row.try_get("quality")?;
             Ok(QuizResponse {
                 id: ResponseId(row.try_get("id")?),
@@ -316,7 +340,7 @@ macro_rules! shared_store {
             })
         }
 
-        fn learner_from_row(row: &DbRow) -> StoreResult<Learner> {
+        pub(crate) fn learner_from_row(row: &DbRow) -> StoreResult<Learner> {
             Ok(Learner {
                 id: LearnerId(row.try_get("id")?),
                 name: row.try_get("name")?,
@@ -325,10 +349,10 @@ macro_rules! shared_store {
             })
         }
 
-        async fn load_aggregate(conn: &mut Conn, learner: LearnerId, id: MindMapId, lock: bool) -> StoreResult<Option<MapAggregate>> {
+        pub(crate) async fn load_aggregate(conn: &mut Conn, learner: LearnerId, id: MindMapId, lock: bool) -> StoreResult<Option<MapAggregate>> {
             let sql = format!(
                 "SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.id = $1 AND m.learner_id = $2 {}",
-                if lock { $for_update } else { "" }
+                if lock { <$store as SqlBackend>::MAP_LOCK } else { "" }
             );
             let Some(row) = sqlx::query(&sql).bind(id.0).bind(learner.0).fetch_optional(&mut *conn).await? else {
                 return Ok(None);
@@ -357,7 +381,7 @@ macro_rules! shared_store {
             Ok(Some(MapAggregate { map, nodes, edges }))
         }
 
-        async fn insert_map_row(conn: &mut Conn, map: &MindMap) -> StoreResult<()> {
+        pub(crate) async fn insert_map_row(conn: &mut Conn, map: &MindMap) -> StoreResult<()> {
             sqlx::query(
                 "INSERT INTO mind_maps (id, learner_id, title, root_node_id, status, metadata, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -375,7 +399,7 @@ macro_rules! shared_store {
             Ok(())
         }
 
-        async fn apply_changes(conn: &mut Conn, changes: &MapChanges) -> StoreResult<()> {
+        pub(crate) async fn apply_changes(conn: &mut Conn, changes: &MapChanges) -> StoreResult<()> {
             for (parent, child) in &changes.delete_edges {
                 sqlx::query("DELETE FROM mind_map_edges WHERE parent_node_id = $1 AND child_node_id = $2")
                     .bind(parent.0)
@@ -470,320 +494,6 @@ macro_rules! shared_store {
             Ok(())
         }
 
-        impl Store for $store {
-            fn engine(&self) -> &'static str {
-                Self::ENGINE
-            }
-
-            async fn create_learner(&self, learner: &Learner, token: &crate::NewToken) -> StoreResult<()> {
-                let mut tx = self.begin_write().await?;
-                sqlx::query("INSERT INTO learners (id, name, is_local, created_at) VALUES ($1, $2, $3, $4)")
-                    .bind(learner.id.0)
-                    .bind(&learner.name)
-                    .bind(learner.is_local)
-                    .bind(Ts(learner.created_at))
-                    .execute(&mut *tx)
-                    .await?;
-                insert_token(&mut tx, token).await?;
-                tx.commit().await?;
-                Ok(())
-            }
-
-            async fn add_token(&self, token: &crate::NewToken) -> StoreResult<()> {
-                let mut conn = self.writer().acquire().await?;
-                insert_token(&mut conn, token).await
-            }
-
-            async fn local_learner(&self) -> StoreResult<Option<Learner>> {
-                sqlx::query("SELECT id, name, is_local, created_at FROM learners WHERE is_local = $1")
-                    .bind(true)
-                    .fetch_optional(self.reader())
-                    .await?
-                    .as_ref()
-                    .map(learner_from_row)
-                    .transpose()
-            }
-
-            async fn get_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<Option<MindMap>> {
-                let sql = format!("SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.id = $1 AND m.learner_id = $2");
-                sqlx::query(&sql)
-                    .bind(id.0)
-                    .bind(learner.0)
-                    .fetch_optional(self.reader())
-                    .await?
-                    .as_ref()
-                    .map(map_from_row)
-                    .transpose()
-            }
-
-            async fn load_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<Option<MapAggregate>> {
-                let mut conn = self.reader().acquire().await?;
-                load_aggregate(&mut conn, learner, id, false).await
-            }
-
-            async fn list_maps(&self, learner: LearnerId, status: Option<MapStatus>, offset: i64, limit: i64) -> StoreResult<Page<MindMap>> {
-                let filter = if status.is_some() { " AND m.status = $2" } else { "" };
-                let count_sql = format!("SELECT COUNT(*) FROM mind_maps m WHERE m.learner_id = $1{filter}");
-                let page_sql = format!(
-                    "SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.learner_id = $1{filter} \
-                     ORDER BY m.created_at DESC, m.id LIMIT {limit} OFFSET {offset}"
-                );
-                let mut count = sqlx::query_scalar::<_, i64>(&count_sql).bind(learner.0);
-                let mut page = sqlx::query(&page_sql).bind(learner.0);
-                if let Some(status) = status {
-                    count = count.bind(status.as_str());
-                    page = page.bind(status.as_str());
-                }
-                let total = count.fetch_one(self.reader()).await?;
-                let items = page.fetch_all(self.reader()).await?.iter().map(map_from_row).collect::<StoreResult<_>>()?;
-                Ok(Page { items, total: total as u64 })
-            }
-
-            async fn delete_map(&self, learner: LearnerId, id: MindMapId) -> StoreResult<bool> {
-                let done = sqlx::query("DELETE FROM mind_maps WHERE id = $1 AND learner_id = $2")
-                    .bind(id.0)
-                    .bind(learner.0)
-                    .execute(self.writer())
-                    .await?;
-                Ok(done.rows_affected() == 1)
-            }
-
-            async fn insert_map(&self, map: &MindMap, changes: &MapChanges) -> StoreResult<()> {
-                let mut tx = self.begin_write().await?;
-                insert_map_row(&mut tx, map).await?;
-                apply_changes(&mut tx, changes).await?;
-                tx.commit().await?;
-                Ok(())
-            }
-
-            async fn insert_topic_map<F>(&self, map: &MindMap, changes: &MapChanges, place: F) -> StoreResult<Option<MindMapId>>
-            where
-                F: FnOnce(&[MindMap]) -> Result<Option<MindMapId>, DomainError> + Send + 'static,
-            {
-                let mut tx = self.begin_write().await?;
-                // One learner's new maps take turns, so that the second sees the first. (On
-                // SQLite the write transaction is already the database's only one.)
-                sqlx::query(&format!("SELECT 1 FROM learners WHERE id = $1 {}", $for_update))
-                    .bind(map.learner_id.0)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                let sql = format!("SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.learner_id = $1");
-                let maps = sqlx::query(&sql)
-                    .bind(map.learner_id.0)
-                    .fetch_all(&mut *tx)
-                    .await?
-                    .iter()
-                    .map(map_from_row)
-                    .collect::<StoreResult<Vec<_>>>()?;
-                let replaced = place(&maps)?;
-                if let Some(old) = replaced {
-                    sqlx::query("DELETE FROM mind_maps WHERE id = $1 AND learner_id = $2")
-                        .bind(old.0)
-                        .bind(map.learner_id.0)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                insert_map_row(&mut tx, map).await?;
-                apply_changes(&mut tx, changes).await?;
-                tx.commit().await?;
-                Ok(replaced)
-            }
-
-            async fn update_map<T, F>(&self, learner: LearnerId, id: MindMapId, decide: F) -> StoreResult<T>
-            where
-                T: Send + 'static,
-                F: FnOnce(&MapAggregate) -> Result<(MapChanges, T), DomainError> + Send + 'static,
-            {
-                let mut tx = self.begin_write().await?;
-                let aggregate = load_aggregate(&mut tx, learner, id, true).await?.ok_or(StoreError::NotFound("mind map"))?;
-                let (changes, out) = decide(&aggregate)?;
-                if !changes.is_empty() {
-                    apply_changes(&mut tx, &changes).await?;
-                }
-                tx.commit().await?;
-                Ok(out)
-            }
-
-            async fn frontier(&self, learner: LearnerId, map: MindMapId) -> StoreResult<Vec<Node>> {
-                let sql = format!(
-                    "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
-                     WHERE n.mind_map_id = $1 AND m.learner_id = $2 \
-                     AND n.mastery_status IN ('unseen', 'diagnosed', 'learning') AND {} \
-                     AND NOT EXISTS (SELECT 1 FROM mind_map_edges e JOIN mind_map_nodes p ON p.id = e.parent_node_id \
-                       WHERE e.child_node_id = n.id AND e.edge_type = 'prerequisite' AND p.mastery_status <> 'mastered' \
-                       AND {})",
-                    crate::sql::not_grouping("n"),
-                    crate::sql::not_grouping("p"),
-                );
-                sqlx::query(&sql)
-                    .bind(map.0)
-                    .bind(learner.0)
-                    .fetch_all(self.reader())
-                    .await?
-                    .iter()
-                    .map(node_from)
-                    .collect()
-            }
-
-            async fn get_node(&self, learner: LearnerId, id: NodeId) -> StoreResult<Option<Node>> {
-                let sql = format!(
-                    "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
-                     WHERE n.id = $1 AND m.learner_id = $2"
-                );
-                sqlx::query(&sql)
-                    .bind(id.0)
-                    .bind(learner.0)
-                    .fetch_optional(self.reader())
-                    .await?
-                    .as_ref()
-                    .map(node_from)
-                    .transpose()
-            }
-
-            async fn record_response<F>(&self, learner: LearnerId, response: NewResponse, decide: F) -> StoreResult<(QuizResponse, Node)>
-            where
-                F: Fn(&ResponseContext) -> Result<ResponseDecision, DomainError> + Send + Sync + 'static,
-            {
-                self.record_response_impl(learner, response, decide).await
-            }
-
-            async fn node_history(&self, learner: LearnerId, node: NodeId, limit: Option<i64>) -> StoreResult<Option<Vec<QuizResponse>>> {
-                // The node's id, not a literal: `SELECT 1` is INT4 in PostgreSQL and would
-                // not decode as i64 there.
-                let owned: Option<uuid::Uuid> = sqlx::query_scalar(
-                    "SELECT n.id FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id WHERE n.id = $1 AND m.learner_id = $2",
-                )
-                .bind(node.0)
-                .bind(learner.0)
-                .fetch_optional(self.reader())
-                .await?;
-                if owned.is_none() {
-                    return Ok(None);
-                }
-                let sql = format!(
-                    "SELECT {RESPONSE_COLUMNS} FROM quiz_responses r WHERE r.node_id = $1 \
-                     ORDER BY r.responded_at DESC, r.seq DESC LIMIT $2"
-                );
-                let rows = sqlx::query(&sql)
-                    .bind(node.0)
-                    .bind(limit.unwrap_or(i64::MAX))
-                    .fetch_all(self.reader())
-                    .await?;
-                rows.iter().map(response_from_row).collect::<StoreResult<Vec<_>>>().map(Some)
-            }
-
-            async fn list_responses(&self, learner: LearnerId, filter: &ResponseFilter, offset: i64, limit: i64) -> StoreResult<Page<QuizResponse>> {
-                fn scoped<'a>(select: &str, learner: LearnerId, filter: &'a ResponseFilter) -> QueryBuilder<'a, $db> {
-                    let mut query = QueryBuilder::new(select);
-                    query.push(" FROM quiz_responses r JOIN mind_maps m ON m.id = r.mind_map_id WHERE m.learner_id = ");
-                    query.push_bind(learner.0);
-                    if let Some(map) = filter.mind_map_id {
-                        query.push(" AND r.mind_map_id = ").push_bind(map.0);
-                    }
-                    if let Some(node) = filter.node_id {
-                        query.push(" AND r.node_id = ").push_bind(node.0);
-                    }
-                    if let Some(kind) = filter.response_type {
-                        query.push(" AND r.response_type = ").push_bind(kind.as_str());
-                    }
-                    query
-                }
-                let total: i64 = scoped("SELECT COUNT(*)", learner, filter).build_query_scalar().fetch_one(self.reader()).await?;
-                let mut page = scoped(&format!("SELECT {RESPONSE_COLUMNS}"), learner, filter);
-                page.push(" ORDER BY r.responded_at DESC, r.seq DESC LIMIT ").push_bind(limit);
-                page.push(" OFFSET ").push_bind(offset);
-                let items = page.build().fetch_all(self.reader()).await?.iter().map(response_from_row).collect::<StoreResult<_>>()?;
-                Ok(Page { items, total: total as u64 })
-            }
-
-            async fn recent_qualities(&self, learner: LearnerId, map: MindMapId, per_node: i64) -> StoreResult<HashMap<NodeId, Vec<u8>>> {
-                // The history each node keeps, as the response path wrote it.
-                let rows = sqlx::query(
-                    "SELECT n.id, n.recent_qualities FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
-                     WHERE n.mind_map_id = $1 AND m.learner_id = $2",
-                )
-                .bind(map.0)
-                .bind(learner.0)
-                .fetch_all(self.reader())
-                .await?;
-                let mut out: HashMap<NodeId, Vec<u8>> = HashMap::new();
-                for row in rows {
-                    let mut qualities = row.qualities("recent_qualities")?;
-                    qualities.truncate(usize::try_from(per_node).unwrap_or(0));
-                    if !qualities.is_empty() {
-                        out.insert(NodeId(row.try_get("id")?), qualities);
-                    }
-                }
-                Ok(out)
-            }
-
-            async fn pending_reviews(&self, learner: LearnerId, map: Option<MindMapId>, until: DateTime<Utc>) -> StoreResult<Vec<Node>> {
-                let sql = format!(
-                    "SELECT {NODE_COLUMNS} FROM mind_map_nodes n JOIN mind_maps m ON m.id = n.mind_map_id \
-                     WHERE m.learner_id = $1 AND m.status = 'active' AND n.next_review_at IS NOT NULL \
-                     AND n.next_review_at <= $2{} ORDER BY n.next_review_at, n.id",
-                    map_filter(map, "n.mind_map_id", 3)
-                );
-                let query = sqlx::query(&sql).bind(learner.0).bind(Ts(until));
-                bind_map(query, map).fetch_all(self.reader()).await?.iter().map(node_from).collect()
-            }
-
-            async fn record_llm_calls(&self, calls: &[crate::LlmCall]) -> StoreResult<()> {
-                let mut tx = self.begin_write().await?;
-                for call in calls {
-                    let tokens = |n: u64| i64::try_from(n).map_err(StoreError::corrupt);
-                    sqlx::query(
-                        "INSERT INTO llm_calls (learner_id, operation, prompt_tokens, completion_tokens, created_at) \
-                         VALUES ($1, $2, $3, $4, $5)",
-                    )
-                    .bind(call.learner_id.0)
-                    .bind(&call.operation)
-                    .bind(tokens(call.prompt_tokens)?)
-                    .bind(tokens(call.completion_tokens)?)
-                    .bind(Ts(call.at))
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                tx.commit().await?;
-                Ok(())
-            }
-
-            async fn llm_usage(&self, learner: LearnerId, since: Option<DateTime<Utc>>) -> StoreResult<Vec<crate::OperationUsage>> {
-                let mut query = QueryBuilder::<$db>::new(
-                    "SELECT operation, COUNT(*) AS calls, CAST(SUM(prompt_tokens) AS BIGINT) AS prompt_tokens, \
-                     CAST(SUM(completion_tokens) AS BIGINT) AS completion_tokens FROM llm_calls WHERE learner_id = ",
-                );
-                query.push_bind(learner.0);
-                if let Some(since) = since {
-                    query.push(" AND created_at >= ").push_bind(Ts(since));
-                }
-                query.push(" GROUP BY operation ORDER BY operation");
-                let count = |n: i64| u64::try_from(n).map_err(StoreError::corrupt);
-                query
-                    .build()
-                    .fetch_all(self.reader())
-                    .await?
-                    .iter()
-                    .map(|row| {
-                        Ok(crate::OperationUsage {
-                            operation: row.try_get("operation")?,
-                            calls: count(row.try_get("calls")?)?,
-                            prompt_tokens: count(row.try_get("prompt_tokens")?)?,
-                            completion_tokens: count(row.try_get("completion_tokens")?)?,
-                        })
-                    })
-                    .collect()
-            }
-
-            async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
-                let mut counts = Vec::new();
-                for table in TABLES {
-                    let count: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(self.reader()).await?;
-                    counts.push((table.to_string(), count));
-                }
-                Ok(counts)
-            }
-        }
     };
 }
 

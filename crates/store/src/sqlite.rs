@@ -16,19 +16,37 @@ use std::time::Duration;
 
 mod live_reads;
 
-shared_store!(SqliteStore, sqlx::Sqlite, "");
-crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite, "", "");
+shared_store!(SqliteStore, sqlx::Sqlite);
+crate::sql_loop::loop_store!(SqliteStore, sqlx::Sqlite);
 crate::sql_sessions::sessions_store!(SqliteStore);
-crate::sql_tutor::tutor_store!(SqliteStore, "");
+crate::sql_tutor::tutor_store!(SqliteStore);
 crate::sql_authoring::authoring_store!(SqliteStore, sqlx::Sqlite);
 crate::evidence::evidence_store!(SqliteStore);
-crate::history_import::import_store!(SqliteStore, sqlx::Sqlite, crate::sqlite_batch::list_of);
+crate::history_import::import_store!(SqliteStore, sqlx::Sqlite);
 crate::analytics::analytics_store!(SqliteStore);
-crate::admin::admin_store!(SqliteStore, sqlx::Sqlite, String, read_qualities, crate::sqlite_batch::list_of, None, "");
+crate::admin::admin_store!(SqliteStore, sqlx::Sqlite);
 
 /// A node's qualities as SQLite keeps them (comma-separated text), read.
 fn read_qualities(kept: String) -> StoreResult<Vec<u8>> {
     crate::sql::qualities_of(&kept)
+}
+
+/// SQLite has one writer at a time, so no row is locked or skipped; a read-only
+/// transaction is one snapshot already.
+impl SqlBackend for SqliteStore {
+    const MAP_LOCK: &'static str = "";
+    const ROW_LOCK: &'static str = "";
+    const SKIP_LOCKED: &'static str = "";
+    const SNAPSHOT: Option<&'static str> = None;
+    type Qualities = String;
+
+    fn read_qualities(kept: String) -> StoreResult<Vec<u8>> {
+        read_qualities(kept)
+    }
+
+    fn write_qualities(qualities: &[u8]) -> String {
+        crate::sqlite_batch::list_of(qualities)
+    }
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -139,23 +157,23 @@ impl SqliteStore {
         }
     }
 
-    fn reader(&self) -> &SqlitePool {
+    pub(crate) fn reader(&self) -> &SqlitePool {
         &self.reader
     }
 
-    fn writer(&self) -> &SqlitePool {
+    pub(crate) fn writer(&self) -> &SqlitePool {
         &self.writer
     }
 
     /// `BEGIN IMMEDIATE` takes the write lock up front, so a transaction that reads before
     /// it writes can never fail to upgrade its lock half-way through.
-    async fn begin_write(&self) -> StoreResult<Transaction<'static, Sqlite>> {
+    pub(crate) async fn begin_write(&self) -> StoreResult<Transaction<'static, Sqlite>> {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 
     /// A tutor step's response, in the step's transaction (which holds SQLite's write
     /// lock): the same statements as the response writer's, through sqlx.
-    async fn step_response(
+    pub(crate) async fn step_response(
         tx: &mut Transaction<'static, Sqlite>,
         learner: LearnerId,
         new: &NewResponse,
@@ -213,7 +231,7 @@ impl SqliteStore {
         Ok((new.response.clone(), decision.node))
     }
 
-    async fn record_response_impl<F>(
+    pub(crate) async fn record_response_impl<F>(
         &self,
         learner: LearnerId,
         new: NewResponse,

@@ -10,9 +10,10 @@ use pathwise_domain::{
     ResponseType, SourceChunkId, SourceDocumentId, TokenId,
 };
 use pathwise_store::learner_rows::{Kind, LearnerRows, TableRows, Value, LEARNER_TABLES, NOT_LEARNER_TABLES};
+use pathwise_store::prelude::*;
 use pathwise_store::{
-    AnyStore, AuthoringStore, CourseDraftRecord, Learner, LearnerAdminStore, LlmCall, NewResponse, NewToken,
-    PreferenceStore, Preferences, SnapshotStore, SourceChunkRecord, SourceDocumentRecord, Store, StoreError,
+    AnyStore, CourseDraftRecord, Learner, LlmCall, NewResponse, NewToken, Preferences, SourceChunkRecord,
+    SourceDocumentRecord, StoreError,
 };
 use std::collections::{BTreeMap, BTreeSet};
 

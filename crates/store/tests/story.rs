@@ -17,12 +17,12 @@ use pathwise_domain::{
     MindMapId, NodeId, ResponseId, ResponseType, SessionId, SessionStatus, SessionType, SrsScheduler, ThreadId,
     TokenId, TurnId,
 };
+use pathwise_store::prelude::*;
 use pathwise_store::{
-    AnalyticsStore, AnyStore, CourseMap, CourseRecord, DrillOfferRecord, EvidenceStore, ExamEventRecord,
-    ExamStatusRecord, FinishedJob, FlowStore, Job, JobNext, JobStore, Learner, LearnerAdminStore, LlmCall, NewResponse,
-    NewToken, NodeFsrs, OperationUsage, PreferenceStore, Preferences, ResponseContext, ResponseDecision,
-    ResponseFilter, SessionEvent, SessionMessage, SessionRecord, SessionStore, Snapshot, SnapshotRecord, SnapshotStore,
-    StepResponse, Store, StoreError, StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep, TutorStore,
+    AnyStore, CourseMap, CourseRecord, DrillOfferRecord, ExamEventRecord, ExamStatusRecord, FinishedJob, Job, JobNext,
+    Learner, LlmCall, NewResponse, NewToken, NodeFsrs, OperationUsage, Preferences, ResponseContext, ResponseDecision,
+    ResponseFilter, SessionEvent, SessionMessage, SessionRecord, Snapshot, SnapshotRecord, StepResponse, StoreError,
+    StoredReply, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep,
 };
 use serde_json::json;
 use std::collections::HashMap;

@@ -17,7 +17,6 @@ use pathwise_course::snapshot::DrillCounters;
 use pathwise_course::{Course, TutorCard};
 use pathwise_domain::choice::read_typed_choice;
 use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
-use pathwise_domain::mastery::Quality;
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
 use pathwise_llm::{prompts, schema, Message, Request};
@@ -69,14 +68,24 @@ pub struct DrillGradeReply {
     pub feedback_text: String,
     /// From the course's fixed list; only for a wrong answer.
     pub common_mistake_tag: Option<String>,
-    /// `blueprint` or `written` (both exact: a generated drill, or one of the course's own),
-    /// or `model`.
-    pub graded_by: String,
+    pub graded_by: DrillGrader,
     /// The right answer, for a blueprint drill (shown once graded).
     pub expected_answer: Option<String>,
     pub drill: DrillCounters,
     pub messages: Vec<TutorMessage>,
     pub snapshot_lite: SnapshotLite,
+}
+
+/// Who graded a drill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DrillGrader {
+    /// Exactly, against the item a blueprint generated.
+    Blueprint,
+    /// Exactly, against the key of one of the course's own written drills.
+    Written,
+    /// By the model, against the unit's material.
+    Model,
 }
 
 /// A drill's grading, as kept with its offer to answer replays.
@@ -85,7 +94,7 @@ struct Grade {
     correct: bool,
     feedback: String,
     tag: Option<String>,
-    by: String,
+    by: DrillGrader,
     expected: Option<String>,
     /// The answer picked one of the options shown rather than being recalled; a replay
     /// records nothing, so this is not kept.
@@ -97,12 +106,10 @@ impl Grade {
     /// What the answer shows: checked exactly against the item's key, or judged by the model
     /// against the unit's material.
     fn shows(&self) -> DomainEvidence {
-        let outcome = if self.correct { Outcome::Right } else { Outcome::Wrong };
-        if self.by == "model" {
-            // The model says right or wrong, not how well: a right answer is an ordinary
-            // recall (4), never the exact recall a checked key shows.
-            return DomainEvidence::Graded(Quality::of(if self.correct { 4 } else { 1 }));
+        if self.by == DrillGrader::Model {
+            return DomainEvidence::Judged { correct: self.correct };
         }
+        let outcome = if self.correct { Outcome::Right } else { Outcome::Wrong };
         let form = if self.recognised { Form::Recognised } else { Form::Recalled };
         DomainEvidence::Checked { form, outcome }
     }
@@ -339,7 +346,7 @@ impl<S: Store> App<S> {
             correct: grade.is_correct,
             feedback: feedback.to_string(),
             tag,
-            by: "model".into(),
+            by: DrillGrader::Model,
             expected: None,
             recognised: false,
         })
@@ -376,6 +383,10 @@ fn blueprint_grade(course: &Course, item_ref: &str, answer: &str) -> AppResult<G
             .map(str::to_string)
     };
     let feedback = crate::learning_loop::feedback::drill_feedback(check.correct, &check.expected, tag.as_deref());
-    let by = if item.blueprint_id == pathwise_items::INLINE_BLUEPRINT_ID { "written" } else { "blueprint" };
-    Ok(Grade { correct: check.correct, feedback, tag, by: by.into(), expected: Some(check.expected), recognised })
+    let by = if item.blueprint_id == pathwise_items::INLINE_BLUEPRINT_ID {
+        DrillGrader::Written
+    } else {
+        DrillGrader::Blueprint
+    };
+    Ok(Grade { correct: check.correct, feedback, tag, by, expected: Some(check.expected), recognised })
 }

@@ -19,7 +19,7 @@ mod threads;
 mod turn;
 
 pub use catalog::{CourseOutline, CoursePassage, CourseSummary, ImportedCourse, LoadedCourse, UnitOutline};
-pub use drills::{DrillGradeReply, DrillGradeRequest, DrillText};
+pub use drills::{DrillGradeReply, DrillGradeRequest, DrillGrader, DrillText};
 pub use exam_service::{BuiltinExamService, ExamService, SubmitOutcome, SupportType};
 pub use exams::{McqSubmitReply, McqSubmitRequest, SupportViewedReply, SupportViewedRequest};
 pub use external_exam::ExternalExamService;

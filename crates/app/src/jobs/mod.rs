@@ -1,5 +1,5 @@
 //! Jobs: the scheduler that runs due jobs (recurring ones from the configuration, and the
-//! learners' own), and the review jobs kept in step with the maps.
+//! learners' own). A job calls a capability, never the reverse: what a job keeps in step
+//! (a map's review jobs) is planned by `review_schedule`, below every capability.
 
-pub mod review_jobs;
 pub mod scheduler;

@@ -6,7 +6,7 @@
 
 use crate::{learning_loop::model_tasks, App, AppError, AppResult, Store};
 use pathwise_domain::mastery::Quality;
-use pathwise_domain::question::{self, ChoiceGrade, Question, QuestionKind};
+use pathwise_domain::question::{self, ChoiceGrade, GradedBy, Question, QuestionKind};
 use pathwise_domain::LearnerId;
 
 /// The operation a model's grade is recorded under.
@@ -85,7 +85,7 @@ pub(crate) async fn grade_answer<S: Store>(
             quality,
             correct: Quality::of(quality).passes(),
             feedback: feedback.unwrap_or_else(|| CALLER_FEEDBACK.into()),
-            graded_by: "caller".into(),
+            graded_by: GradedBy::Caller,
         }),
         None => grade_by_model(app, learner, question, answer).await,
     }
@@ -98,7 +98,7 @@ fn exact_grade(question: &Question, graded: ChoiceGrade) -> AnswerGrade {
         }
         _ => crate::learning_loop::feedback::choice_feedback(true, ""),
     };
-    AnswerGrade { quality: graded.quality, correct: graded.correct, feedback, graded_by: "exact".into() }
+    AnswerGrade { quality: graded.quality, correct: graded.correct, feedback, graded_by: GradedBy::Exact }
 }
 
 async fn grade_by_model<S: Store>(
@@ -116,7 +116,7 @@ async fn grade_by_model<S: Store>(
         quality,
         correct: Quality::of(quality).passes(),
         feedback: graded.feedback,
-        graded_by: "model".into(),
+        graded_by: GradedBy::Model,
     })
 }
 

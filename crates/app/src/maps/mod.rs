@@ -102,7 +102,7 @@ impl<S: Store> App<S> {
     }
 
     pub async fn get_map(&self, learner: LearnerId, id: MindMapId) -> AppResult<MapAggregate> {
-        self.store.load_map(learner, id).await?.ok_or_else(|| AppError::not_found("mind map", id))
+        self.whole_map(learner, id).await
     }
 
     pub async fn list_maps(

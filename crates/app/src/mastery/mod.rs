@@ -265,7 +265,7 @@ impl<S: Store> App<S> {
 
     /// `mastery_detect_struggles`, in learning order.
     pub async fn detect_struggles(&self, learner: LearnerId, map: MindMapId) -> AppResult<Vec<Struggle>> {
-        let agg = self.get_map(learner, map).await?;
+        let agg = self.whole_map(learner, map).await?;
         let recent = self.store.recent_qualities(learner, map, STRUGGLE_HISTORY as i64).await?;
         Ok(agg
             .nodes
@@ -281,7 +281,7 @@ impl<S: Store> App<S> {
     /// `mastery_get_map_summary`, computed from the current state.
     pub async fn map_summary(&self, learner: LearnerId, map: MindMapId) -> AppResult<MapSummary> {
         let struggles = self.detect_struggles(learner, map).await?;
-        let agg = self.get_map(learner, map).await?;
+        let agg = self.whole_map(learner, map).await?;
         let mut summary = mastery::summarize(&agg.nodes, &struggles);
         summary.tiers = self.course_tiers(learner, &agg.map).await?;
         Ok(summary)

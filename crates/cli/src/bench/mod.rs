@@ -4,6 +4,7 @@
 mod analytics;
 mod anki;
 mod doors;
+mod fixed_rate;
 mod fixtures;
 mod ingest;
 mod irt;
@@ -25,7 +26,7 @@ use pathwise_app::{AnyStore, App, Store};
 use pathwise_domain::graph::{recompute_depths, GraphLimits};
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, Node};
 use pathwise_domain::{curriculum, lifecycle, EdgeType, LearnerId, MindMapId, NodeId};
-use pathwise_store::{PgStore, SqliteStore};
+use pathwise_store::{MapStore, PgStore, SqliteStore};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
@@ -49,6 +50,17 @@ pub struct BenchFlags {
     /// Fewer operations, for a quick check that every benchmark runs.
     #[arg(long)]
     quick: bool,
+    /// For `http_fixed_rate`: offer this many responses a second, instead of 25%, 50% and
+    /// 75% of the rate the server saturates at (measured first).
+    #[arg(long, value_parser = positive_rate)]
+    rate: Option<f64>,
+}
+
+fn positive_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if rate > 0.0 && rate.is_finite() => Ok(rate),
+        _ => Err(format!("'{text}' is not a rate; give a positive number of requests a second, such as 2000")),
+    }
 }
 
 pub async fn run(flags: BenchFlags) -> Result<()> {
@@ -137,6 +149,32 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
                 }
             }
             operations.reverse();
+        }
+    }
+    if wanted("http_fixed_rate") {
+        // The learner's path below saturation: the saturated rate first (each run on a fresh
+        // database), then each share of it offered on a schedule.
+        let seconds = if flags.quick { 1.0 } else { 10.0 };
+        let stores = [sqlite.then_some(None), postgres_url.map(Some)];
+        for url in stores.into_iter().flatten() {
+            let rates: Vec<(f64, Option<f64>)> = match flags.rate {
+                Some(rate) => vec![(rate, None)],
+                None => {
+                    let (app, schema) = fresh_app(dir.path(), url, "fixed-rate-saturated").await?;
+                    let saturated = http_record(app.clone(), 32, 40_000 / scale, Keys::None, true).await?;
+                    if let Some(schema) = schema {
+                        schema.drop(app).await?;
+                    }
+                    fixed_rate::SHARES.iter().map(|&share| (saturated * share, Some(share))).collect()
+                }
+            };
+            for (rate, share) in rates {
+                let (app, schema) = fresh_app(dir.path(), url, &format!("fixed-rate-{rate:.0}")).await?;
+                fixed_rate::http_record(app.clone(), rate, seconds, share).await?;
+                if let Some(schema) = schema {
+                    schema.drop(app).await?;
+                }
+            }
         }
     }
     if wanted("mcp_record_response") {
@@ -278,6 +316,14 @@ async fn postgres_app(url: &str) -> Result<(App, PgSchema)> {
     let options: sqlx::postgres::PgConnectOptions = url.parse()?;
     let store = PgStore::connect_with(options.options([("search_path", schema.as_str())]), 32).await?;
     Ok((App::new(AnyStore::Postgres(store)), PgSchema { url: url.to_string(), schema }))
+}
+
+/// An application on a fresh database: a SQLite file in `dir`, or a new schema at `url`.
+async fn fresh_app(dir: &std::path::Path, url: Option<&String>, name: &str) -> Result<(App, Option<PgSchema>)> {
+    match url {
+        None => Ok((sqlite_app(dir, name).await?, None)),
+        Some(url) => postgres_app(url).await.map(|(app, schema)| (app, Some(schema))),
+    }
 }
 
 struct PgSchema {
@@ -430,7 +476,9 @@ async fn request_layers(app: App, n: usize) -> Result<()> {
     Ok(())
 }
 
-async fn http_record(app: App, clients: usize, total: usize, keyed: Keys, with_operations: bool) -> Result<()> {
+/// `clients` each sending `total / clients` responses, each waiting for its reply; returns
+/// the rate the server answered at.
+async fn http_record(app: App, clients: usize, total: usize, keyed: Keys, with_operations: bool) -> Result<f64> {
     let mut setups = Vec::new();
     for _ in 0..clients {
         setups.push(learner_with_map(&app).await?);
@@ -478,13 +526,14 @@ async fn http_record(app: App, clients: usize, total: usize, keyed: Keys, with_o
     let elapsed = start.elapsed();
     stop.send(()).ok();
     server.await??;
+    let rate = latencies.len() as f64 / elapsed.as_secs_f64();
     let stats = Stats { ops: latencies.len(), concurrency: clients, elapsed, latencies };
     stats.print(
         "http_record_response",
         engine,
         json!({ "clients": clients, "idempotency_keys": keyed, "metrics_and_rate_limit": with_operations }),
     );
-    Ok(())
+    Ok(rate)
 }
 
 /// A random DAG in which node i may only depend on nodes before it, so it is acyclic.

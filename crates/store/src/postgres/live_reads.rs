@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 impl PgStore {
     /// The rows of `AnalyticsStore::node_activity`'s query.
-    pub(super) async fn read_node_activity(
+    pub(crate) async fn read_node_activity(
         &self,
         sql: String,
         learner: LearnerId,
@@ -31,7 +31,7 @@ impl PgStore {
     }
 
     /// `AnalyticsStore::response_events`: one row per map.
-    pub(super) async fn read_response_events(
+    pub(crate) async fn read_response_events(
         &self,
         learner: LearnerId,
         map: Option<MindMapId>,
@@ -74,7 +74,7 @@ impl PgStore {
     }
 
     /// `AnalyticsStore::map_edges`, unordered: one row per map.
-    pub(super) async fn read_map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
+    pub(crate) async fn read_map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
         let sql = format!(
             "SELECT e.mind_map_id, array_agg(e.parent_node_id) AS parents, array_agg(e.child_node_id) AS children, \
              array_agg(e.edge_type) AS edge_types, array_agg(e.created_at) AS created_at \

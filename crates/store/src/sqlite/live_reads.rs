@@ -23,7 +23,7 @@ fn micros(at: DateTime<Utc>) -> Value {
 
 impl SqliteStore {
     /// The rows of `AnalyticsStore::node_activity`'s query (`$1` the learner, `$2` the map).
-    pub(super) async fn read_node_activity(
+    pub(crate) async fn read_node_activity(
         &self,
         sql: String,
         learner: LearnerId,
@@ -34,7 +34,7 @@ impl SqliteStore {
     }
 
     /// `AnalyticsStore::response_events`.
-    pub(super) async fn read_response_events(
+    pub(crate) async fn read_response_events(
         &self,
         learner: LearnerId,
         map: Option<MindMapId>,
@@ -55,7 +55,7 @@ impl SqliteStore {
     }
 
     /// `AnalyticsStore::map_edges`, unordered.
-    pub(super) async fn read_map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
+    pub(crate) async fn read_map_edges(&self, learner: LearnerId, map: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
         let sql = format!(
             "SELECT e.mind_map_id, e.parent_node_id, e.child_node_id, e.edge_type, e.created_at \
              FROM mind_map_edges e JOIN mind_maps m ON m.id = e.mind_map_id WHERE m.learner_id = $1{}",
