@@ -6,10 +6,12 @@
 //! stored; other operations are safe to run again by their own binding (a drill graded
 //! once, a question answered once), and their first reply is kept here.
 
-use crate::{App, AppError, AppResult, ErrorCode, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode};
 use chrono::Duration;
 use pathwise_domain::LearnerId;
 use pathwise_store::StoredReply;
+use pathwise_store::{EvidenceStore, MapStore};
 use sha2::{Digest, Sha256};
 
 /// Replies are kept this long: retries come within minutes, and clients are promised a day.
@@ -55,7 +57,7 @@ pub fn reused_key_error() -> AppError {
     .with_details(serde_json::json!({ "field": "Idempotency-Key" }))
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + EvidenceStore + MapStore> App<S> {
     /// The reply kept under the learner's `key` for this request, if any; the same key kept
     /// for another request is refused.
     pub async fn kept_reply(&self, learner: LearnerId, key: &str, fingerprint: &str) -> AppResult<Option<StoredReply>> {

@@ -9,10 +9,12 @@
 pub mod administration;
 pub mod transfer;
 
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Learner, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Learner};
 use chrono::{DateTime, Duration, Utc};
 use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::{LearnerId, TokenId};
+use pathwise_store::{LearnerAdminStore, MapStore};
 use pathwise_store::{NewToken, TokenRecord};
 use rand::RngCore;
 use serde::Serialize;
@@ -92,7 +94,7 @@ fn mint_token() -> String {
     format!("{TOKEN_PREFIX}{}", hex::encode(bytes))
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + LearnerAdminStore + MapStore> App<S> {
     pub async fn create_learner(&self, name: &str) -> AppResult<NewLearner> {
         let name = clean_text("name", name, 200)?;
         self.insert_learner(name, false).await

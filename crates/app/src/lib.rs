@@ -36,6 +36,11 @@ pub use pathwise_llm::Llm;
 pub use pathwise_notify::Notifier;
 pub use pathwise_store::{AnyStore, Learner, Store};
 
+/// What every capability asks of its store beside the store traits it uses: a handle that
+/// tasks share and move between threads.
+pub trait StoreHandle: Clone + Send + Sync + 'static {}
+impl<T: Clone + Send + Sync + 'static> StoreHandle for T {}
+
 use pathwise_domain::graph::GraphLimits;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -43,7 +48,7 @@ use uuid::Uuid;
 /// The application: a store, a clock, a language model (or none), and the limits maps
 /// are held to.
 #[derive(Clone)]
-pub struct App<S: Store = AnyStore> {
+pub struct App<S = AnyStore> {
     store: S,
     clock: Arc<dyn Clock>,
     llm: Llm,
@@ -59,7 +64,7 @@ pub struct App<S: Store = AnyStore> {
     /// Courses this server has loaded, with their retrieval indexes.
     courses: course_tutor::catalog::CourseCache,
     /// The authority on exam attempts and lockouts.
-    exams: Arc<dyn course_tutor::ExamService>,
+    exams: Option<Arc<dyn course_tutor::ExamService>>,
     tutor: course_tutor::TutorSettings,
     /// Embeddings for retrieval beside BM25, when an embedding model is configured.
     embedder: Option<Arc<pathwise_llm::Embedder>>,
@@ -68,7 +73,7 @@ pub struct App<S: Store = AnyStore> {
     authoring: authoring::AuthoringSettings,
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle> App<S> {
     pub fn new(store: S) -> Self {
         Self::with_clock(store, Arc::new(SystemClock))
     }
@@ -85,10 +90,7 @@ impl<S: Store> App<S> {
             sandbox: None,
             library: sessions::builtin_library(),
             courses: Default::default(),
-            exams: Arc::new(course_tutor::BuiltinExamService::new(
-                store.clone(),
-                course_tutor::TutorSettings::default().lockout,
-            )),
+            exams: None,
             tutor: course_tutor::TutorSettings::default(),
             embedder: None,
             transcriber: None,
@@ -100,7 +102,6 @@ impl<S: Store> App<S> {
     /// The same application with these tutor settings (the built-in exam service takes
     /// their lockout).
     pub fn with_tutor_settings(mut self, settings: course_tutor::TutorSettings) -> Self {
-        self.exams = Arc::new(course_tutor::BuiltinExamService::new(self.store.clone(), settings.lockout));
         self.tutor = settings;
         self
     }
@@ -122,12 +123,8 @@ impl<S: Store> App<S> {
 
     /// The same application asking this exam service about exam questions.
     pub fn with_exam_service(mut self, exams: Arc<dyn course_tutor::ExamService>) -> Self {
-        self.exams = exams;
+        self.exams = Some(exams);
         self
-    }
-
-    pub fn exam_service(&self) -> &dyn course_tutor::ExamService {
-        self.exams.as_ref()
     }
 
     /// The same application transcribing voice input with this model.
@@ -206,7 +203,9 @@ impl<S: Store> App<S> {
     fn new_id() -> Uuid {
         Uuid::now_v7()
     }
+}
 
+impl<S: StoreHandle + pathwise_store::MapStore> App<S> {
     /// A learner's map with its nodes and edges, or not found: the one read of a whole map
     /// every capability shares (maps, mastery), so that none calls another for it.
     pub(crate) async fn whole_map(

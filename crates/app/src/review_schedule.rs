@@ -4,10 +4,12 @@
 //! scheduler tick, however many responses came in between. A map's status change
 //! re-plans at once. Planning itself is the domain's `review_jobs::plan`.
 
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::review_jobs::{self, PlannedReview};
 use pathwise_domain::{JobKind, LearnerId, MapStatus, MindMapId};
 use pathwise_store::{Job, StoreError};
+use pathwise_store::{JobStore, MapStore};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashSet;
@@ -36,7 +38,7 @@ impl ChangedMaps {
     }
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + JobStore + MapStore> App<S> {
     pub(crate) fn review_jobs_changed(&self, learner: LearnerId, map: MindMapId) {
         self.changed_maps.mark(learner, map);
     }

@@ -1,10 +1,12 @@
 //! Token accounting: every call to the language model is kept with the learner it served,
 //! so that a learner (or an operator) can see what teaching them costs.
 
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::LearnerId;
 use pathwise_llm::Session;
-use pathwise_store::{LlmCall, Store};
+use pathwise_store::LlmCall;
+use pathwise_store::{MapStore, UsageStore};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -33,7 +35,7 @@ pub struct LlmUsage {
 /// The longest look-back `llm_usage` takes, in days.
 pub const MAX_SINCE_DAYS: u32 = 36_500;
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + MapStore + UsageStore> App<S> {
     /// Keep every turn of a conversation with the model as a call made for `learner`.
     pub async fn record_llm_session(&self, learner: LearnerId, operation: &str, session: &Session) -> AppResult<()> {
         let at = self.now();

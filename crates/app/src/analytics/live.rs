@@ -9,12 +9,14 @@
 //! retention's reviews are counted by the database rather than loaded, and velocity needs
 //! one earlier snapshot per map. Five queries cover every map of the learner at once.
 
-use crate::{App, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppResult};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use pathwise_analytics::metrics::{MONTH_DAYS, RETAINED_QUALITY, VELOCITY_LOOKBACK_DAYS, WEEK_DAYS};
 use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals, ReviewTally};
 use pathwise_domain::model::{Edge, MindMap, NodeProgress, ResponseEvent};
 use pathwise_domain::{LearnerId, MindMapId, NodeId};
+use pathwise_store::AnalyticsStore;
 use std::collections::{BTreeSet, HashMap};
 
 /// Study days read per query while the streak goes on.
@@ -38,7 +40,7 @@ struct Loaded {
     responses: Vec<ResponseEvent>,
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AnalyticsStore> App<S> {
     /// The figures of each of `maps` (the learner's own) at `now`. With `only` set, just
     /// that map's rows are read; `maps` must then hold it.
     pub(crate) async fn live_metrics(
@@ -126,5 +128,86 @@ fn older_than_window(all: ResponseTotals, window: &[ResponseEvent]) -> ResponseT
     ResponseTotals {
         count: all.count.saturating_sub(window.len() as u64),
         quality_sum: all.quality_sum.saturating_sub(quality_sum),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The streak's paging, against a fake of the one store trait this capability uses.
+    use super::*;
+    use pathwise_store::{NodeActivity, Snapshot, StoreResult};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// The days a learner studied, newest first, and how many pages were read.
+    #[derive(Clone, Default)]
+    struct StudyDays {
+        days: Arc<Vec<NaiveDate>>,
+        pages: Arc<AtomicUsize>,
+    }
+
+    impl AnalyticsStore for StudyDays {
+        async fn node_activity(&self, _: LearnerId, _: Option<MindMapId>) -> StoreResult<Vec<NodeActivity>> {
+            unreachable!("the streak reads study days only")
+        }
+        async fn map_edges(&self, _: LearnerId, _: Option<MindMapId>) -> StoreResult<Vec<Edge>> {
+            unreachable!("the streak reads study days only")
+        }
+        async fn response_events(
+            &self,
+            _: LearnerId,
+            _: Option<MindMapId>,
+            _: DateTime<Utc>,
+            _: DateTime<Utc>,
+        ) -> StoreResult<Vec<ResponseEvent>> {
+            unreachable!("the streak reads study days only")
+        }
+        async fn review_tallies(
+            &self,
+            _: LearnerId,
+            _: Option<MindMapId>,
+            _: DateTime<Utc>,
+            _: DateTime<Utc>,
+            _: u8,
+        ) -> StoreResult<Vec<(MindMapId, u32, u32)>> {
+            unreachable!("the streak reads study days only")
+        }
+        async fn first_snapshots(
+            &self,
+            _: LearnerId,
+            _: Option<MindMapId>,
+            _: NaiveDate,
+            _: NaiveDate,
+        ) -> StoreResult<Vec<Snapshot>> {
+            unreachable!("the streak reads study days only")
+        }
+        async fn study_days(&self, _: LearnerId, until: NaiveDate, limit: i64) -> StoreResult<Vec<NaiveDate>> {
+            self.pages.fetch_add(1, Ordering::SeqCst);
+            Ok(self.days.iter().copied().filter(|d| *d <= until).take(limit as usize).collect())
+        }
+    }
+
+    fn streak_of(days: Vec<NaiveDate>, today: NaiveDate) -> (u32, usize) {
+        let store = StudyDays { days: Arc::new(days), ..Default::default() };
+        let app = App::new(store.clone());
+        let streak = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(app.study_streak(LearnerId(uuid::Uuid::nil()), today))
+            .unwrap();
+        (streak, store.pages.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn a_long_streak_is_read_page_by_page_and_a_gap_ends_it() {
+        let today = NaiveDate::from_ymd_opt(2026, 12, 7).unwrap();
+        let run = |days: i64| (0..days).map(|d| today - Duration::days(d));
+        // 250 days in a row: three pages of a hundred.
+        assert_eq!(streak_of(run(250).collect(), today), (250, 3));
+        // A gap after 120 days: the second page finds it, and no third is read.
+        let gapped = run(120).chain((122..400).map(|d| today - Duration::days(d))).collect();
+        assert_eq!(streak_of(gapped, today), (120, 2));
+        // Nothing yet today: the streak counts back from yesterday.
+        assert_eq!(streak_of(run(5).skip(1).collect(), today), (4, 1));
     }
 }

@@ -9,7 +9,8 @@
 mod live;
 
 use crate::maps::curriculum::ReplanInput;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Duration, Utc};
 use live::LiveMap;
 use pathwise_analytics::{self as analytics, DigestFacts, MapMetrics, MapTrend, Portfolio};
@@ -17,6 +18,10 @@ use pathwise_domain::model::MindMap;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId};
 use pathwise_llm::{prompts, schema, Message, Request};
 use pathwise_notify::{Message as Notification, Recipient};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, LearnerAdminStore, MapStore, PreferenceStore,
+    SnapshotStore, TutorStore, UsageStore,
+};
 use pathwise_store::{Job, Snapshot};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -62,7 +67,21 @@ struct DigestReply {
     body: String,
 }
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FsrsStore
+            + JobStore
+            + LearnerAdminStore
+            + MapStore
+            + PreferenceStore
+            + SnapshotStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     /// Snapshot every active map for today, re-plan those the feedback rule flags, and
     /// re-plan review jobs; a summary of what was done.
     pub async fn nightly_analytics(&self) -> AppResult<String> {

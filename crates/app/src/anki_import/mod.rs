@@ -11,10 +11,12 @@ mod deck;
 pub use deck::DeckImport;
 
 use crate::fsrs_parameters::FsrsStatus;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_anki::{AnkiError, SkipReason};
 use pathwise_domain::graph::ANKI_DECK_KEY;
 use pathwise_domain::{LearnerId, MindMapId, NodeId, SrsScheduler};
+use pathwise_store::{AnalyticsStore, FsrsStore, ImportStore, JobStore, MapStore, PreferenceStore};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
@@ -67,7 +69,7 @@ pub struct ImportProgress {
     pub doing: String,
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AnalyticsStore + FsrsStore + ImportStore + JobStore + MapStore + PreferenceStore> App<S> {
     /// Import an Anki package for `learner`; `progress` hears after each deck.
     pub async fn import_anki<R>(
         &self,

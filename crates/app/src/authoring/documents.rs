@@ -3,11 +3,13 @@
 //! hash, so their ids and the citations made to them survive) and replaces the rest. An
 //! unchanged file (the same bytes) is not read again.
 
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, SourceChunkId, SourceDocumentId};
 use pathwise_ingest::{Extracted, Format, IngestError};
-use pathwise_store::{SourceChunkRecord, SourceDocumentRecord, Store};
+use pathwise_store::{AuthoringStore, MapStore};
+use pathwise_store::{SourceChunkRecord, SourceDocumentRecord};
 use serde::Serialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -191,7 +193,7 @@ fn document_name(name: &str) -> AppResult<String> {
     Ok(name.to_string())
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
     /// Read one file (its name picks the format) into chunks and store them as the learner's
     /// document of that name, keeping the chunks an earlier version already had.
     pub async fn ingest_document(&self, learner: LearnerId, name: &str, bytes: Vec<u8>) -> AppResult<IngestedDocument> {

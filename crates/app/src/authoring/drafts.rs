@@ -4,13 +4,15 @@
 //! problems. A draft is its author's alone.
 
 use crate::course_tutor::catalog::{course_error, CourseSummary, ImportedCourse};
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_course::draft::{outline_from_headings, CourseDraft, DraftSource, Passage};
 use pathwise_course::{Course, CoursePack, PackFormat};
 use pathwise_domain::{CourseDraftId, LearnerId, SourceChunkId, SourceDocumentId};
 use pathwise_items::{Band, Target};
-use pathwise_store::{CourseDraftRecord, SourceDocumentRecord, Store};
+use pathwise_store::{AuthoringStore, MapStore, TutorStore, UsageStore};
+use pathwise_store::{CourseDraftRecord, SourceDocumentRecord};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
@@ -155,7 +157,7 @@ fn read_draft(record: &CourseDraftRecord) -> AppResult<CourseDraft> {
         .map_err(|e| AppError::internal(format!("stored draft {} is unreadable: {e}", record.id)))
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AuthoringStore + MapStore + TutorStore + UsageStore> App<S> {
     /// Draft a course's outline from the learner's documents, without a model: a unit per
     /// section of their headings, in document order, each the prerequisite of the next.
     pub async fn draft_course(&self, learner: LearnerId, input: NewDraft) -> AppResult<DraftView> {

@@ -7,6 +7,7 @@
 //! the prompts themselves.
 
 use crate::course_tutor::prompt::CHARS_PER_TOKEN;
+use crate::StoreHandle;
 use crate::{App, AppResult};
 use pathwise_course::draft::{CourseDraft, DraftUnit, Passage};
 use pathwise_course::proposal::{
@@ -14,7 +15,7 @@ use pathwise_course::proposal::{
 };
 use pathwise_domain::{LearnerId, SourceChunkId};
 use pathwise_llm::{prompts, schema, Message, Request, Session};
-use pathwise_store::Store;
+use pathwise_store::{MapStore, UsageStore};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -96,7 +97,7 @@ pub(crate) fn estimate(
     estimate
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + MapStore + UsageStore> App<S> {
     /// The model's outline of `draft` (the headings' outline) in its place, when it keeps
     /// every rule within two tries.
     pub(crate) async fn outline_with_model(

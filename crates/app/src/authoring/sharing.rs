@@ -1,9 +1,11 @@
 //! Who sees a course a learner published: its owner shares it with other learners, one by
 //! one, and may take it back. A course that is not theirs is not found, as if there were none.
 
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::LearnerId;
-use pathwise_store::{Store, StoreError};
+use pathwise_store::StoreError;
+use pathwise_store::{AuthoringStore, MapStore, TutorStore};
 use serde::Serialize;
 
 /// The learners a published course is shared with.
@@ -14,7 +16,7 @@ pub struct CourseShares {
     pub learners: Vec<LearnerId>,
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AuthoringStore + MapStore + TutorStore> App<S> {
     /// Let `learner` see the owner's course (sharing twice is sharing once).
     pub async fn share_course(&self, owner: LearnerId, course_id: &str, learner: LearnerId) -> AppResult<CourseShares> {
         let owner = self.course_owner(Some(owner), course_id).await?;

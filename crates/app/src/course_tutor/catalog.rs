@@ -2,11 +2,13 @@
 //! the in-memory copy each server keeps of a course with its retrieval index, rebuilt from
 //! the store whenever the stored course changes.
 
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_course::{builtin_courses, Course, CourseError, CoursePack, PackFormat, Tier};
 use pathwise_domain::LearnerId;
 use pathwise_retrieval::CourseIndex;
-use pathwise_store::{CourseRecord, Store};
+use pathwise_store::CourseRecord;
+use pathwise_store::{AuthoringStore, MapStore, TutorStore};
 use serde::Serialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -127,7 +129,7 @@ pub(crate) fn course_error(error: CourseError) -> AppError {
     AppError::new(ErrorKind::Invalid, ErrorCode::InvalidCourse, error.to_string()).with_details(details)
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AuthoringStore + MapStore + TutorStore> App<S> {
     /// Check a course pack and store it (replacing a course of the same id). Nothing is
     /// stored when anything is wrong.
     pub async fn import_course(&self, text: &str, format: PackFormat) -> AppResult<ImportedCourse> {

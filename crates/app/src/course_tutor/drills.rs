@@ -10,6 +10,7 @@
 use super::evidence::{Evidence, EvidenceWrite};
 use super::messages::{new_message, with_outcome, with_sources, CardOutcome, TutorMessage};
 use super::turn::check_course;
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_course::answer::sentence_holding;
 use pathwise_course::lite::SnapshotLite;
@@ -20,7 +21,11 @@ use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
 use pathwise_llm::{prompts, schema, Message, Request};
-use pathwise_store::{DrillOfferRecord, Store, StoreError};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
+    UsageStore,
+};
+use pathwise_store::{DrillOfferRecord, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -125,7 +130,19 @@ struct ModelGrade {
     common_mistake_tag: Option<String>,
 }
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FsrsStore
+            + JobStore
+            + MapStore
+            + PreferenceStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     pub async fn grade_drill(
         &self,
         learner: LearnerId,

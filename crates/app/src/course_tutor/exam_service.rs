@@ -3,15 +3,18 @@
 //! (`ExternalExamService`). The built-in one keeps its state in
 //! Pathwise's store.
 
+use crate::StoreHandle;
 use crate::{AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Duration, Utc};
 pub use pathwise_course::SupportType;
 use pathwise_course::{ExamQuestionSpec, ExamStatus, QuestionStatus};
 use pathwise_domain::LearnerId;
-use pathwise_store::{ExamEventRecord, ExamStatusRecord, Store};
+use pathwise_store::TutorStore;
+use pathwise_store::{ExamEventRecord, ExamStatusRecord};
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -76,13 +79,24 @@ pub fn passed_error(question: &str) -> AppError {
     .with_details(serde_json::json!({ "question_id": question }))
 }
 
+impl<S: StoreHandle + TutorStore> crate::App<S> {
+    /// The exam service the tutor asks: the one configured (`with_exam_service`), else the
+    /// built-in one over this store with the tutor's lockout.
+    pub fn exam_service(&self) -> Arc<dyn ExamService> {
+        match &self.exams {
+            Some(exams) => exams.clone(),
+            None => Arc::new(BuiltinExamService::new(self.store.clone(), self.tutor.lockout)),
+        }
+    }
+}
+
 /// Exam state in Pathwise's own store.
 pub struct BuiltinExamService<S> {
     store: S,
     lockout: Duration,
 }
 
-impl<S: Store> BuiltinExamService<S> {
+impl<S: StoreHandle + TutorStore> BuiltinExamService<S> {
     pub fn new(store: S, lockout: Duration) -> Self {
         BuiltinExamService { store, lockout }
     }
@@ -146,7 +160,7 @@ fn status_at(record: &ExamStatusRecord, now: DateTime<Utc>) -> ExamStatus {
     }
 }
 
-impl<S: Store> ExamService for BuiltinExamService<S> {
+impl<S: StoreHandle + TutorStore> ExamService for BuiltinExamService<S> {
     fn statuses<'a>(
         &'a self,
         learner: LearnerId,

@@ -7,13 +7,17 @@ use super::evidence::{Evidence, EvidenceWrite};
 use super::exam_service::SupportType;
 use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
 use super::turn::check_course;
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::{ExamQuestionSpec, MasteryTier, QuestionStatus, Tier};
 use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
 use pathwise_domain::{LearnerId, ThreadId};
-use pathwise_store::Store;
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
+    UsageStore,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
@@ -74,7 +78,19 @@ pub struct SupportViewedReply {
     pub snapshot_lite: SnapshotLite,
 }
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FsrsStore
+            + JobStore
+            + MapStore
+            + PreferenceStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     /// The question of an exam event, checked: in the course, offered in this thread, about
     /// the unit named.
     async fn offered_question<'c>(
@@ -133,7 +149,8 @@ impl<S: Store> App<S> {
             ));
         }
         let now = self.now();
-        let outcome = self.exams.submit(learner, loaded.course.id(), question, request.selected_index, now).await?;
+        let outcome =
+            self.exam_service().submit(learner, loaded.course.id(), question, request.selected_index, now).await?;
         let current = self.course_snapshot(learner, &loaded).await?;
         let before = current.snapshot.tier(&request.unit_id);
         // The tier the answer earns, for the reply kept on the timeline (written with the
@@ -207,8 +224,10 @@ impl<S: Store> App<S> {
             ));
         }
         let now = self.now();
-        let status =
-            self.exams.support_viewed(learner, loaded.course.id(), question, request.support_type, now).await?;
+        let status = self
+            .exam_service()
+            .support_viewed(learner, loaded.course.id(), question, request.support_type, now)
+            .await?;
         let unit = request.unit_id.clone();
         // A passed question is not locked by its memo, nor queued to revisit.
         let passed = status.status == QuestionStatus::Passed;

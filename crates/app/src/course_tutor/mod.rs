@@ -81,7 +81,7 @@ pub struct TutorPromptBudget {
     pub why: String,
 }
 
-impl<S: crate::Store> crate::App<S> {
+impl<S: crate::StoreHandle> crate::App<S> {
     /// The prompt a tutor turn may send: `llm_prompt_tokens` when it is set; else what the
     /// model, at the speed measured from its replies so far, reads in time to answer within
     /// the target turn time; else (nothing measured yet) [`UNMEASURED_PROMPT_TOKENS`].

@@ -3,6 +3,7 @@
 //! and written back by compare-and-set.
 
 use super::catalog::LoadedCourse;
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_course::{Course, StudentSnapshot};
@@ -11,7 +12,8 @@ use pathwise_domain::graph::{recompute_depths, GraphLimits, COURSE_KEY};
 use pathwise_domain::mastery::TierCounts;
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
 use pathwise_domain::{EdgeType, LearnerId, MapStatus, MindMapId, NodeId};
-use pathwise_store::{CourseMap, SnapshotRecord, Store, TutorCommit, TutorStep};
+use pathwise_store::{AuthoringStore, JobStore, MapStore, TutorStore};
+use pathwise_store::{CourseMap, SnapshotRecord, TutorCommit, TutorStep};
 use serde_json::json;
 
 /// How often a step is tried when the snapshot changes under it.
@@ -45,7 +47,7 @@ fn is_conflict(error: &AppError) -> bool {
     error.kind == ErrorKind::Conflict && error.code == ErrorCode::Conflict
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + AuthoringStore + JobStore + MapStore + TutorStore> App<S> {
     /// The learner's snapshot of a course, made (with the learner's map of the course) on
     /// first use (`getOrCreateSnapshot`).
     pub(crate) async fn course_snapshot(

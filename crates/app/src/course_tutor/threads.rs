@@ -4,11 +4,16 @@
 use super::messages::{Thread, TutorMessage};
 use crate::paging::{window, Paged};
 use crate::queries::{ListThreadsQuery, MessagesQuery, PageQuery};
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::StudentSnapshot;
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
-use pathwise_store::{Store, ThreadRecord};
+use pathwise_store::ThreadRecord;
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
+    UsageStore,
+};
 use serde::{Deserialize, Serialize};
 
 const MAX_TITLE_CHARS: usize = 200;
@@ -47,7 +52,19 @@ pub struct SnapshotView {
     pub mind_map_id: Option<pathwise_domain::MindMapId>,
 }
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FsrsStore
+            + JobStore
+            + MapStore
+            + PreferenceStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     pub async fn create_thread(&self, learner: LearnerId, input: CreateThread) -> AppResult<Thread> {
         let loaded = self.course_for(learner, &input.course_id).await.map_err(|e| {
             if e.kind == crate::ErrorKind::NotFound {
@@ -125,7 +142,7 @@ impl<S: Store> App<S> {
         questions.dedup();
         if !questions.is_empty() {
             let now = self.now();
-            let statuses = self.exams.statuses(learner, &thread.course_id, &questions, now).await?;
+            let statuses = self.exam_service().statuses(learner, &thread.course_id, &questions, now).await?;
             for message in &mut messages {
                 if let Some(pathwise_course::TutorCard::Exam { question_id, locked_until, .. }) = &mut message.card {
                     *locked_until = statuses

@@ -8,6 +8,7 @@ use super::messages::{appended, new_message, with_sources, TutorMessage};
 use super::prompt::{build_prompt_within, offered_passages, TurnContext};
 use super::request::TurnRequest;
 use super::snapshots::VersionedSnapshot;
+use crate::StoreHandle;
 use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_course::answer::{unit_answer, MaterialAnswer};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
@@ -26,7 +27,11 @@ use pathwise_course::{
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_llm::{parse_json_reply, Usage};
 use pathwise_retrieval::Query;
-use pathwise_store::{Store, ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
+    UsageStore,
+};
+use pathwise_store::{ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep};
 use serde::Serialize;
 
 use std::collections::HashMap;
@@ -267,7 +272,19 @@ impl Decided<'_> {
 
 type At = chrono::DateTime<chrono::Utc>;
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FsrsStore
+            + JobStore
+            + MapStore
+            + PreferenceStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     /// A tutor turn, in steps: check the request, read the learner's input (mapping and
     /// policy), ask the exam service, retrieve, decide (the model within the policy, or the
     /// fallback), then store the timeline, the turn's log and the snapshot together.
@@ -582,8 +599,11 @@ impl<S: Store> App<S> {
         now: chrono::DateTime<chrono::Utc>,
     ) -> AppResult<RevisitLite> {
         let ids: Vec<String> = snap.snapshot.revisit_queue.keys().cloned().collect();
-        let statuses =
-            if ids.is_empty() { HashMap::new() } else { self.exams.statuses(learner, course, &ids, now).await? };
+        let statuses = if ids.is_empty() {
+            HashMap::new()
+        } else {
+            self.exam_service().statuses(learner, course, &ids, now).await?
+        };
         Ok(revisit_summary(&snap.snapshot, &statuses, now))
     }
 
@@ -631,7 +651,7 @@ impl<S: Store> App<S> {
         if ids.is_empty() {
             return Ok((ExamAvailability::none(), ids, HashMap::new()));
         }
-        let statuses = self.exams.statuses(learner, loaded.course.id(), &ids, now).await?;
+        let statuses = self.exam_service().statuses(learner, loaded.course.id(), &ids, now).await?;
         Ok((exam_availability(&ids, &statuses), ids, statuses))
     }
 

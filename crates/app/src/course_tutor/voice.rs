@@ -1,11 +1,12 @@
 //! Voice input: a recording in, its text out, for the learner to confirm before it is sent.
 
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 
 /// The longest recording accepted, in bytes (about two minutes of Opus speech).
 pub const MAX_RECORDING_BYTES: usize = 1024 * 1024;
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle> App<S> {
     pub async fn transcribe(&self, audio: Vec<u8>, content_type: &str) -> AppResult<String> {
         let Some(transcriber) = &self.transcriber else {
             return Err(AppError::new(

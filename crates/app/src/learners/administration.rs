@@ -2,10 +2,15 @@
 //! learner deleted with everything that is theirs.
 
 use crate::paging::{window, Paged};
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, SessionEndReason, SessionId};
 use pathwise_store::LearnerActivity;
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, LearnerAdminStore, MapStore,
+    PreferenceStore, SessionStore, TutorStore, UsageStore,
+};
 use serde::Serialize;
 
 /// A learner as the operator lists them.
@@ -49,7 +54,22 @@ pub struct DeletedLearner {
     pub sessions_ended: Vec<SessionId>,
 }
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FlowStore
+            + FsrsStore
+            + JobStore
+            + LearnerAdminStore
+            + MapStore
+            + PreferenceStore
+            + SessionStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     /// Learners in the order they were made, a page at a time.
     pub async fn list_learners(&self, offset: Option<i64>, limit: Option<i64>) -> AppResult<Paged<LearnerSummary>> {
         let (offset, limit) = window(offset, limit)?;

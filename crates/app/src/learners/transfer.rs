@@ -12,11 +12,13 @@
 //! credential. Courses are shared authored content, not the learner's: the importing server
 //! must have the courses the learner's threads and snapshots are about.
 
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Learner, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Learner};
 use chrono::{DateTime, Utc};
 use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::LearnerId;
 use pathwise_store::learner_rows::LearnerRows;
+use pathwise_store::{LearnerAdminStore, MapStore, TutorStore};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -110,7 +112,7 @@ fn check_version(version: u64) -> AppResult<()> {
     ))
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + LearnerAdminStore + MapStore + TutorStore> App<S> {
     /// Everything about the learner, as of one moment.
     pub async fn export_learner(&self, id: LearnerId) -> AppResult<LearnerDocument> {
         let rows = self.store.learner_rows(id).await?.ok_or_else(|| AppError::not_found("learner", id))?;

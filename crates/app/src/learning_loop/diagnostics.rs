@@ -12,13 +12,15 @@
 use crate::learning_loop::grading::{caller_question, clean_answer, grade_answer, AnswerGrade, CallerGrade};
 use crate::learning_loop::model_tasks;
 use crate::learning_loop::teaching::AnswerInput;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::flow::{
     AnswerTarget, AnsweredProbe, AnsweredQuestion, DiagnosticState, Flow, InventoryConcept, PendingQuestion, Phase,
 };
 use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, ResponseType};
 use pathwise_llm::{LlmError, Session};
+use pathwise_store::{FlowStore, JobStore, MapStore, UsageStore};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -133,7 +135,7 @@ fn no_probe_waiting() -> AppError {
     )
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + FlowStore + JobStore + MapStore + UsageStore> App<S> {
     /// Start the diagnostic of a pending flow with the model's inventory and first probe.
     pub async fn diagnostic_start(&self, learner: LearnerId, id: FlowId) -> AppResult<DiagnosticStep> {
         self.diagnostic_begin(learner, id, StartDiagnostic::default()).await

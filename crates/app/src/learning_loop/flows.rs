@@ -4,10 +4,12 @@
 //! sessions stepping the same flow at once cannot both succeed.
 
 use crate::paging::{window, Paged};
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::flow::Flow;
 use pathwise_domain::lifecycle::{clean_text, MAX_TITLE_CHARS};
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, MapStatus};
+use pathwise_store::{FlowStore, JobStore, MapStore};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -32,7 +34,7 @@ pub struct StartFlow {
 
 const MAX_GOAL_CHARS: usize = 500;
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + FlowStore + JobStore + MapStore> App<S> {
     /// A new flow for a topic, pending: nothing asked or planned yet. Refused, storing
     /// nothing, when its steps would need a language model and none is configured.
     pub async fn flow_start(&self, learner: LearnerId, input: StartFlow) -> AppResult<Flow> {

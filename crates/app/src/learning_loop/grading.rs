@@ -4,10 +4,12 @@
 //! flow is a model itself), by Pathwise's model otherwise. A caller's question is checked
 //! like the model's before it is asked.
 
-use crate::{learning_loop::model_tasks, App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{learning_loop::model_tasks, App, AppError, AppResult};
 use pathwise_domain::mastery::Quality;
 use pathwise_domain::question::{self, ChoiceGrade, GradedBy, Question, QuestionKind};
 use pathwise_domain::LearnerId;
+use pathwise_store::{MapStore, UsageStore};
 
 /// The operation a model's grade is recorded under.
 pub const GRADING: &str = "grading";
@@ -63,7 +65,7 @@ pub(crate) fn clean_answer(answer: &str) -> AppResult<String> {
 
 /// Grade an answer: exactly against the key of a choice question; a free-text one by the
 /// caller's grade, or by the model against its rubric.
-pub(crate) async fn grade_answer<S: Store>(
+pub(crate) async fn grade_answer<S: StoreHandle + MapStore + UsageStore>(
     app: &App<S>,
     learner: LearnerId,
     question: &Question,
@@ -101,7 +103,7 @@ fn exact_grade(question: &Question, graded: ChoiceGrade) -> AnswerGrade {
     AnswerGrade { quality: graded.quality, correct: graded.correct, feedback, graded_by: GradedBy::Exact }
 }
 
-async fn grade_by_model<S: Store>(
+async fn grade_by_model<S: StoreHandle + MapStore + UsageStore>(
     app: &App<S>,
     learner: LearnerId,
     question: &Question,

@@ -10,7 +10,8 @@
 //! graph is stored, in one transaction.
 
 use crate::maps::curriculum::GenerateInput;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::curriculum::{self, ConceptSpec, Decomposition, EdgeSpec};
 use pathwise_domain::edit::MAX_LABEL_CHARS;
 use pathwise_domain::lifecycle;
@@ -19,6 +20,7 @@ use pathwise_domain::model::{MapAggregate, Metadata};
 use pathwise_domain::model_graph;
 use pathwise_domain::{MindMapId, NodeId};
 use pathwise_llm::{prompts, schema, Message, Request, Session, Tool, ToolCall};
+use pathwise_store::{JobStore, MapStore, UsageStore};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -250,7 +252,7 @@ pub(crate) fn model_failed(message: String) -> AppError {
     AppError::new(ErrorKind::Upstream, ErrorCode::LlmInvalidGraph, message)
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + JobStore + MapStore + UsageStore> App<S> {
     /// The model's decomposition of `input.topic`, checked by the planning rules; its tokens
     /// are recorded whatever the outcome.
     pub(crate) async fn model_decomposition(

@@ -6,12 +6,14 @@ pub mod generation;
 pub mod replanning;
 
 use crate::paging::{window, Paged};
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::edit::{self, NewNode, NodePatch};
 use pathwise_domain::graph;
 use pathwise_domain::lifecycle;
 use pathwise_domain::model::{Edge, MapAggregate, MapChanges, Metadata, MindMap, Node};
 use pathwise_domain::{DomainError, EdgeType, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
+use pathwise_store::{JobStore, MapStore};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -88,7 +90,7 @@ pub struct Subtree {
     pub edges: Vec<Edge>,
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + JobStore + MapStore> App<S> {
     pub async fn create_map(&self, learner: LearnerId, input: CreateMap) -> AppResult<MindMap> {
         let map = lifecycle::new_map(
             MindMapId(Self::new_id()),

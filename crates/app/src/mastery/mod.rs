@@ -8,13 +8,18 @@ pub mod fsrs_parameters;
 pub mod preferences;
 
 use crate::paging::{window, Paged};
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::evidence::{Earned, Evidence};
 use pathwise_domain::lifecycle::clean_text;
 use pathwise_domain::mastery::{self, MapSummary, Quality, Struggle, STRUGGLE_HISTORY};
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::recording::ResponseRules;
 use pathwise_domain::{LearnerId, MindMapId, NodeId, ResponseId, ResponseType};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
+    UsageStore,
+};
 use pathwise_store::{NewResponse, ResponseFilter, StoreError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -96,7 +101,19 @@ pub struct Recorded {
     pub replayed: bool,
 }
 
-impl<S: Store> App<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FsrsStore
+            + JobStore
+            + MapStore
+            + PreferenceStore
+            + TutorStore
+            + UsageStore,
+    > App<S>
+{
     /// `mastery_record_response`: the only way a response is written. The response and the
     /// node's new score, status and SM-2 state are stored in one transaction.
     pub async fn record_response(&self, learner: LearnerId, input: RecordResponse) -> AppResult<RecordedResponse> {

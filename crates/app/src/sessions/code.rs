@@ -3,11 +3,13 @@
 //! the sandbox; the outputs are compared outside it.
 
 use super::bank::{BankItem, Scored};
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_sandbox::{Submission, TestCase};
+use pathwise_store::MapStore;
 use serde_json::json;
 
-pub(crate) async fn run<S: Store>(app: &App<S>, item: &BankItem, code: &str) -> AppResult<Scored> {
+pub(crate) async fn run<S: StoreHandle + MapStore>(app: &App<S>, item: &BankItem, code: &str) -> AppResult<Scored> {
     let task = item.code.as_ref().ok_or_else(|| {
         AppError::invalid("response.code", format!("item {} is not a code item; answer it with its widget", item.id))
     })?;

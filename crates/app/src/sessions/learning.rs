@@ -9,13 +9,18 @@ use super::config::{LearningConfig, SessionConfig};
 use super::state::{LearningResult, SessionState};
 use super::turn::Turn;
 use crate::mastery::RecordResponse;
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::evidence::{Evidence, Form, Outcome};
 use pathwise_domain::model::Node;
 use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{LearnerId, MasteryStatus, ResponseType, SessionEndReason};
 use pathwise_llm::{prompts, Message, Request};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
+    TutorStore, UsageStore,
+};
 use serde_json::{json, Value};
 
 const DEFAULT_MAX_ITEMS: u32 = 10;
@@ -23,7 +28,19 @@ const OPERATION: &str = "session_learning";
 
 /// Resolve the concepts and skill blueprints a learning session practises before it is
 /// created: every concept must be a node of the map, every blueprint one of the library.
-pub(crate) async fn check_config<S: Store>(
+pub(crate) async fn check_config<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
     app: &App<S>,
     learner: LearnerId,
     config: &LearningConfig,
@@ -58,7 +75,22 @@ pub(crate) async fn check_config<S: Store>(
     Ok(())
 }
 
-pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
+pub(crate) async fn step<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    turn: &mut Turn,
+) -> AppResult<()> {
     let SessionConfig::Learning(config) = turn.config.clone() else {
         return Err(AppError::internal("learning step on a session of another type"));
     };
@@ -117,7 +149,22 @@ pub(crate) async fn step<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<(
 }
 
 /// Act on the answer respond recorded, if the agent has not yet.
-pub(crate) async fn consume<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
+pub(crate) async fn consume<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    turn: &mut Turn,
+) -> AppResult<()> {
     let SessionConfig::Learning(config) = turn.config.clone() else {
         return Err(AppError::internal("learning step on a session of another type"));
     };
@@ -128,7 +175,24 @@ pub(crate) async fn consume<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResul
 }
 
 /// Score the answer, record it as a response to the concept, and give feedback.
-async fn evaluate<S: Store>(app: &App<S>, turn: &mut Turn, config: &LearningConfig, call: &str) -> AppResult<()> {
+async fn evaluate<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    turn: &mut Turn,
+    config: &LearningConfig,
+    call: &str,
+) -> AppResult<()> {
     let learner = turn.record.learner_id;
     let answered =
         turn.state.answered(call).cloned().ok_or_else(|| AppError::internal("unprocessed answer missing"))?;
@@ -202,7 +266,24 @@ fn evidence_of(correct: bool, credit: f64, response: &ClientResponse) -> Evidenc
     Evidence::Checked { form, outcome }
 }
 
-async fn explain<S: Store>(app: &App<S>, learner: LearnerId, turn: &Turn, node: &Node) -> AppResult<String> {
+async fn explain<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    learner: LearnerId,
+    turn: &Turn,
+    node: &Node,
+) -> AppResult<String> {
     let plain = crate::learning_loop::feedback::practise_intro(&node.label, node.description.as_deref());
     if !app.llm().is_configured() {
         return Ok(plain);
@@ -215,7 +296,19 @@ async fn explain<S: Store>(app: &App<S>, learner: LearnerId, turn: &Turn, node: 
     worded(app, learner, turn, &task).await.map(|text| if text.is_empty() { plain } else { text })
 }
 
-async fn feedback<S: Store>(
+async fn feedback<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
     app: &App<S>,
     learner: LearnerId,
     turn: &Turn,
@@ -244,7 +337,24 @@ async fn feedback<S: Store>(
 
 /// One short piece of wording from the model, given the session's context; the model sees
 /// no answer key except the one of an item already scored.
-async fn worded<S: Store>(app: &App<S>, learner: LearnerId, turn: &Turn, task: &str) -> AppResult<String> {
+async fn worded<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    learner: LearnerId,
+    turn: &Turn,
+    task: &str,
+) -> AppResult<String> {
     let context = super::projection::context(&turn.record, &turn.state, &turn.config, turn.now);
     let system = prompts::render("session_learning", json!({ "context": context.to_string() }));
     let session = app.llm().session(OPERATION).await?;

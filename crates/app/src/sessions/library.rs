@@ -2,7 +2,9 @@
 //! (`blueprint_id`) and the skills whose blueprints a learning session practises
 //! (`item_templates`). Read-only; answer keys and generators stay on the server.
 
-use crate::{App, Store};
+use crate::App;
+use crate::StoreHandle;
+use pathwise_store::MapStore;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -61,7 +63,7 @@ fn name_of(value: impl Serialize) -> String {
     }
 }
 
-impl<S: Store> App<S> {
+impl<S: StoreHandle + MapStore> App<S> {
     /// The assessments an evaluation can take, by id.
     pub fn library_assessments(&self) -> Vec<AssessmentSummary> {
         let library = self.library();

@@ -6,9 +6,14 @@
 use super::bank;
 use super::config::{EvaluationConfig, SessionConfig};
 use super::state::SessionState;
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::wording::with_article;
 use pathwise_domain::{LearnerId, SessionId, SessionType};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
+    SessionStore, TutorStore, UsageStore,
+};
 
 /// What the new session is made of: its configuration as stored (inline items copied into
 /// it, since its items are resolved from it) and its form, in the order they were missed.
@@ -19,7 +24,20 @@ pub(crate) struct Practice {
 
 const FIELD: &str = "config.missed_in";
 
-pub(crate) async fn missed<S: Store>(
+pub(crate) async fn missed<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + SessionStore
+        + TutorStore
+        + UsageStore,
+>(
     app: &App<S>,
     learner: LearnerId,
     config: &EvaluationConfig,

@@ -5,10 +5,15 @@
 
 use super::turn::Turn;
 use super::{evaluation, learning, survey, thought};
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use chrono::Duration;
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{LearnerId, SessionEndReason, SessionId, SessionStatus, SessionType};
+use pathwise_store::{
+    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
+    SessionStore, TutorStore, UsageStore,
+};
 use pathwise_store::{SessionEvent, SessionRecord};
 use serde_json::{json, Value};
 use std::sync::OnceLock;
@@ -33,7 +38,20 @@ fn process_id() -> &'static str {
     ID.get_or_init(|| format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()))
 }
 
-pub(crate) struct Stream<S: Store> {
+pub(crate) struct Stream<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + SessionStore
+        + TutorStore
+        + UsageStore,
+> {
     pub app: App<S>,
     pub learner: LearnerId,
     pub id: SessionId,
@@ -43,7 +61,21 @@ pub(crate) struct Stream<S: Store> {
     pub out: mpsc::Sender<StreamItem>,
 }
 
-impl<S: Store> Stream<S> {
+impl<
+        S: StoreHandle
+            + AnalyticsStore
+            + AuthoringStore
+            + EvidenceStore
+            + FlowStore
+            + FsrsStore
+            + JobStore
+            + MapStore
+            + PreferenceStore
+            + SessionStore
+            + TutorStore
+            + UsageStore,
+    > Stream<S>
+{
     pub fn new(
         app: App<S>,
         learner: LearnerId,
@@ -155,7 +187,23 @@ impl<S: Store> Stream<S> {
 
 /// One step of the session's agent: start it if new, end it on its time limit, otherwise
 /// let its type decide what comes next (a backend tool, a widget, text, the end).
-pub(crate) async fn advance<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
+pub(crate) async fn advance<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + SessionStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    turn: &mut Turn,
+) -> AppResult<()> {
     if turn.status() == SessionStatus::Created {
         turn.set_status(SessionStatus::Running)?;
         turn.state.started_at = Some(turn.now);
@@ -193,7 +241,23 @@ fn time_limit_minutes(lib: &pathwise_items::Library, turn: &Turn) -> Option<u32>
 }
 
 /// Act on an answer respond recorded before the session ends, so that it counts.
-pub(crate) async fn settle<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
+pub(crate) async fn settle<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + SessionStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    turn: &mut Turn,
+) -> AppResult<()> {
     match turn.record.session_type {
         SessionType::Evaluation => evaluation::consume(app, turn).await,
         SessionType::Survey => survey::consume(turn),
@@ -203,7 +267,23 @@ pub(crate) async fn settle<S: Store>(app: &App<S>, turn: &mut Turn) -> AppResult
 }
 
 /// What a session's completion reports, by type.
-pub(crate) async fn results<S: Store>(app: &App<S>, turn: &Turn) -> AppResult<Value> {
+pub(crate) async fn results<
+    S: StoreHandle
+        + AnalyticsStore
+        + AuthoringStore
+        + EvidenceStore
+        + FlowStore
+        + FsrsStore
+        + JobStore
+        + MapStore
+        + PreferenceStore
+        + SessionStore
+        + TutorStore
+        + UsageStore,
+>(
+    app: &App<S>,
+    turn: &Turn,
+) -> AppResult<Value> {
     match turn.record.session_type {
         SessionType::Evaluation => evaluation::report(app.library(), turn, evaluation::Ended::Early),
         SessionType::Learning => Ok(learning::report(turn)),

@@ -2,14 +2,20 @@
 //! running it in the sandbox against the item's generated tests, for partial credit.
 
 use super::bank::{BankItem, Scored};
-use crate::{App, AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{App, AppError, AppResult};
 use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_items::Answer;
+use pathwise_store::MapStore;
 use serde_json::{json, Value};
 
 /// Score an answer against the item's computed key; code runs in the sandbox against the
 /// item's generated tests, for partial credit.
-pub(crate) async fn score<S: Store>(app: &App<S>, item: &BankItem, response: &ClientResponse) -> AppResult<Scored> {
+pub(crate) async fn score<S: StoreHandle + MapStore>(
+    app: &App<S>,
+    item: &BankItem,
+    response: &ClientResponse,
+) -> AppResult<Scored> {
     let answer = match response {
         ClientResponse::Choice { selected_index, .. } => Answer::Choice(*selected_index),
         ClientResponse::Text { text } => Answer::Text(text.clone()),

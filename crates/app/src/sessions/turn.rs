@@ -3,11 +3,13 @@
 
 use super::config::SessionConfig;
 use super::state::{PendingCall, SessionState};
-use crate::{AppError, AppResult, Store};
+use crate::StoreHandle;
+use crate::{AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_domain::session::widgets::ClientAction;
 use pathwise_domain::session::{check_move, SessionEventKind};
 use pathwise_domain::{SessionEndReason, SessionStatus};
+use pathwise_store::SessionStore;
 use pathwise_store::{SessionEvent, SessionMessage, SessionRecord};
 use serde_json::{json, Value};
 
@@ -156,7 +158,7 @@ impl Turn {
 
     /// Store the step: the state at the next version, the events and messages appended,
     /// or nothing if the session moved on since it was read.
-    pub async fn commit<S: Store>(mut self, store: &S) -> AppResult<SessionRecord> {
+    pub async fn commit<S: StoreHandle + SessionStore>(mut self, store: &S) -> AppResult<SessionRecord> {
         self.record.version += 1;
         self.record.updated_at = self.now;
         self.record.state = serde_json::to_value(&self.state).map_err(|e| AppError::internal(e.to_string()))?;
