@@ -20,6 +20,7 @@ pub mod paging;
 pub mod queries;
 pub mod review_schedule;
 pub mod sessions;
+pub mod stores;
 pub mod usage;
 
 // The operations' modules under the names the front doors have always used.

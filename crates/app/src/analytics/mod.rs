@@ -9,7 +9,7 @@
 mod live;
 
 use crate::maps::curriculum::ReplanInput;
-use crate::StoreHandle;
+use crate::stores::AnalyticsStores;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Duration, Utc};
 use live::LiveMap;
@@ -18,10 +18,6 @@ use pathwise_domain::model::MindMap;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId};
 use pathwise_llm::{prompts, schema, Message, Request};
 use pathwise_notify::{Message as Notification, Recipient};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, LearnerAdminStore, MapStore, PreferenceStore,
-    SnapshotStore, TutorStore, UsageStore,
-};
 use pathwise_store::{Job, Snapshot};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -67,21 +63,7 @@ struct DigestReply {
     body: String,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + LearnerAdminStore
-            + MapStore
-            + PreferenceStore
-            + SnapshotStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: AnalyticsStores> App<S> {
     /// Snapshot every active map for today, re-plan those the feedback rule flags, and
     /// re-plan review jobs; a summary of what was done.
     pub async fn nightly_analytics(&self) -> AppResult<String> {

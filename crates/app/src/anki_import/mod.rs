@@ -11,12 +11,12 @@ mod deck;
 pub use deck::DeckImport;
 
 use crate::fsrs_parameters::FsrsStatus;
-use crate::StoreHandle;
+use crate::stores::FsrsStores;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_anki::{AnkiError, SkipReason};
 use pathwise_domain::graph::ANKI_DECK_KEY;
 use pathwise_domain::{LearnerId, MindMapId, NodeId, SrsScheduler};
-use pathwise_store::{AnalyticsStore, FsrsStore, ImportStore, JobStore, MapStore, PreferenceStore};
+use pathwise_store::ImportStore;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
@@ -69,7 +69,7 @@ pub struct ImportProgress {
     pub doing: String,
 }
 
-impl<S: StoreHandle + AnalyticsStore + FsrsStore + ImportStore + JobStore + MapStore + PreferenceStore> App<S> {
+impl<S: FsrsStores + ImportStore> App<S> {
     /// Import an Anki package for `learner`; `progress` hears after each deck.
     pub async fn import_anki<R>(
         &self,

@@ -10,7 +10,7 @@
 use super::evidence::{Evidence, EvidenceWrite};
 use super::messages::{new_message, with_outcome, with_sources, CardOutcome, TutorMessage};
 use super::turn::check_course;
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_course::answer::sentence_holding;
 use pathwise_course::lite::SnapshotLite;
@@ -21,10 +21,6 @@ use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
 use pathwise_domain::{LearnerId, ThreadId};
 use pathwise_items::{Answer, ItemType};
 use pathwise_llm::{prompts, schema, Message, Request};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use pathwise_store::{DrillOfferRecord, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -130,19 +126,7 @@ struct ModelGrade {
     common_mistake_tag: Option<String>,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     pub async fn grade_drill(
         &self,
         learner: LearnerId,

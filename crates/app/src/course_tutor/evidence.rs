@@ -7,15 +7,11 @@ use super::catalog::LoadedCourse;
 use super::messages::{appended, TutorMessage};
 use super::snapshots::VersionedSnapshot;
 use crate::mastery::{PreparedResponse, RecordResponse};
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppResult, ErrorCode};
 use pathwise_course::StudentSnapshot;
 use pathwise_domain::recording::ResponseRules;
 use pathwise_domain::{LearnerId, ResponseType, ThreadId};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use pathwise_store::{StepResponse, TutorMessageRecord, TutorStep};
 use serde_json::Value;
 
@@ -37,19 +33,7 @@ pub(crate) struct EvidenceWrite<'a> {
     pub graded: Option<(&'a str, &'a Value)>,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     /// Apply `change` to the learner's snapshot, append `records` to the thread, mark the
     /// drill graded and record the evidence as a response on the unit's node, in one
     /// transaction (re-read and re-applied if the snapshot changed meanwhile). A map the

@@ -7,17 +7,13 @@ use super::evidence::{Evidence, EvidenceWrite};
 use super::exam_service::SupportType;
 use super::messages::{new_message, with_outcome, CardOutcome, TutorMessage};
 use super::turn::check_course;
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::{ExamQuestionSpec, MasteryTier, QuestionStatus, Tier};
 use pathwise_domain::evidence::{Evidence as DomainEvidence, Form, Outcome};
 use pathwise_domain::{LearnerId, ThreadId};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema, schemars::JsonSchema)]
@@ -78,19 +74,7 @@ pub struct SupportViewedReply {
     pub snapshot_lite: SnapshotLite,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     /// The question of an exam event, checked: in the course, offered in this thread, about
     /// the unit named.
     async fn offered_question<'c>(

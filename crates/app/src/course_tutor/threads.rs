@@ -4,16 +4,12 @@
 use super::messages::{Thread, TutorMessage};
 use crate::paging::{window, Paged};
 use crate::queries::{ListThreadsQuery, MessagesQuery, PageQuery};
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppError, AppResult};
 use pathwise_course::lite::SnapshotLite;
 use pathwise_course::StudentSnapshot;
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_store::ThreadRecord;
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use serde::{Deserialize, Serialize};
 
 const MAX_TITLE_CHARS: usize = 200;
@@ -52,19 +48,7 @@ pub struct SnapshotView {
     pub mind_map_id: Option<pathwise_domain::MindMapId>,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     pub async fn create_thread(&self, learner: LearnerId, input: CreateThread) -> AppResult<Thread> {
         let loaded = self.course_for(learner, &input.course_id).await.map_err(|e| {
             if e.kind == crate::ErrorKind::NotFound {

@@ -8,7 +8,7 @@ use super::messages::{appended, new_message, with_sources, TutorMessage};
 use super::prompt::{build_prompt_within, offered_passages, TurnContext};
 use super::request::TurnRequest;
 use super::snapshots::VersionedSnapshot;
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_course::answer::{unit_answer, MaterialAnswer};
 use pathwise_course::fallback::{self, fallback_turn, FallbackInput};
@@ -27,10 +27,6 @@ use pathwise_course::{
 use pathwise_domain::{LearnerId, ThreadId, TurnId};
 use pathwise_llm::{parse_json_reply, Usage};
 use pathwise_retrieval::Query;
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use pathwise_store::{ThreadRecord, TurnRecord, TutorMessageRecord, TutorStep};
 use serde::Serialize;
 
@@ -272,19 +268,7 @@ impl Decided<'_> {
 
 type At = chrono::DateTime<chrono::Utc>;
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     /// A tutor turn, in steps: check the request, read the learner's input (mapping and
     /// policy), ask the exam service, retrieve, decide (the model within the policy, or the
     /// fallback), then store the timeline, the turn's log and the snapshot together.

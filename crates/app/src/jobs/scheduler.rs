@@ -4,15 +4,11 @@
 //! batch of due jobs, runs them, and records each firing and the job's next run in one
 //! transaction.
 
-use crate::StoreHandle;
+use crate::stores::SchedulerStores;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Duration, Utc};
 use croner::Cron;
 use pathwise_domain::{JobKind, JobOutcome};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, LearnerAdminStore, MapStore,
-    PreferenceStore, SnapshotStore, TutorStore, UsageStore,
-};
 use pathwise_store::{FinishedJob, Job, JobNext};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -90,22 +86,7 @@ pub struct JobsRun {
     pub expired: usize,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + LearnerAdminStore
-            + MapStore
-            + PreferenceStore
-            + SnapshotStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: SchedulerStores> App<S> {
     /// Create or update the recurring jobs; a bad cron expression names its schedule and
     /// nothing is written.
     pub async fn install_schedules(&self, schedules: &[Schedule]) -> AppResult<()> {
@@ -258,21 +239,7 @@ impl<
 
 /// Run the scheduler until `shutdown` resolves: re-plan changed maps' reviews, then run
 /// due jobs, every `tick`.
-pub async fn run_scheduler<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + LearnerAdminStore
-        + MapStore
-        + PreferenceStore
-        + SnapshotStore
-        + TutorStore
-        + UsageStore,
->(
+pub async fn run_scheduler<S: SchedulerStores>(
     app: App<S>,
     options: WorkerOptions,
     tick: std::time::Duration,
@@ -292,25 +259,7 @@ pub async fn run_scheduler<
     }
 }
 
-async fn run_until_stopped<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + LearnerAdminStore
-        + MapStore
-        + PreferenceStore
-        + SnapshotStore
-        + TutorStore
-        + UsageStore,
->(
-    app: App<S>,
-    options: WorkerOptions,
-    tick: std::time::Duration,
-) {
+async fn run_until_stopped<S: SchedulerStores>(app: App<S>, options: WorkerOptions, tick: std::time::Duration) {
     let stopped = || options.stopping.load(Ordering::Relaxed);
     if let Err(error) = app.sync_all_review_jobs().await {
         tracing::warn!(%error, "could not re-plan review jobs at start-up");

@@ -2,15 +2,12 @@
 //! learner deleted with everything that is theirs.
 
 use crate::paging::{window, Paged};
-use crate::StoreHandle;
+use crate::stores::SessionStores;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, SessionEndReason, SessionId};
 use pathwise_store::LearnerActivity;
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, LearnerAdminStore, MapStore,
-    PreferenceStore, SessionStore, TutorStore, UsageStore,
-};
+use pathwise_store::LearnerAdminStore;
 use serde::Serialize;
 
 /// A learner as the operator lists them.
@@ -54,22 +51,7 @@ pub struct DeletedLearner {
     pub sessions_ended: Vec<SessionId>,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + LearnerAdminStore
-            + MapStore
-            + PreferenceStore
-            + SessionStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: SessionStores + LearnerAdminStore> App<S> {
     /// Learners in the order they were made, a page at a time.
     pub async fn list_learners(&self, offset: Option<i64>, limit: Option<i64>) -> AppResult<Paged<LearnerSummary>> {
         let (offset, limit) = window(offset, limit)?;

@@ -8,15 +8,11 @@
 
 use crate::learning_loop::grading::CallerGrade;
 use crate::learning_loop::teaching::{AnswerInput, TeachingStep};
-use crate::StoreHandle;
+use crate::stores::TeachingStores;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, LearnerId, NodeId};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    TutorStore, UsageStore,
-};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -155,20 +151,7 @@ impl AdvanceFlow {
     }
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: TeachingStores> App<S> {
     /// Take one step of a flow, with whatever the caller wrote for it.
     pub async fn flow_advance(&self, learner: LearnerId, id: FlowId, input: AdvanceFlow) -> AppResult<TeachingStep> {
         input.check_fields()?;

@@ -4,32 +4,15 @@
 
 use crate::learning_loop::grading::caller_question;
 use crate::learning_loop::teaching::{planned_map, TeachingStep, REVIEW};
-use crate::StoreHandle;
+use crate::stores::TeachingStores;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::flow::{Flow, Phase};
 use pathwise_domain::model::Node;
 use pathwise_domain::question::Question;
 use pathwise_domain::{FlowId, FlowStatus, LearnerId, MindMapId, NodeId, ResponseType};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    TutorStore, UsageStore,
-};
 use serde_json::json;
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: TeachingStores> App<S> {
     /// Ask a review of the flow's map, if any is due: of `node_id` (which must be due), or
     /// the most overdue; with `question`, or the model's when there is none.
     pub(crate) async fn review_step(

@@ -11,7 +11,7 @@ use crate::learning_loop::context::context_block;
 use crate::learning_loop::grading::{caller_question, clean_answer, grade_answer, CallerGrade};
 use crate::maps::curriculum::{GenerateInput, PlanSummary};
 use crate::mastery::RecordResponse;
-use crate::StoreHandle;
+use crate::stores::TeachingStores;
 use crate::{learning_loop::model_tasks, App, AppError, AppResult, ErrorCode, ErrorKind};
 use pathwise_domain::curriculum::Decomposition;
 use pathwise_domain::evidence::Evidence;
@@ -25,10 +25,6 @@ use pathwise_domain::{
     EdgeType, FlowId, FlowStatus, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId, ResponseType,
 };
 use pathwise_store::ResponseFilter;
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    TutorStore, UsageStore,
-};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -101,20 +97,7 @@ pub(crate) fn new_question_id() -> String {
     format!("q_{}", uuid::Uuid::new_v4().simple())
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: TeachingStores> App<S> {
     /// Plan the flow's map from `decomposition`, or the model's when there is none: from a
     /// pending flow (no diagnostic) or after the diagnostic.
     pub(crate) async fn plan_step(

@@ -1,16 +1,12 @@
 //! Planning a map from a decomposition, re-planning it, and choosing the next concept.
 
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppError, AppResult, ErrorCode};
 use pathwise_domain::curriculum::{self, AddedConcept, Decomposition, DiagnosticResult, OnExisting};
 use pathwise_domain::edit::NewNode;
 use pathwise_domain::lifecycle;
 use pathwise_domain::model::{MapAggregate, MapChanges, Metadata, MindMap, Node};
 use pathwise_domain::{outline, DomainError, LearnerId, MapStatus, MasteryStatus, MindMapId, NodeId};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
@@ -173,19 +169,7 @@ fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Diagnos
     })
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     /// Plan an existing empty draft map from a decomposition: validated as a whole and
     /// stored in one transaction, or not at all.
     pub async fn plan_map(&self, learner: LearnerId, map: MindMapId, input: PlanInput) -> AppResult<PlanSummary> {

@@ -6,16 +6,12 @@
 
 use crate::maps::curriculum::AddConceptInput;
 use crate::maps::generation::model_failed;
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppResult};
 use pathwise_domain::curriculum;
 use pathwise_domain::model::MapAggregate;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId, NodeId};
 use pathwise_llm::{prompts, schema, Message, Request, Session, Tool, ToolCall};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -89,19 +85,7 @@ fn propose(agg: &MapAggregate, proposals: &[AddConceptInput], call: &ToolCall) -
     })
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     /// The missing prerequisites the model proposes for `map`, checked against the rules.
     pub(crate) async fn proposed_prerequisites(
         &self,

@@ -3,32 +3,16 @@
 //! whose first response is its introduction. So a learner can see which scheduler, SM-2 or
 //! FSRS, would have served them better.
 
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppResult};
 use pathwise_domain::LearnerId;
 use pathwise_srs::{write_review_log, ReviewRow};
 use pathwise_store::ResponseFilter;
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 
 /// Responses read per query.
 const PAGE: i64 = 500;
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     pub async fn review_log(&self, learner: LearnerId) -> AppResult<String> {
         let filter = ResponseFilter::default();
         let mut rows = Vec::new();

@@ -5,7 +5,7 @@
 //! A learner who switches to FSRS has their history replayed into each node's FSRS memory
 //! first. SM-2 learners pay nothing: the choice is cached for a short while.
 
-use crate::StoreHandle;
+use crate::stores::FsrsStores;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_domain::evidence::Rating;
@@ -13,7 +13,6 @@ use pathwise_domain::model::Node;
 use pathwise_domain::{srs, LearnerId, ResponseType, SrsScheduler};
 use pathwise_srs::{fsrs_review, FsrsMemory, DEFAULT_DESIRED_RETENTION};
 use pathwise_store::NodeFsrs;
-use pathwise_store::{AnalyticsStore, FsrsStore, JobStore, MapStore, PreferenceStore};
 
 /// Each learner's choice of scheduler, read again every little while.
 pub(crate) type SchedulerChoices = crate::learner_cache::LearnerCache<SrsScheduler>;
@@ -24,7 +23,7 @@ pub(crate) struct FsrsBefore {
     memory: Option<NodeFsrs>,
 }
 
-impl<S: StoreHandle + AnalyticsStore + FsrsStore + JobStore + MapStore + PreferenceStore> App<S> {
+impl<S: FsrsStores> App<S> {
     async fn scheduler_of(&self, learner: LearnerId) -> AppResult<SrsScheduler> {
         if let Some(choice) = self.scheduler_choices.get(learner) {
             return Ok(choice);

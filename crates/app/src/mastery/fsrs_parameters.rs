@@ -5,12 +5,11 @@
 //! history into every concept's FSRS memory, so that FSRS starts from what they did, not
 //! from the next review.
 
-use crate::StoreHandle;
+use crate::stores::FsrsStores;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, NodeId, ResponseType};
 use pathwise_srs::{FsrsParameters, FsrsScheduler, LearnerFit, ReviewLog, ReviewRow};
-use pathwise_store::{AnalyticsStore, FsrsStore, JobStore, MapStore, PreferenceStore};
 use pathwise_store::{LearnerFsrs, NodeFsrs};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -98,7 +97,7 @@ fn stored(fit: &LearnerFit, fitted_at: DateTime<Utc>) -> LearnerFsrs {
     }
 }
 
-impl<S: StoreHandle + AnalyticsStore + FsrsStore + JobStore + MapStore + PreferenceStore> App<S> {
+impl<S: FsrsStores> App<S> {
     /// Which FSRS parameters schedule the learner, and how well they predict them.
     pub async fn fsrs_status(&self, learner: LearnerId) -> AppResult<FsrsStatus> {
         Ok(FsrsStatus::of(self.store.learner_fsrs(learner).await?))

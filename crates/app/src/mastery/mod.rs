@@ -8,7 +8,7 @@ pub mod fsrs_parameters;
 pub mod preferences;
 
 use crate::paging::{window, Paged};
-use crate::StoreHandle;
+use crate::stores::MasteryStores;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::evidence::{Earned, Evidence};
 use pathwise_domain::lifecycle::clean_text;
@@ -16,10 +16,6 @@ use pathwise_domain::mastery::{self, MapSummary, Quality, Struggle, STRUGGLE_HIS
 use pathwise_domain::model::{Node, QuizResponse};
 use pathwise_domain::recording::ResponseRules;
 use pathwise_domain::{LearnerId, MindMapId, NodeId, ResponseId, ResponseType};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FsrsStore, JobStore, MapStore, PreferenceStore, TutorStore,
-    UsageStore,
-};
 use pathwise_store::{NewResponse, ResponseFilter, StoreError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -101,19 +97,7 @@ pub struct Recorded {
     pub replayed: bool,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: MasteryStores> App<S> {
     /// `mastery_record_response`: the only way a response is written. The response and the
     /// node's new score, status and SM-2 state are stored in one transaction.
     pub async fn record_response(&self, learner: LearnerId, input: RecordResponse) -> AppResult<RecordedResponse> {

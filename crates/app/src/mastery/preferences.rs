@@ -4,13 +4,12 @@
 //! that would schedule them and how well those predict them.
 
 use super::fsrs_parameters::FsrsStatus;
-use crate::StoreHandle;
+use crate::stores::FsrsStores;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, NaiveTime, Utc};
 use pathwise_domain::SrsScheduler;
 use pathwise_domain::{LearnerId, ResponseType};
 use pathwise_store::Preferences;
-use pathwise_store::{AnalyticsStore, FsrsStore, JobStore, MapStore, PreferenceStore};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -46,7 +45,7 @@ pub struct LearnerPreferences {
     pub fsrs: FsrsStatus,
 }
 
-impl<S: StoreHandle + AnalyticsStore + FsrsStore + JobStore + MapStore + PreferenceStore> App<S> {
+impl<S: FsrsStores> App<S> {
     pub async fn preferences(&self, learner: LearnerId) -> AppResult<LearnerPreferences> {
         let preferences = self.store.preferences(learner).await?;
         self.with_fsrs_status(learner, preferences).await

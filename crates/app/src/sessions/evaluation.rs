@@ -11,15 +11,11 @@ use super::config::{EvaluationConfig, SessionConfig};
 use super::scoring::score;
 use super::state::{EvaluationState, ItemResult, SessionState};
 use super::turn::Turn;
-use crate::StoreHandle;
+use crate::stores::TeachingStores;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::SessionEndReason;
 use pathwise_items::Library;
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    TutorStore, UsageStore,
-};
 use serde_json::{json, Value};
 
 /// Plan the form when the session is created, so that a bad blueprint is refused before
@@ -42,22 +38,7 @@ pub(crate) fn blueprint_time_limit(lib: &Library, config: &EvaluationConfig) -> 
     bank::blueprint_time_limit(lib, config)
 }
 
-pub(crate) async fn step<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn step<S: TeachingStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     let SessionConfig::Evaluation(config) = turn.config.clone() else {
         return Err(AppError::internal("evaluation step on a session of another type"));
     };
@@ -78,22 +59,7 @@ pub(crate) async fn step<
 }
 
 /// Score the answer respond recorded, if there is one the agent has not acted on yet.
-pub(crate) async fn consume<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn consume<S: TeachingStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     let SessionConfig::Evaluation(config) = turn.config.clone() else {
         return Err(AppError::internal("evaluation step on a session of another type"));
     };

@@ -9,7 +9,7 @@ use super::config::{LearningConfig, SessionConfig};
 use super::state::{LearningResult, SessionState};
 use super::turn::Turn;
 use crate::mastery::RecordResponse;
-use crate::StoreHandle;
+use crate::stores::TeachingStores;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::evidence::{Evidence, Form, Outcome};
 use pathwise_domain::model::Node;
@@ -17,10 +17,6 @@ use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{LearnerId, MasteryStatus, ResponseType, SessionEndReason};
 use pathwise_llm::{prompts, Message, Request};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    TutorStore, UsageStore,
-};
 use serde_json::{json, Value};
 
 const DEFAULT_MAX_ITEMS: u32 = 10;
@@ -28,19 +24,7 @@ const OPERATION: &str = "session_learning";
 
 /// Resolve the concepts and skill blueprints a learning session practises before it is
 /// created: every concept must be a node of the map, every blueprint one of the library.
-pub(crate) async fn check_config<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
+pub(crate) async fn check_config<S: TeachingStores>(
     app: &App<S>,
     learner: LearnerId,
     config: &LearningConfig,
@@ -75,22 +59,7 @@ pub(crate) async fn check_config<
     Ok(())
 }
 
-pub(crate) async fn step<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn step<S: TeachingStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     let SessionConfig::Learning(config) = turn.config.clone() else {
         return Err(AppError::internal("learning step on a session of another type"));
     };
@@ -149,22 +118,7 @@ pub(crate) async fn step<
 }
 
 /// Act on the answer respond recorded, if the agent has not yet.
-pub(crate) async fn consume<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn consume<S: TeachingStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     let SessionConfig::Learning(config) = turn.config.clone() else {
         return Err(AppError::internal("learning step on a session of another type"));
     };
@@ -175,19 +129,7 @@ pub(crate) async fn consume<
 }
 
 /// Score the answer, record it as a response to the concept, and give feedback.
-async fn evaluate<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
+async fn evaluate<S: TeachingStores>(
     app: &App<S>,
     turn: &mut Turn,
     config: &LearningConfig,
@@ -266,24 +208,7 @@ fn evidence_of(correct: bool, credit: f64, response: &ClientResponse) -> Evidenc
     Evidence::Checked { form, outcome }
 }
 
-async fn explain<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    learner: LearnerId,
-    turn: &Turn,
-    node: &Node,
-) -> AppResult<String> {
+async fn explain<S: TeachingStores>(app: &App<S>, learner: LearnerId, turn: &Turn, node: &Node) -> AppResult<String> {
     let plain = crate::learning_loop::feedback::practise_intro(&node.label, node.description.as_deref());
     if !app.llm().is_configured() {
         return Ok(plain);
@@ -296,19 +221,7 @@ async fn explain<
     worded(app, learner, turn, &task).await.map(|text| if text.is_empty() { plain } else { text })
 }
 
-async fn feedback<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
+async fn feedback<S: TeachingStores>(
     app: &App<S>,
     learner: LearnerId,
     turn: &Turn,
@@ -337,24 +250,7 @@ async fn feedback<
 
 /// One short piece of wording from the model, given the session's context; the model sees
 /// no answer key except the one of an item already scored.
-async fn worded<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    learner: LearnerId,
-    turn: &Turn,
-    task: &str,
-) -> AppResult<String> {
+async fn worded<S: TeachingStores>(app: &App<S>, learner: LearnerId, turn: &Turn, task: &str) -> AppResult<String> {
     let context = super::projection::context(&turn.record, &turn.state, &turn.config, turn.now);
     let system = prompts::render("session_learning", json!({ "context": context.to_string() }));
     let session = app.llm().session(OPERATION).await?;

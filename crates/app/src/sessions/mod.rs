@@ -24,17 +24,13 @@ pub(crate) use bank::builtin_library;
 pub use runner::StreamItem;
 
 use crate::paging::{window, Paged};
-use crate::StoreHandle;
+use crate::stores::SessionStores;
 use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
 use chrono::{DateTime, Utc};
 use config::{CreateSession, SessionConfig};
 use pathwise_domain::session::widgets::ClientResponse;
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{LearnerId, SessionEndReason, SessionId, SessionStatus, SessionType};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    SessionStore, TutorStore, UsageStore,
-};
 use pathwise_store::{SessionMessage, SessionRecord};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -138,21 +134,7 @@ pub struct MessageView {
     pub created_at: DateTime<Utc>,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + SessionStore
-            + TutorStore
-            + UsageStore,
-    > App<S>
-{
+impl<S: SessionStores> App<S> {
     /// `POST /session/`: check the configuration, plan what can be planned, store the session.
     pub async fn create_session(&self, learner: LearnerId, input: CreateSession) -> AppResult<SessionView> {
         let mut config = SessionConfig::parse(input.session_type, &input.config)?;

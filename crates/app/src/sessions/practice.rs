@@ -6,14 +6,10 @@
 use super::bank;
 use super::config::{EvaluationConfig, SessionConfig};
 use super::state::SessionState;
-use crate::StoreHandle;
+use crate::stores::SessionStores;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::wording::with_article;
 use pathwise_domain::{LearnerId, SessionId, SessionType};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    SessionStore, TutorStore, UsageStore,
-};
 
 /// What the new session is made of: its configuration as stored (inline items copied into
 /// it, since its items are resolved from it) and its form, in the order they were missed.
@@ -24,20 +20,7 @@ pub(crate) struct Practice {
 
 const FIELD: &str = "config.missed_in";
 
-pub(crate) async fn missed<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
->(
+pub(crate) async fn missed<S: SessionStores>(
     app: &App<S>,
     learner: LearnerId,
     config: &EvaluationConfig,

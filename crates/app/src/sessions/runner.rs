@@ -5,15 +5,11 @@
 
 use super::turn::Turn;
 use super::{evaluation, learning, survey, thought};
-use crate::StoreHandle;
+use crate::stores::SessionStores;
 use crate::{App, AppError, AppResult};
 use chrono::Duration;
 use pathwise_domain::session::SessionEventKind;
 use pathwise_domain::{LearnerId, SessionEndReason, SessionId, SessionStatus, SessionType};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    SessionStore, TutorStore, UsageStore,
-};
 use pathwise_store::{SessionEvent, SessionRecord};
 use serde_json::{json, Value};
 use std::sync::OnceLock;
@@ -38,20 +34,7 @@ fn process_id() -> &'static str {
     ID.get_or_init(|| format!("{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()))
 }
 
-pub(crate) struct Stream<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
-> {
+pub(crate) struct Stream<S: SessionStores> {
     pub app: App<S>,
     pub learner: LearnerId,
     pub id: SessionId,
@@ -61,21 +44,7 @@ pub(crate) struct Stream<
     pub out: mpsc::Sender<StreamItem>,
 }
 
-impl<
-        S: StoreHandle
-            + AnalyticsStore
-            + AuthoringStore
-            + EvidenceStore
-            + FlowStore
-            + FsrsStore
-            + JobStore
-            + MapStore
-            + PreferenceStore
-            + SessionStore
-            + TutorStore
-            + UsageStore,
-    > Stream<S>
-{
+impl<S: SessionStores> Stream<S> {
     pub fn new(
         app: App<S>,
         learner: LearnerId,
@@ -187,23 +156,7 @@ impl<
 
 /// One step of the session's agent: start it if new, end it on its time limit, otherwise
 /// let its type decide what comes next (a backend tool, a widget, text, the end).
-pub(crate) async fn advance<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn advance<S: SessionStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     if turn.status() == SessionStatus::Created {
         turn.set_status(SessionStatus::Running)?;
         turn.state.started_at = Some(turn.now);
@@ -241,23 +194,7 @@ fn time_limit_minutes(lib: &pathwise_items::Library, turn: &Turn) -> Option<u32>
 }
 
 /// Act on an answer respond recorded before the session ends, so that it counts.
-pub(crate) async fn settle<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn settle<S: SessionStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     match turn.record.session_type {
         SessionType::Evaluation => evaluation::consume(app, turn).await,
         SessionType::Survey => survey::consume(turn),
@@ -267,23 +204,7 @@ pub(crate) async fn settle<
 }
 
 /// What a session's completion reports, by type.
-pub(crate) async fn results<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &Turn,
-) -> AppResult<Value> {
+pub(crate) async fn results<S: SessionStores>(app: &App<S>, turn: &Turn) -> AppResult<Value> {
     match turn.record.session_type {
         SessionType::Evaluation => evaluation::report(app.library(), turn, evaluation::Ended::Early),
         SessionType::Learning => Ok(learning::report(turn)),

@@ -5,37 +5,18 @@
 use super::config::SessionConfig;
 use super::tools::{drop_orphan_results, present_choices, request_free_text, to_model_messages};
 use super::turn::Turn;
-use crate::StoreHandle;
+use crate::stores::SessionStores;
 use crate::{App, AppError, AppResult};
 use pathwise_domain::session::widgets::ClientAction;
 use pathwise_domain::SessionEndReason;
 use pathwise_llm::{prompts, LlmError, Message, Request, MODEL_SETTING};
-use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, MapStore, PreferenceStore,
-    SessionStore, TutorStore, UsageStore,
-};
 use serde_json::json;
 
 pub const DEFAULT_WINDOW_TURNS: u32 = 10;
 const SUMMARY_WORDS: u32 = 200;
 const OPERATION: &str = "session_thought";
 
-pub(crate) fn check_model<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-) -> AppResult<()> {
+pub(crate) fn check_model<S: SessionStores>(app: &App<S>) -> AppResult<()> {
     if app.llm().is_configured() {
         Ok(())
     } else {
@@ -43,23 +24,7 @@ pub(crate) fn check_model<
     }
 }
 
-pub(crate) async fn step<
-    S: StoreHandle
-        + AnalyticsStore
-        + AuthoringStore
-        + EvidenceStore
-        + FlowStore
-        + FsrsStore
-        + JobStore
-        + MapStore
-        + PreferenceStore
-        + SessionStore
-        + TutorStore
-        + UsageStore,
->(
-    app: &App<S>,
-    turn: &mut Turn,
-) -> AppResult<()> {
+pub(crate) async fn step<S: SessionStores>(app: &App<S>, turn: &mut Turn) -> AppResult<()> {
     let SessionConfig::Thought(config) = turn.config.clone() else {
         return Err(AppError::internal("thought step on a session of another type"));
     };
