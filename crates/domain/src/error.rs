@@ -106,6 +106,8 @@ error_codes! {
     RequestTimeout = "request_timeout",
     /// The MCP resource asked for does not exist.
     UnknownResource = "unknown_resource",
+    /// The MCP tool called does not exist.
+    UnknownTool = "unknown_tool",
 
     // The server and what it depends on.
     /// A fault of the server's own; the details are in its log.

@@ -306,7 +306,16 @@ async fn bad_calls_are_tool_errors_that_write_nothing(t: &TestApp) {
     refused(t, &client, "mind_map_fly", json!({}), &["unknown tool", "mind_map_create"]).await;
     refused(t, &client, "mind_map_get", json!({ "mind_map_id": "not-a-uuid" }), &["mind_map_id"]).await;
     let huge = "x".repeat(300 * 1024);
-    refused(t, &client, "mind_map_create", json!({ "title": huge }), &["at most"]).await;
+    refused(t, &client, "mind_map_create", json!({ "title": huge.clone() }), &["at most"]).await;
+    // The registry's own refusals carry a code as the application's do.
+    let codes = [
+        (call(&client, "mind_map_fly", json!({})).await, "unknown_tool"),
+        (call(&client, "mind_map_node_update", json!({ "node_id": a, "lable": "A2" })).await, "invalid"),
+        (call(&client, "mind_map_create", json!({ "title": huge })).await, "body_too_large"),
+    ];
+    for (result, expected) in codes {
+        assert_eq!(code(&result), Some(expected), "{result:?}");
+    }
 
     // Learner B sees none of learner A's ids.
     let other = connect(t, &t.b).await;

@@ -6,7 +6,7 @@
 
 use super::{args, shape};
 use pathwise_app::idempotency::fingerprint;
-use pathwise_app::{App, AppError};
+use pathwise_app::{App, AppError, ErrorCode};
 use pathwise_domain::LearnerId;
 use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject, Tool, ToolAnnotations};
@@ -149,13 +149,17 @@ impl Registry {
     ) -> CallToolResult {
         let Some((handler, keys)) = self.by_name.get(name) else {
             let known: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
-            return failure(format!("unknown tool '{name}'; the tools are: {}", known.join(", ")));
+            return failure(
+                ErrorCode::UnknownTool,
+                format!("unknown tool '{name}'; the tools are: {}", known.join(", ")),
+            );
         };
         let size = arguments.as_ref().map_or(0, |a| serde_json::to_vec(a).map_or(usize::MAX, |bytes| bytes.len()));
         if size > MAX_ARGUMENT_BYTES {
-            return failure(format!(
-                "arguments: {size} bytes; a call's arguments may be at most {MAX_ARGUMENT_BYTES} bytes"
-            ));
+            return failure(
+                ErrorCode::BodyTooLarge,
+                format!("arguments: {size} bytes; a call's arguments may be at most {MAX_ARGUMENT_BYTES} bytes"),
+            );
         }
         let mut arguments = arguments;
         let kept = match (keys, arguments.as_mut()) {
@@ -165,7 +169,12 @@ impl Registry {
                     let asked = serde_json::to_vec(&args).unwrap_or_default();
                     Some((key, fingerprint(&[b"mcp", name.as_bytes(), &asked])))
                 }
-                Some(_) => return failure(format!("{name}: bad arguments: {KEY_ARGUMENT}: must be a string")),
+                Some(_) => {
+                    return failure(
+                        ErrorCode::Invalid,
+                        format!("{name}: bad arguments: {KEY_ARGUMENT}: must be a string"),
+                    )
+                }
                 None => None,
             },
             _ => None,
@@ -173,9 +182,9 @@ impl Registry {
         if let Some((key, asked)) = &kept {
             match app.kept_reply(learner, key, asked).await {
                 Ok(Some(reply)) => {
-                    return serde_json::from_str(&reply.body)
-                        .map(CallToolResult::structured)
-                        .unwrap_or_else(|_| failure("internal error; the server log has the details".into()));
+                    return serde_json::from_str(&reply.body).map(CallToolResult::structured).unwrap_or_else(|_| {
+                        failure(ErrorCode::Internal, "internal error; the server log has the details".into())
+                    });
                 }
                 Ok(None) => {}
                 Err(error) => return refusal(&error, describe(&error)),
@@ -191,7 +200,10 @@ impl Registry {
         let outcome = match handler(app.clone(), learner, arguments) {
             Ok(outcome) => outcome,
             Err(problem) => {
-                return failure(format!("{name}: bad arguments: {problem}; see the tool's inputSchema"));
+                return failure(
+                    ErrorCode::Invalid,
+                    format!("{name}: bad arguments: {problem}; see the tool's inputSchema"),
+                );
             }
         };
         match outcome.await {
@@ -282,19 +294,21 @@ pub(super) fn in_tools(message: &str) -> String {
     text
 }
 
-fn failure(message: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(in_tools(&message))])
-}
-
 /// The key of a tool error's `_meta` that holds its code, as an HTTP error's `code`.
 const CODE_META_KEY: &str = "pathwise/code";
 
-/// A refusal of the application's: its text for the assistant, and its code in `_meta` for a
-/// client that branches on it, since the text is free to change and the code is not.
-fn refusal(error: &AppError, message: String) -> CallToolResult {
-    let mut result = failure(message);
-    result.meta = Some(MetaObject(JsonObject::from_iter([(CODE_META_KEY.to_string(), error.code.as_str().into())])));
+/// A tool error: its text for the assistant, and its code in `_meta` for a client that
+/// branches on it, since the text is free to change and the code is not. Every tool error
+/// has one, the registry's own refusals (an unknown tool, bad arguments) too.
+fn failure(code: ErrorCode, message: String) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(in_tools(&message))]);
+    result.meta = Some(MetaObject(JsonObject::from_iter([(CODE_META_KEY.to_string(), code.as_str().into())])));
     result
+}
+
+/// A refusal of the application's, with its code.
+fn refusal(error: &AppError, message: String) -> CallToolResult {
+    failure(error.code, message)
 }
 
 #[cfg(test)]
