@@ -232,21 +232,13 @@ pub trait FlowStore {
         offset: i64,
         limit: i64,
     ) -> StoreResult<Page<Flow>> {
-        let filter = if status.is_some() { " AND f.status = $2" } else { "" };
-        let count_sql = format!("SELECT COUNT(*) FROM teaching_flows f WHERE f.learner_id = $1{filter}");
-        let page_sql = format!(
-            "SELECT {FLOW_COLUMNS} FROM teaching_flows f WHERE f.learner_id = $1{filter} \
-             ORDER BY f.started_at DESC, f.id LIMIT {limit} OFFSET {offset}"
-        );
-        let mut count = sqlx::query_scalar::<_, i64>(&count_sql).bind(learner.0);
-        let mut page = sqlx::query(&page_sql).bind(learner.0);
-        if let Some(status) = status {
-            count = count.bind(status.as_str());
-            page = page.bind(status.as_str());
-        }
-        let total = count.fetch_one(self.reader()).await?;
-        let items = page.fetch_all(self.reader()).await?.iter().map(flow_from_row).collect::<StoreResult<_>>()?;
-        Ok(Page { items, total: total as u64 })
+        let rows = crate::sql::LearnerListing {
+            table: "teaching_flows",
+            alias: "f",
+            columns: FLOW_COLUMNS,
+            newest_by: "started_at",
+        };
+        learner_page(self.reader(), &rows, learner, status.map(|s| s.as_str()), offset, limit, flow_from_row).await
     }
 
     /// Store `flow` if the stored one is still at `flow.version - 1`; otherwise refuse with

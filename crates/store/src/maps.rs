@@ -36,21 +36,13 @@ pub trait MapStore {
         offset: i64,
         limit: i64,
     ) -> StoreResult<Page<MindMap>> {
-        let filter = if status.is_some() { " AND m.status = $2" } else { "" };
-        let count_sql = format!("SELECT COUNT(*) FROM mind_maps m WHERE m.learner_id = $1{filter}");
-        let page_sql = format!(
-            "SELECT {MAP_COLUMNS} FROM mind_maps m WHERE m.learner_id = $1{filter} \
-             ORDER BY m.created_at DESC, m.id LIMIT {limit} OFFSET {offset}"
-        );
-        let mut count = sqlx::query_scalar::<_, i64>(&count_sql).bind(learner.0);
-        let mut page = sqlx::query(&page_sql).bind(learner.0);
-        if let Some(status) = status {
-            count = count.bind(status.as_str());
-            page = page.bind(status.as_str());
-        }
-        let total = count.fetch_one(self.reader()).await?;
-        let items = page.fetch_all(self.reader()).await?.iter().map(map_from_row).collect::<StoreResult<_>>()?;
-        Ok(Page { items, total: total as u64 })
+        let rows = crate::sql::LearnerListing {
+            table: "mind_maps",
+            alias: "m",
+            columns: MAP_COLUMNS,
+            newest_by: "created_at",
+        };
+        learner_page(self.reader(), &rows, learner, status.map(|s| s.as_str()), offset, limit, map_from_row).await
     }
 
     /// Delete a map with everything in it; false if there was no such map.

@@ -248,6 +248,15 @@ pub(crate) fn map_filter(map: Option<MindMapId>, column: &str, placeholder: usiz
     }
 }
 
+/// Where a learner's rows of one kind are listed from: the table under its alias, the
+/// columns read, and the time the newest come first by.
+pub(crate) struct LearnerListing {
+    pub table: &'static str,
+    pub alias: &'static str,
+    pub columns: &'static str,
+    pub newest_by: &'static str,
+}
+
 pub(crate) fn parse<T: std::str::FromStr>(text: &str) -> crate::StoreResult<T>
 where
     T::Err: std::fmt::Display,
@@ -299,6 +308,35 @@ macro_rules! shared_store {
                 Some(map) => query.bind(map.0),
                 None => query,
             }
+        }
+
+        /// One page of a learner's rows of `of` (with this status, when given), newest
+        /// first, and how many there are in all.
+        pub(crate) async fn learner_page<T>(
+            pool: &sqlx::Pool<$db>,
+            of: &crate::sql::LearnerListing,
+            learner: LearnerId,
+            status: Option<&str>,
+            offset: i64,
+            limit: i64,
+            read: fn(&DbRow) -> StoreResult<T>,
+        ) -> StoreResult<Page<T>> {
+            let crate::sql::LearnerListing { table, alias, columns, newest_by } = of;
+            let filter = if status.is_some() { format!(" AND {alias}.status = $2") } else { String::new() };
+            let count_sql = format!("SELECT COUNT(*) FROM {table} {alias} WHERE {alias}.learner_id = $1{filter}");
+            let page_sql = format!(
+                "SELECT {columns} FROM {table} {alias} WHERE {alias}.learner_id = $1{filter} \
+                 ORDER BY {alias}.{newest_by} DESC, {alias}.id LIMIT {limit} OFFSET {offset}"
+            );
+            let mut count = sqlx::query_scalar::<_, i64>(&count_sql).bind(learner.0);
+            let mut page = sqlx::query(&page_sql).bind(learner.0);
+            if let Some(status) = status {
+                count = count.bind(status);
+                page = page.bind(status);
+            }
+            let total = count.fetch_one(pool).await?;
+            let items = page.fetch_all(pool).await?.iter().map(read).collect::<StoreResult<_>>()?;
+            Ok(Page { items, total: total as u64 })
         }
 
         pub(crate) fn map_from_row(row: &DbRow) -> StoreResult<MindMap> {
