@@ -9,6 +9,7 @@ pub mod authoring;
 pub mod clock;
 pub mod course_tutor;
 pub mod error;
+pub mod fsrs;
 pub mod idempotency;
 pub mod jobs;
 mod learner_cache;
@@ -25,10 +26,11 @@ pub mod usage;
 
 // The operations' modules under the names the front doors have always used.
 pub use course_tutor::voice;
+pub use fsrs::parameters as fsrs_parameters;
 pub use jobs::scheduler;
 pub use learning_loop::{advance, diagnostics, flows, teaching};
 pub use maps::{curriculum, generation, replanning};
-pub use mastery::{fsrs_parameters, preferences};
+pub use mastery::preferences;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{AppError, AppResult, ErrorKind};
@@ -36,6 +38,12 @@ pub use pathwise_domain::ErrorCode;
 pub use pathwise_llm::Llm;
 pub use pathwise_notify::Notifier;
 pub use pathwise_store::{AnyStore, Learner, Store};
+
+/// Identifiers are UUIDv7: unique without coordination, and in creation order, which keeps
+/// index inserts local. Every capability and service makes its ids here.
+pub(crate) fn new_id() -> Uuid {
+    Uuid::now_v7()
+}
 
 /// What every capability asks of its store beside the store traits it uses: a handle that
 /// tasks share and move between threads.
@@ -54,10 +62,14 @@ pub struct App<S = AnyStore> {
     clock: Arc<dyn Clock>,
     llm: Llm,
     limits: GraphLimits,
-    notifiers: Arc<Vec<Arc<dyn pathwise_notify::Notifier>>>,
-    changed_maps: review_schedule::ChangedMaps,
-    scheduler_choices: mastery::fsrs::SchedulerChoices,
-    fsrs_parameters: mastery::fsrs_parameters::ParameterCache,
+    /// Learning analytics, with the model that writes digests and the notifiers.
+    analytics: analytics::Analytics<S>,
+    /// Review jobs kept in step with the maps.
+    review_jobs: review_schedule::ReviewJobs<S>,
+    /// Anki packages brought in, scheduled through the same FSRS service and review jobs.
+    anki: anki_import::AnkiImporter<S>,
+    /// FSRS scheduling, with its one cache of what schedules each learner.
+    fsrs: fsrs::FsrsService<S>,
     /// Where learners' code runs; none when this machine cannot isolate it.
     sandbox: Option<Arc<pathwise_sandbox::Sandbox>>,
     /// The skill and assessment blueprints sessions draw items from.
@@ -71,7 +83,8 @@ pub struct App<S = AnyStore> {
     embedder: Option<Arc<pathwise_llm::Embedder>>,
     /// Speech to text for voice input, when a transcription model is configured.
     transcriber: Option<Arc<pathwise_llm::Transcriber>>,
-    authoring: authoring::AuthoringSettings,
+    /// The learners' own documents, with what ingestion may read.
+    documents: authoring::Documents<S>,
 }
 
 impl<S: StoreHandle> App<S> {
@@ -80,14 +93,18 @@ impl<S: StoreHandle> App<S> {
     }
 
     pub fn with_clock(store: S, clock: Arc<dyn Clock>) -> Self {
+        let fsrs = fsrs::FsrsService::new(store.clone(), clock.clone());
+        let review_jobs = review_schedule::ReviewJobs::new(store.clone(), clock.clone());
+        let documents = authoring::Documents::new(store.clone(), clock.clone(), Default::default());
+        let analytics = analytics::Analytics::new(store.clone(), clock.clone());
         App {
+            anki: anki_import::AnkiImporter::new(store.clone(), clock.clone(), fsrs.clone(), review_jobs.clone()),
+            fsrs,
+            review_jobs,
             clock,
             llm: Llm::offline(),
             limits: GraphLimits::SINGLE_TOPIC,
-            notifiers: Arc::new(Vec::new()),
-            changed_maps: Default::default(),
-            scheduler_choices: Default::default(),
-            fsrs_parameters: Default::default(),
+            analytics,
             sandbox: None,
             library: sessions::builtin_library(),
             courses: Default::default(),
@@ -95,7 +112,7 @@ impl<S: StoreHandle> App<S> {
             tutor: course_tutor::TutorSettings::default(),
             embedder: None,
             transcriber: None,
-            authoring: Default::default(),
+            documents,
             store,
         }
     }
@@ -107,16 +124,18 @@ impl<S: StoreHandle> App<S> {
         self
     }
 
-    /// The same application retrieving course content by embeddings as well as BM25.
+    /// The same application ingesting documents with these settings (where files may be read
+    /// from, and how much).
     pub fn with_authoring_settings(mut self, settings: authoring::AuthoringSettings) -> Self {
-        self.authoring = settings;
+        self.documents = authoring::Documents::new(self.store.clone(), self.clock.clone(), settings);
         self
     }
 
     pub fn authoring_settings(&self) -> &authoring::AuthoringSettings {
-        &self.authoring
+        self.documents.settings()
     }
 
+    /// The same application retrieving course content by embeddings as well as BM25.
     pub fn with_embedder(mut self, embedder: Arc<pathwise_llm::Embedder>) -> Self {
         self.embedder = Some(embedder);
         self
@@ -152,12 +171,13 @@ impl<S: StoreHandle> App<S> {
 
     /// The same application delivering digests and reminders through these notifiers.
     pub fn with_notifiers(mut self, notifiers: Vec<Arc<dyn pathwise_notify::Notifier>>) -> Self {
-        self.notifiers = Arc::new(notifiers);
+        self.analytics = self.analytics.with_notifiers(Arc::new(notifiers));
         self
     }
 
     /// The same application with a language model; without one it runs offline.
     pub fn with_llm(mut self, llm: Llm) -> Self {
+        self.analytics = self.analytics.with_llm(llm.clone());
         self.llm = llm;
         self
     }
@@ -187,6 +207,31 @@ impl<S: StoreHandle> App<S> {
         &self.llm
     }
 
+    /// FSRS: a learner's fitted parameters, how well they predict them, a fit on request.
+    pub fn fsrs(&self) -> &fsrs::FsrsService<S> {
+        &self.fsrs
+    }
+
+    /// The learner's own documents: ingested, listed, read with their chunks, deleted.
+    pub fn documents(&self) -> &authoring::Documents<S> {
+        &self.documents
+    }
+
+    /// Learning analytics: a map's figures and trend, the digest.
+    pub fn analytics(&self) -> &analytics::Analytics<S> {
+        &self.analytics
+    }
+
+    /// Anki packages brought in.
+    pub fn anki(&self) -> &anki_import::AnkiImporter<S> {
+        &self.anki
+    }
+
+    /// Review jobs: re-planned when a map changes, flushed by the scheduler.
+    pub fn review_jobs(&self) -> &review_schedule::ReviewJobs<S> {
+        &self.review_jobs
+    }
+
     pub fn store(&self) -> &S {
         &self.store
     }
@@ -199,10 +244,8 @@ impl<S: StoreHandle> App<S> {
         self.clock.now()
     }
 
-    /// Identifiers are UUIDv7: unique without coordination, and in creation order, which
-    /// keeps index inserts local.
     fn new_id() -> Uuid {
-        Uuid::now_v7()
+        new_id()
     }
 }
 

@@ -5,7 +5,7 @@
 //! re-plans at once. Planning itself is the domain's `review_jobs::plan`.
 
 use crate::StoreHandle;
-use crate::{App, AppError, AppResult};
+use crate::{AppError, AppResult, Clock};
 use pathwise_domain::review_jobs::{self, PlannedReview};
 use pathwise_domain::{JobKind, LearnerId, MapStatus, MindMapId};
 use pathwise_store::{Job, StoreError};
@@ -38,23 +38,39 @@ impl ChangedMaps {
     }
 }
 
-impl<S: StoreHandle + JobStore + MapStore> App<S> {
-    pub(crate) fn review_jobs_changed(&self, learner: LearnerId, map: MindMapId) {
-        self.changed_maps.mark(learner, map);
+/// Review jobs kept in step with the maps: a service of its own over the job and map
+/// stores, holding the maps marked since the last re-plan.
+#[derive(Clone)]
+pub struct ReviewJobs<S = pathwise_store::AnyStore> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    changed: ChangedMaps,
+}
+
+impl<S: StoreHandle> ReviewJobs<S> {
+    pub fn new(store: S, clock: Arc<dyn Clock>) -> Self {
+        ReviewJobs { store, clock, changed: ChangedMaps::default() }
     }
 
+    /// Mark the map's review jobs to be re-planned at the next flush.
+    pub(crate) fn changed(&self, learner: LearnerId, map: MindMapId) {
+        self.changed.mark(learner, map);
+    }
+}
+
+impl<S: StoreHandle + JobStore + MapStore> ReviewJobs<S> {
     /// Re-plan the review jobs of every map changed since the last call; how many maps.
-    pub async fn flush_review_jobs(&self) -> AppResult<usize> {
-        let maps = self.changed_maps.take();
+    pub async fn flush(&self) -> AppResult<usize> {
+        let maps = self.changed.take();
         for (learner, map) in &maps {
-            self.sync_review_jobs(*learner, *map).await?;
+            self.sync(*learner, *map).await?;
         }
         Ok(maps.len())
     }
 
     /// Re-plan one map's review jobs now.
-    pub async fn sync_review_jobs(&self, learner: LearnerId, map: MindMapId) -> AppResult<usize> {
-        let now = self.now();
+    pub async fn sync(&self, learner: LearnerId, map: MindMapId) -> AppResult<usize> {
+        let now = self.clock.now();
         let planned = self
             .store
             .replace_review_jobs(learner, map, now, move |due| {
@@ -73,18 +89,18 @@ impl<S: StoreHandle + JobStore + MapStore> App<S> {
 
     /// Re-plan one of the learner's maps' review jobs now (`spaced_repetition_schedule_cleanup`):
     /// what an active map has due, nothing for a completed or abandoned one.
-    pub async fn review_schedule_cleanup(&self, learner: LearnerId, map: MindMapId) -> AppResult<ReviewSchedule> {
+    pub async fn cleanup(&self, learner: LearnerId, map: MindMapId) -> AppResult<ReviewSchedule> {
         let found = self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
-        let review_jobs = self.sync_review_jobs(learner, map).await?;
+        let review_jobs = self.sync(learner, map).await?;
         Ok(ReviewSchedule { mind_map_id: map, status: found.status, review_jobs })
     }
 
     /// Re-plan the review jobs of every active map (at start-up and nightly), so that
     /// marks lost in a restart cannot leave a map without its reviews.
-    pub async fn sync_all_review_jobs(&self) -> AppResult<usize> {
+    pub async fn sync_all(&self) -> AppResult<usize> {
         let maps = self.store.maps_with_status(MapStatus::Active).await?;
         for map in &maps {
-            self.sync_review_jobs(map.learner_id, map.id).await?;
+            self.sync(map.learner_id, map.id).await?;
         }
         Ok(maps.len())
     }

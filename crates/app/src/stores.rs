@@ -4,8 +4,8 @@
 
 use crate::StoreHandle;
 use pathwise_store::{
-    AnalyticsStore, AuthoringStore, EvidenceStore, FlowStore, FsrsStore, JobStore, LearnerAdminStore, MapStore,
-    PreferenceStore, SessionStore, SnapshotStore, TutorStore, UsageStore,
+    AuthoringStore, EvidenceStore, FlowStore, JobStore, LearnerAdminStore, SessionStore, SnapshotStore, TutorStore,
+    UsageStore,
 };
 
 /// A group of store traits as one bound, implemented by every store that has them all.
@@ -17,15 +17,13 @@ macro_rules! store_group {
     };
 }
 
-store_group!(
-    /// FSRS scheduling with the learner's own parameters (fitted from their review log, read
-    /// through the analytics reads) and their choice of scheduler.
-    FsrsStores: AnalyticsStore, FsrsStore, JobStore, MapStore, PreferenceStore
-);
+/// FSRS's own group, declared with its service.
+pub use crate::fsrs::FsrsStores;
+
 store_group!(
     /// Recording evidence and reading mastery: a response on its node (with its key), its
     /// schedule, and the tiers of the course a map was made for.
-    MasteryStores: FsrsStores, AuthoringStore, EvidenceStore, TutorStore, UsageStore
+    MasteryStores: FsrsStores, AuthoringStore, EvidenceStore, JobStore, TutorStore, UsageStore
 );
 store_group!(
     /// The learning loop's flows, which teach and review through mastery.

@@ -38,22 +38,7 @@ pub const MAX_SINCE_DAYS: u32 = 36_500;
 impl<S: StoreHandle + MapStore + UsageStore> App<S> {
     /// Keep every turn of a conversation with the model as a call made for `learner`.
     pub async fn record_llm_session(&self, learner: LearnerId, operation: &str, session: &Session) -> AppResult<()> {
-        let at = self.now();
-        let calls: Vec<LlmCall> = session
-            .turns()
-            .into_iter()
-            .map(|turn| LlmCall {
-                learner_id: learner,
-                operation: operation.to_string(),
-                prompt_tokens: turn.prompt_tokens,
-                completion_tokens: turn.completion_tokens,
-                at,
-            })
-            .collect();
-        if calls.is_empty() {
-            return Ok(());
-        }
-        Ok(self.store.record_llm_calls(&calls).await?)
+        record_session(&self.store, self.now(), learner, operation, session).await
     }
 
     /// The learner's calls to the model and their tokens, over the last `since_days` days
@@ -86,4 +71,30 @@ impl<S: StoreHandle + MapStore + UsageStore> App<S> {
             .collect();
         Ok(LlmUsage { total, by_operation })
     }
+}
+
+/// Keep every turn of a conversation with the model as a call made for `learner` at `at`: the
+/// one place a capability's model calls are counted, whichever capability made them.
+pub(crate) async fn record_session<S: UsageStore>(
+    store: &S,
+    at: chrono::DateTime<chrono::Utc>,
+    learner: LearnerId,
+    operation: &str,
+    session: &Session,
+) -> AppResult<()> {
+    let calls: Vec<LlmCall> = session
+        .turns()
+        .into_iter()
+        .map(|turn| LlmCall {
+            learner_id: learner,
+            operation: operation.to_string(),
+            prompt_tokens: turn.prompt_tokens,
+            completion_tokens: turn.completion_tokens,
+            at,
+        })
+        .collect();
+    if calls.is_empty() {
+        return Ok(());
+    }
+    Ok(store.record_llm_calls(&calls).await?)
 }

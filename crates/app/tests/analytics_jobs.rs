@@ -31,14 +31,14 @@ async fn a_map_with_three_struggling_concepts_is_replanned_by_the_nightly_job(t:
 
     let summary = t.app().nightly_analytics().await.unwrap();
     assert_eq!(summary, "2 maps snapshotted, 1 re-planned, 0 old idempotent replies forgotten");
-    let analytics = t.app().map_analytics(t.learner, map).await.unwrap();
+    let analytics = t.app().analytics().map_analytics(t.learner, map).await.unwrap();
     let metrics = analytics.latest.metrics;
     assert_eq!(metrics["struggling_nodes"].as_array().unwrap().len(), 3, "{metrics}");
     assert_eq!(metrics["retention_rate_7d"], Value::Null, "no review responses: no retention");
 
     // The same night again replaces the day's snapshot rather than adding one.
     t.app().nightly_analytics().await.unwrap();
-    assert_eq!(t.app().map_analytics(t.learner, map).await.unwrap().snapshots.len(), 1);
+    assert_eq!(t.app().analytics().map_analytics(t.learner, map).await.unwrap().snapshots.len(), 1);
     assert_eq!(count(t, "analytics_snapshots").await, 2, "one a map");
     let portfolio = t.app().portfolio(t.learner).await.unwrap();
     assert_eq!(portfolio.needs_attention, Some(map));
@@ -57,20 +57,20 @@ async fn a_maps_analytics_cover_the_window_asked_for(t: &TestApp) {
     }
     let app = t.app();
     let today = t.clock.now().date_naive();
-    let week = app.map_analytics(t.learner, map).await.unwrap();
+    let week = app.analytics().map_analytics(t.learner, map).await.unwrap();
     assert_eq!((week.days, week.snapshots.len()), (7, 8), "the nights of the last week, and today");
     assert_eq!(week.snapshots.last(), Some(&week.latest));
     assert_eq!(week.latest.snapshot_date, today);
-    let month = app.map_analytics_over(t.learner, map, 30).await.unwrap();
+    let month = app.analytics().map_analytics_over(t.learner, map, 30).await.unwrap();
     assert_eq!((month.days, month.snapshots.len()), (30, 21));
     let trend = month.trend.expect("a trend over the month");
     assert_eq!((trend.from_date, trend.to_date), (month.snapshots[0].snapshot_date, today));
     assert_eq!(trend.mastered_nodes.to, month.latest.metrics["mastered_nodes"].as_u64().unwrap() as usize);
-    let day = app.map_analytics_over(t.learner, map, 1).await.unwrap();
+    let day = app.analytics().map_analytics_over(t.learner, map, 1).await.unwrap();
     let trend = day.trend.expect("last night to now");
     assert_eq!((trend.from_date, trend.to_date), (today - chrono::Duration::days(1), today));
     for days in [0, 367] {
-        let e = app.map_analytics_over(t.learner, map, days).await.unwrap_err();
+        let e = app.analytics().map_analytics_over(t.learner, map, days).await.unwrap_err();
         assert_eq!(e.kind, pathwise_app::ErrorKind::Invalid, "{days}");
         assert!(e.message.contains("allowed: 1-366"), "{}", e.message);
     }
@@ -104,7 +104,11 @@ async fn the_weekly_digest_is_written_from_the_template_and_delivered_by_webhook
     t.record_later(map, t.ids(map).await["A"], 4, ResponseType::Teach).await;
     app.nightly_analytics().await.unwrap();
     let other = t.other_learner().await;
-    assert_eq!(app.weekly_digests().await.unwrap(), "1 digests written", "a learner without maps gets none");
+    assert_eq!(
+        app.analytics().weekly_digests().await.unwrap(),
+        "1 digests written",
+        "a learner without maps gets none"
+    );
     let bodies = received.lock().unwrap().clone();
     assert_eq!(bodies.len(), 1);
     assert_eq!(bodies[0]["learner_id"], t.learner.to_string());

@@ -22,7 +22,7 @@ async fn import(t: &TestApp, spec: &Value, name: &str) -> AnkiImport {
     let python = anki_python().expect("checked by the scenario");
     let dir = tempfile::tempdir().unwrap();
     let path = make_package(&python, spec, dir.path(), name);
-    t.app().import_anki(t.learner, File::open(path).unwrap(), |_| {}).await.expect("imported")
+    t.app().anki().import(t.learner, File::open(path).unwrap(), |_| {}).await.expect("imported")
 }
 
 fn skipped(report: &AnkiImport, reason: &str) -> usize {
@@ -119,7 +119,7 @@ async fn a_file_that_is_not_an_anki_package_stores_nothing(t: &TestApp) {
         (b"%PDF-1.7 a document".to_vec(), ErrorCode::NotAnAnkiPackage),
         (b"PK\x03\x04 cut short".to_vec(), ErrorCode::NotAnAnkiPackage),
     ] {
-        let refused = t.app().import_anki(t.learner, std::io::Cursor::new(bytes), |_| {}).await.unwrap_err();
+        let refused = t.app().anki().import(t.learner, std::io::Cursor::new(bytes), |_| {}).await.unwrap_err();
         assert_eq!((refused.kind, refused.code), (ErrorKind::Invalid, code), "{}", refused.message);
         assert!(refused.message.contains("Export a deck from Anki"), "says what to do: {}", refused.message);
         assert_eq!(refused.details["field"], json!("file"));
@@ -168,7 +168,7 @@ async fn imported_reviews_give_an_fsrs_learner_memories_and_their_own_parameters
     let counts = t.counts().await;
     let memories = counts.iter().find(|(table, _)| table == "node_fsrs").unwrap().1;
     assert_eq!(memories, 24, "every card's FSRS memory replayed from its history");
-    assert_eq!(t.app().fsrs_status(t.learner).await.unwrap().parameters, FsrsParametersInUse::Fitted);
+    assert_eq!(t.app().fsrs().status(t.learner).await.unwrap().parameters, FsrsParametersInUse::Fitted);
 
     // Each card scheduled as FSRS with the learner's own parameters would have.
     let map = report.decks[0].mind_map_id;
@@ -208,7 +208,7 @@ async fn an_anki_deck_groups_its_cards_and_is_not_a_concept_to_learn(t: &TestApp
     let labels: Vec<&str> = frontier.iter().map(|n| n.label.as_str()).collect();
     assert_eq!(labels, ["merci"], "the one card to learn; the deck is none");
     assert_eq!(t.app().map_summary(t.learner, french).await.unwrap().total_nodes, 4, "a concept per card");
-    let analytics = t.app().map_analytics(t.learner, french).await.unwrap();
+    let analytics = t.app().analytics().map_analytics(t.learner, french).await.unwrap();
     assert_eq!(analytics.latest.metrics["total_nodes"], json!(4), "{:?}", analytics.latest.metrics);
     assert_eq!(t.app().portfolio(t.learner).await.unwrap().total_nodes, 7, "seven cards in two decks");
 }
@@ -248,7 +248,7 @@ async fn the_digest_counts_mastery_reached_this_week_not_imported_reviews_of_wee
     assert!(mastered_at < week_ago, "dated by the review that mastered it: {mastered_at}");
     assert_eq!(Some(mastered_at), old.last_reviewed_at.map(|at| at - chrono::Duration::days(5)), "the third review");
 
-    let digest = t.app().digest(t.learner).await.unwrap();
+    let digest = t.app().analytics().digest(t.learner).await.unwrap();
     let facts = &digest.facts.maps[0];
     assert_eq!((facts.total_nodes, facts.mastered_nodes), (6, 6), "the deck itself is not a concept");
     assert_eq!(facts.newly_mastered, Some(1), "only the card whose reviews of this week mastered it");

@@ -28,16 +28,16 @@ const NOTES: &str =
 fn no_progress(_: usize, _: usize, _: &str) {}
 
 async fn a_markdown_file_is_stored_as_chunks_that_cite_its_headings(t: &TestApp) {
-    let ingested = t.app.ingest_document(t.learner, " notes.md ", NOTES.as_bytes().to_vec()).await.unwrap();
+    let ingested = t.app.documents().ingest(t.learner, " notes.md ", NOTES.as_bytes().to_vec()).await.unwrap();
     assert_eq!(ingested.document.name, "notes.md");
     assert_eq!(
         (ingested.document.format.as_str(), ingested.document.title.as_deref()),
         ("markdown", Some("Subnetting"))
     );
     assert_eq!((ingested.added, ingested.kept, ingested.removed, ingested.unchanged), (3, 0, 0, false));
-    let listed = t.app.source_documents(t.learner).await.unwrap();
+    let listed = t.app.documents().list(t.learner).await.unwrap();
     assert_eq!(listed.iter().map(|d| d.id).collect::<Vec<_>>(), vec![ingested.document.id]);
-    let read = t.app.source_document(t.learner, ingested.document.id).await.unwrap();
+    let read = t.app.documents().get(t.learner, ingested.document.id).await.unwrap();
     let citations: Vec<&str> = read.chunks.iter().map(|c| c.citation.as_str()).collect();
     assert_eq!(citations, ["notes.md, Subnetting", "notes.md, Subnetting > Masks", "notes.md, Subnetting > Hosts"]);
     assert_eq!(read.chunks[2].text, "A /24 network has 254 usable hosts.");
@@ -45,21 +45,21 @@ async fn a_markdown_file_is_stored_as_chunks_that_cite_its_headings(t: &TestApp)
 }
 
 async fn a_changed_file_keeps_the_chunks_it_still_has_and_an_unchanged_one_is_not_read_again(t: &TestApp) {
-    let first = t.app.ingest_document(t.learner, "notes.md", NOTES.as_bytes().to_vec()).await.unwrap();
-    let before = t.app.source_document(t.learner, first.document.id).await.unwrap();
-    let again = t.app.ingest_document(t.learner, "notes.md", NOTES.as_bytes().to_vec()).await.unwrap();
+    let first = t.app.documents().ingest(t.learner, "notes.md", NOTES.as_bytes().to_vec()).await.unwrap();
+    let before = t.app.documents().get(t.learner, first.document.id).await.unwrap();
+    let again = t.app.documents().ingest(t.learner, "notes.md", NOTES.as_bytes().to_vec()).await.unwrap();
     assert!(again.unchanged);
     assert_eq!((again.added, again.kept, again.removed), (0, 3, 0));
 
     t.clock.advance(chrono::Duration::minutes(5));
     let edited = NOTES.replace("254 usable hosts", "254 usable hosts (256 addresses less two)")
         + "\n## Gateways\n\nThe gateway is usually the first host.\n";
-    let changed = t.app.ingest_document(t.learner, "notes.md", edited.into_bytes()).await.unwrap();
+    let changed = t.app.documents().ingest(t.learner, "notes.md", edited.into_bytes()).await.unwrap();
     assert_eq!(changed.document.id, first.document.id, "the same name is the same document");
     assert_eq!(changed.document.ingested_at, first.document.ingested_at);
     assert_eq!(changed.document.updated_at, t.clock_now());
     assert_eq!((changed.added, changed.kept, changed.removed, changed.unchanged), (2, 2, 1, false));
-    let after = t.app.source_document(t.learner, first.document.id).await.unwrap();
+    let after = t.app.documents().get(t.learner, first.document.id).await.unwrap();
     assert_eq!(after.chunks.len(), 4);
     assert_eq!(after.chunks[0].id, before.chunks[0].id, "an unchanged chunk keeps its id");
     assert_eq!(after.chunks[1].id, before.chunks[1].id);
@@ -79,9 +79,9 @@ async fn a_pdf_chunk_cites_its_page_and_heading(t: &TestApp) {
             SampleParagraph::body("A mask marks which bits name the network and which name the host."),
         ]),
     ]);
-    let ingested = t.app.ingest_document(t.learner, "book.pdf", pdf).await.unwrap();
+    let ingested = t.app.documents().ingest(t.learner, "book.pdf", pdf).await.unwrap();
     assert_eq!((ingested.document.format.as_str(), ingested.document.pages), ("pdf", Some(2)));
-    let read = t.app.source_document(t.learner, ingested.document.id).await.unwrap();
+    let read = t.app.documents().get(t.learner, ingested.document.id).await.unwrap();
     let masks = read.chunks.iter().find(|c| c.text.contains("which bits name the network")).expect("the page 2 text");
     assert_eq!(masks.page, Some(2));
     assert_eq!(masks.citation, "book.pdf, p. 2, Chapter 1 Addresses > 1.1 Masks");
@@ -115,14 +115,14 @@ async fn bad_files_are_refused_saying_what_was_wrong_and_store_nothing(t: &TestA
         ("scan.pdf", sample::image_only_pdf(2), ErrorKind::Invalid, ErrorCode::NoTextLayer, "run OCR"),
     ];
     for (name, bytes, kind, code, says) in cases {
-        let refused = app.ingest_document(t.learner, name, bytes).await.unwrap_err();
+        let refused = app.documents().ingest(t.learner, name, bytes).await.unwrap_err();
         assert_eq!((refused.kind, refused.code), (kind, code), "{name}: {}", refused.message);
         assert!(refused.message.contains(name) && refused.message.contains(says), "{name}: {}", refused.message);
         assert_eq!(refused.details["file"], name);
     }
-    let blank = app.ingest_document(t.learner, "  ", b"text".to_vec()).await.unwrap_err();
+    let blank = app.documents().ingest(t.learner, "  ", b"text".to_vec()).await.unwrap_err();
     assert_eq!((blank.kind, blank.details["field"].as_str()), (ErrorKind::Invalid, Some("name")));
-    assert!(app.source_documents(t.learner).await.unwrap().is_empty(), "nothing is stored");
+    assert!(app.documents().list(t.learner).await.unwrap().is_empty(), "nothing is stored");
 }
 
 async fn a_folder_is_ingested_whole_or_not_at_all(t: &TestApp) {
@@ -142,13 +142,13 @@ async fn a_folder_is_ingested_whole_or_not_at_all(t: &TestApp) {
 
     let with_bad =
         [files.clone(), vec![FoundFile { name: "bad.md".into(), path: course.join("picture.png") }]].concat();
-    let refused = t.app.ingest_files(t.learner, &with_bad, &no_progress).await.unwrap_err();
+    let refused = t.app.documents().ingest_files(t.learner, &with_bad, &no_progress).await.unwrap_err();
     assert_eq!((refused.code, refused.details["file"].as_str()), (ErrorCode::Binary, Some("bad.md")));
-    assert!(t.app.source_documents(t.learner).await.unwrap().is_empty(), "one bad file stores none");
+    assert!(t.app.documents().list(t.learner).await.unwrap().is_empty(), "one bad file stores none");
 
     let seen = std::sync::Mutex::new(Vec::new());
     let progress = |done: usize, total: usize, name: &str| seen.lock().unwrap().push((done, total, name.to_string()));
-    let ingested = t.app.ingest_files(t.learner, &files, &progress).await.unwrap();
+    let ingested = t.app.documents().ingest_files(t.learner, &files, &progress).await.unwrap();
     assert_eq!(ingested.len(), 2);
     assert_eq!(
         seen.into_inner().unwrap(),
@@ -163,7 +163,7 @@ async fn ingestion_by_path_reads_only_under_the_servers_folder(t: &TestApp) {
     std::fs::write(allowed.join("notes.md"), NOTES).unwrap();
     std::fs::write(root.path().join("secret.md"), "# Secret\n\nNot for ingestion.").unwrap();
 
-    let refused = t.app.ingest_path(t.learner, &allowed.join("notes.md"), &no_progress).await.unwrap_err();
+    let refused = t.app.documents().ingest_path(t.learner, &allowed.join("notes.md"), &no_progress).await.unwrap_err();
     assert_eq!((refused.kind, refused.code), (ErrorKind::Forbidden, ErrorCode::IngestPathDisabled));
     assert!(refused.message.contains("ingest_dir"), "{}", refused.message);
 
@@ -172,7 +172,7 @@ async fn ingestion_by_path_reads_only_under_the_servers_folder(t: &TestApp) {
         .clone()
         .with_authoring_settings(AuthoringSettings { ingest_dir: Some(allowed.clone()), ..Default::default() });
     for outside in [root.path().join("secret.md"), allowed.join("../secret.md"), "../secret.md".into()] {
-        let refused = app.ingest_path(t.learner, &outside, &no_progress).await.unwrap_err();
+        let refused = app.documents().ingest_path(t.learner, &outside, &no_progress).await.unwrap_err();
         assert_eq!(
             (refused.kind, refused.code),
             (ErrorKind::Forbidden, ErrorCode::OutsideIngestDir),
@@ -180,29 +180,29 @@ async fn ingestion_by_path_reads_only_under_the_servers_folder(t: &TestApp) {
             outside.display()
         );
     }
-    let missing = app.ingest_path(t.learner, "nothing-here.md".as_ref(), &no_progress).await.unwrap_err();
+    let missing = app.documents().ingest_path(t.learner, "nothing-here.md".as_ref(), &no_progress).await.unwrap_err();
     assert_eq!(missing.kind, ErrorKind::NotFound);
-    assert!(app.source_documents(t.learner).await.unwrap().is_empty());
+    assert!(app.documents().list(t.learner).await.unwrap().is_empty());
 
-    let ingested = app.ingest_path(t.learner, "notes.md".as_ref(), &no_progress).await.unwrap();
+    let ingested = app.documents().ingest_path(t.learner, "notes.md".as_ref(), &no_progress).await.unwrap();
     assert_eq!(ingested.iter().map(|d| d.document.name.as_str()).collect::<Vec<_>>(), ["notes.md"]);
-    let folder = app.ingest_path(t.learner, &allowed, &no_progress).await.unwrap();
+    let folder = app.documents().ingest_path(t.learner, &allowed, &no_progress).await.unwrap();
     assert_eq!(folder[0].document.name, "material/notes.md");
 }
 
 async fn another_learners_material_is_not_found(t: &TestApp) {
-    let mine = t.app.ingest_document(t.learner, "notes.md", NOTES.as_bytes().to_vec()).await.unwrap();
+    let mine = t.app.documents().ingest(t.learner, "notes.md", NOTES.as_bytes().to_vec()).await.unwrap();
     let other = t.app.create_learner("Grace").await.unwrap().learner.id;
-    assert!(t.app.source_documents(other).await.unwrap().is_empty());
-    let read = t.app.source_document(other, mine.document.id).await.unwrap_err();
+    assert!(t.app.documents().list(other).await.unwrap().is_empty());
+    let read = t.app.documents().get(other, mine.document.id).await.unwrap_err();
     assert_eq!(read.kind, ErrorKind::NotFound);
-    let delete = t.app.delete_source_document(other, mine.document.id).await.unwrap_err();
+    let delete = t.app.documents().delete(other, mine.document.id).await.unwrap_err();
     assert_eq!(delete.kind, ErrorKind::NotFound);
     // The same name is another document of theirs; mine is untouched.
-    let theirs = t.app.ingest_document(other, "notes.md", b"# Theirs\n\nSomething else.".to_vec()).await.unwrap();
+    let theirs = t.app.documents().ingest(other, "notes.md", b"# Theirs\n\nSomething else.".to_vec()).await.unwrap();
     assert_ne!(theirs.document.id, mine.document.id);
-    assert_eq!(t.app.source_document(t.learner, mine.document.id).await.unwrap().chunks.len(), 3);
-    t.app.delete_source_document(t.learner, mine.document.id).await.unwrap();
-    assert!(t.app.source_documents(t.learner).await.unwrap().is_empty());
-    assert_eq!(t.app.source_documents(other).await.unwrap().len(), 1);
+    assert_eq!(t.app.documents().get(t.learner, mine.document.id).await.unwrap().chunks.len(), 3);
+    t.app.documents().delete(t.learner, mine.document.id).await.unwrap();
+    assert!(t.app.documents().list(t.learner).await.unwrap().is_empty());
+    assert_eq!(t.app.documents().list(other).await.unwrap().len(), 1);
 }

@@ -98,7 +98,7 @@ async fn a_learner_s_own_fsrs_parameters_schedule_them_once_fitted(t: &TestApp) 
 
     let map = t.plan("Long memories", star(24)).await.mind_map_id;
     let concepts = a_long_memory_history(t, map).await;
-    let status = t.app().fit_fsrs(t.learner).await.unwrap();
+    let status = t.app().fsrs().fit(t.learner).await.unwrap();
     assert_eq!(status.parameters, FsrsParametersInUse::Fitted, "{status:?}");
     assert_eq!((status.reviews, status.fitted_on_reviews, status.checked_reviews), (96, 96, 20));
     let (fitted, defaults) = (status.log_loss.unwrap(), status.default_log_loss.unwrap());
@@ -124,10 +124,10 @@ async fn a_learner_s_own_fsrs_parameters_schedule_them_once_fitted(t: &TestApp) 
 
     // The weekly job fits every FSRS learner again; a learner on SM-2 is left alone.
     let other = t.other_learner().await;
-    let done = t.app().refit_fsrs_learners().await.unwrap();
+    let done = t.app().fsrs().refit_learners().await.unwrap();
     assert_eq!(done, "1 FSRS learner refitted, 1 on parameters of their own");
-    assert_eq!(t.app().fsrs_status(other).await.unwrap().fitted_at, None);
-    assert_eq!(t.app().fsrs_status(t.learner).await.unwrap().reviews, 97, "the review just made counts");
+    assert_eq!(t.app().fsrs().status(other).await.unwrap().fitted_at, None);
+    assert_eq!(t.app().fsrs().status(t.learner).await.unwrap().reviews, 97, "the review just made counts");
 }
 
 async fn a_short_history_keeps_the_defaults_and_says_why(t: &TestApp) {
@@ -136,7 +136,7 @@ async fn a_short_history_keeps_the_defaults_and_says_why(t: &TestApp) {
     t.record(map, a, 4, ResponseType::Teach).await;
     t.clock.advance(Duration::days(2));
     t.record(map, a, 4, ResponseType::Review).await;
-    let status = t.app().fit_fsrs(t.learner).await.unwrap();
+    let status = t.app().fsrs().fit(t.learner).await.unwrap();
     assert_eq!(status.parameters, FsrsParametersInUse::Defaults);
     assert_eq!(status.weights, FsrsParameters::default().weights());
     assert_eq!((status.reviews, status.checked_reviews), (1, 0), "one review: nothing to hold out");

@@ -182,8 +182,8 @@ async fn rich_learner(app: &App<AnyStore>, clock: &ManualClock) -> LearnerId {
         response.idempotency_key = Some(format!("answer-{i}"));
         app.record_response(learner, response).await.unwrap();
     }
-    app.flush_review_jobs().await.unwrap();
-    app.snapshot_map(learner, map).await.unwrap();
+    app.review_jobs().flush().await.unwrap();
+    app.analytics().snapshot_map(learner, map).await.unwrap();
 
     let flow = app
         .flow_start(learner, serde_json::from_value(json!({ "topic": "Graphs", "caller_writes_steps": true })).unwrap())

@@ -158,7 +158,7 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
     let next_review = answered.node.unwrap().next_review_at.expect("scheduled");
 
     // The review is scheduled as a one-shot job at next_review_at, expiring a day later.
-    t.app().flush_review_jobs().await.unwrap();
+    t.app().review_jobs().flush().await.unwrap();
     let jobs = t.app().store().list_jobs(t.learner, Some(map)).await.unwrap();
     let review = jobs.iter().find(|j| j.node_id == Some(node.id)).expect("a review job");
     assert_eq!((review.kind, review.run_at), (JobKind::Review, next_review));
@@ -191,7 +191,7 @@ async fn the_whole_loop_runs_from_a_topic_to_a_reviewed_concept_in_the_nightly_s
     assert_eq!(earned, [(5, Rating::Good), (4, Rating::Good)], "newest first");
 
     // The map's figures count the review at once; retention counts review responses only.
-    let analytics: MapAnalytics = t.app().map_analytics(t.learner, map).await.unwrap();
+    let analytics: MapAnalytics = t.app().analytics().map_analytics(t.learner, map).await.unwrap();
     let metrics = &analytics.latest.metrics;
     assert_eq!(metrics["retention_rate_7d"], json!(1.0));
     assert_eq!(metrics["total_quiz_responses"], json!(step.probes_answered + 2));

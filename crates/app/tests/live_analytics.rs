@@ -38,7 +38,7 @@ async fn reviews_on_a_brand_new_map_count_at_once_without_a_nightly_run(t: &Test
     assert_eq!((portfolio.review_responses_7d, portfolio.retention_rate_7d), (3, Some(1.0)));
     assert_eq!(portfolio.needs_attention, Some(map));
 
-    let digest = app.digest(t.learner).await.unwrap();
+    let digest = app.analytics().digest(t.learner).await.unwrap();
     let week = digest.facts.maps.iter().find(|m| m.map_id == map).expect("the map's week");
     assert_eq!((week.answers_this_week, week.sessions_this_week, week.total_nodes), (3, 1, 3));
     assert_eq!((week.retention_rate_7d, week.newly_mastered), (Some(1.0), Some(0)), "begun this week");
@@ -48,7 +48,7 @@ async fn reviews_on_a_brand_new_map_count_at_once_without_a_nightly_run(t: &Test
     assert!(digest.body.contains("- Remembered in reviews: 100%."), "{}", digest.body);
     assert!(!digest.body.contains("No progress was recorded"), "{}", digest.body);
 
-    let analytics = app.map_analytics(t.learner, map).await.unwrap();
+    let analytics = app.analytics().map_analytics(t.learner, map).await.unwrap();
     let now = metrics(&analytics.latest.metrics);
     assert_eq!((now.total_quiz_responses, now.review_responses_7d, now.sessions_this_period), (3, 3, 1));
     assert_eq!(now.avg_quality_score, Some(14.0 / 3.0));
@@ -58,9 +58,9 @@ async fn reviews_on_a_brand_new_map_count_at_once_without_a_nightly_run(t: &Test
 
     // And the next answer shows at once too.
     t.record_later(map, ids["C"], 1, ResponseType::Teach).await;
-    let now = metrics(&app.map_analytics(t.learner, map).await.unwrap().latest.metrics);
+    let now = metrics(&app.analytics().map_analytics(t.learner, map).await.unwrap().latest.metrics);
     assert_eq!((now.total_quiz_responses, now.review_responses_7d), (4, 3));
-    assert_eq!(app.digest(t.learner).await.unwrap().facts.maps[0].answers_this_week, 4);
+    assert_eq!(app.analytics().digest(t.learner).await.unwrap().facts.maps[0].answers_this_week, 4);
 }
 
 async fn the_nightly_job_keeps_the_history_and_today_is_the_live_point(t: &TestApp) {
@@ -68,7 +68,7 @@ async fn the_nightly_job_keeps_the_history_and_today_is_the_live_point(t: &TestA
     let a = t.ids(map).await["A"];
     t.record_later(map, a, 4, ResponseType::Teach).await;
     let app = t.app();
-    let read = app.map_analytics(t.learner, map).await.unwrap().latest;
+    let read = app.analytics().map_analytics(t.learner, map).await.unwrap().latest;
     app.nightly_analytics().await.unwrap();
     let yesterday = t.clock.now().date_naive();
     let stored = app.store().snapshots(t.learner, map, yesterday).await.unwrap();
@@ -85,7 +85,7 @@ async fn the_nightly_job_keeps_the_history_and_today_is_the_live_point(t: &TestA
         reviews += 1;
         assert!(reviews < 10, "A was never mastered");
     }
-    let analytics = app.map_analytics(t.learner, map).await.unwrap();
+    let analytics = app.analytics().map_analytics(t.learner, map).await.unwrap();
     let days: Vec<_> = analytics.snapshots.iter().map(|s| s.snapshot_date).collect();
     assert_eq!(days, vec![yesterday, today]);
     assert_eq!(analytics.snapshots[0].metrics, read.metrics, "history is what was stored");
@@ -95,7 +95,7 @@ async fn the_nightly_job_keeps_the_history_and_today_is_the_live_point(t: &TestA
     assert_eq!(trend.mastered_nodes.direction, analytics::Direction::Improving);
     assert_eq!(metrics(&analytics.latest.metrics).total_quiz_responses, 1 + reviews);
 
-    let digest = app.digest(t.learner).await.unwrap();
+    let digest = app.analytics().digest(t.learner).await.unwrap();
     assert_eq!((digest.facts.newly_mastered, digest.facts.streak_days), (1, Some(2)));
     assert_eq!(digest.facts.maps[0].trend.as_ref().map(|t| t.from_date), Some(yesterday));
     assert_eq!(app.portfolio(t.learner).await.unwrap().mastered_nodes, 1);
@@ -103,7 +103,7 @@ async fn the_nightly_job_keeps_the_history_and_today_is_the_live_point(t: &TestA
     // Tonight's run keeps today's point; reads still show the live one in its place.
     app.nightly_analytics().await.unwrap();
     assert_eq!(count(t, "analytics_snapshots").await, 2);
-    let again = app.map_analytics(t.learner, map).await.unwrap();
+    let again = app.analytics().map_analytics(t.learner, map).await.unwrap();
     assert_eq!(again.snapshots.len(), 2);
     assert_eq!(again.snapshots[1], again.latest);
 }
@@ -141,7 +141,7 @@ async fn live_figures_agree_with_the_whole_history(t: &TestApp) {
     let last = t.record_later(map, ids["B"], 2, ResponseType::Review).await;
     let app = t.app();
     let now = t.clock.now();
-    let live = metrics(&app.map_analytics(t.learner, map).await.unwrap().latest.metrics);
+    let live = metrics(&app.analytics().map_analytics(t.learner, map).await.unwrap().latest.metrics);
 
     let whole = app.get_map(t.learner, map).await.unwrap();
     let filter = ResponseFilter { mind_map_id: Some(map), ..Default::default() };
@@ -173,7 +173,7 @@ async fn live_figures_agree_with_the_whole_history(t: &TestApp) {
 
     let streak = analytics::current_streak_days(all.items.iter().map(|r| r.responded_at), now, 0);
     assert_eq!(streak, 5);
-    assert_eq!(app.digest(t.learner).await.unwrap().facts.streak_days, Some(streak));
+    assert_eq!(app.analytics().digest(t.learner).await.unwrap().facts.streak_days, Some(streak));
     assert_eq!(last.response.responded_at, now);
 
     // Each node's totals are its responses'.
@@ -201,13 +201,13 @@ async fn figures_are_the_learners_own(t: &TestApp) {
 
     let portfolio = t.app().portfolio(t.learner).await.unwrap();
     assert_eq!((portfolio.maps_total, portfolio.total_nodes, portfolio.review_responses_7d), (1, 2, 0));
-    let digest = t.app().digest(t.learner).await.unwrap();
+    let digest = t.app().analytics().digest(t.learner).await.unwrap();
     assert_eq!(digest.facts.streak_days, Some(0));
     let ids: Vec<MindMapId> = digest.facts.maps.iter().map(|m| m.map_id).collect();
     assert_eq!(ids, vec![mine]);
-    let theirs_read = t.app().map_analytics(t.learner, theirs).await.unwrap_err();
+    let theirs_read = t.app().analytics().map_analytics(t.learner, theirs).await.unwrap_err();
     assert_eq!(theirs_read.kind, pathwise_app::ErrorKind::NotFound);
-    assert_eq!(t.app().digest(other).await.unwrap().facts.streak_days, Some(1));
+    assert_eq!(t.app().analytics().digest(other).await.unwrap().facts.streak_days, Some(1));
 }
 
 conformance!(

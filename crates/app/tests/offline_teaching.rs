@@ -27,7 +27,7 @@ const NOTES: &str = include_str!("fixtures/photosynthesis.md");
 
 /// The learner's notes, drafted into a course without a model and published.
 async fn notes_course(t: &TestApp) -> String {
-    t.app.ingest_document(t.learner, "photosynthesis.md", NOTES.as_bytes().to_vec()).await.expect("ingested");
+    t.app.documents().ingest(t.learner, "photosynthesis.md", NOTES.as_bytes().to_vec()).await.expect("ingested");
     let new = NewDraft { title: "Photosynthesis".into(), documents: None, use_model: false };
     let draft = t.app.draft_course(t.learner, new).await.expect("outline");
     let units = DraftUnits { version: draft.version, units: Vec::new(), use_model: false };
@@ -251,7 +251,7 @@ fn card(reply: &TurnReply) -> Option<&TutorCard> {
 async fn a_unit_with_one_drill_says_so_when_it_comes_again(t: &TestApp) {
     let notes = "# Routing\n\nA router forwards packets between networks using its routing table.\n\n\
                  # Switching\n\nA switch forwards frames between the devices of one network by their addresses.\n";
-    t.app.ingest_document(t.learner, "routing.md", notes.as_bytes().to_vec()).await.expect("ingested");
+    t.app.documents().ingest(t.learner, "routing.md", notes.as_bytes().to_vec()).await.expect("ingested");
     let new = NewDraft { title: "Network notes".into(), documents: None, use_model: false };
     let draft = t.app.draft_course(t.learner, new).await.expect("outline");
     let units = DraftUnits { version: draft.version, units: Vec::new(), use_model: false };

@@ -41,7 +41,7 @@ async fn review_jobs_follow_next_review_at_and_more_than_twenty_are_batched(t: &
     for label in &labels[..3] {
         t.record_later(map, ids[*label], 4, ResponseType::Teach).await;
     }
-    t.app().flush_review_jobs().await.unwrap();
+    t.app().review_jobs().flush().await.unwrap();
     let jobs = t.app().store().list_jobs(t.learner, Some(map)).await.unwrap();
     assert_eq!(jobs.len(), 3);
     for job in &jobs {
@@ -53,7 +53,7 @@ async fn review_jobs_follow_next_review_at_and_more_than_twenty_are_batched(t: &
     for label in &labels[3..] {
         t.record_later(map, ids[*label], 4, ResponseType::Teach).await;
     }
-    t.app().flush_review_jobs().await.unwrap();
+    t.app().review_jobs().flush().await.unwrap();
     let jobs = t.app().store().list_jobs(t.learner, Some(map)).await.unwrap();
     assert_eq!(jobs.len(), 20, "at most 20 pending per map");
     let batches: Vec<&Job> = jobs.iter().filter(|j| j.kind == JobKind::ReviewBatch).collect();
@@ -131,7 +131,7 @@ async fn a_review_job_not_run_within_a_day_expires(t: &TestApp) {
     let map = t.plan("Expiry", star(1)).await.mind_map_id;
     let node = t.ids(map).await["Concept 00"];
     t.record(map, node, 4, ResponseType::Teach).await;
-    t.app().flush_review_jobs().await.unwrap();
+    t.app().review_jobs().flush().await.unwrap();
     let job = t.app().store().list_jobs(t.learner, Some(map)).await.unwrap().pop().unwrap();
     t.clock.advance(Duration::days(2) + Duration::hours(2));
     let run = t.app().run_due_jobs(&WorkerOptions::new("late")).await.unwrap();
@@ -161,7 +161,7 @@ async fn a_failing_review_job_is_retried_then_given_up(t: &TestApp) {
     let map = t.plan("Retries", star(1)).await.mind_map_id;
     let node = t.ids(map).await["Concept 00"];
     t.record(map, node, 4, ResponseType::Teach).await;
-    app.flush_review_jobs().await.unwrap();
+    app.review_jobs().flush().await.unwrap();
     t.clock.advance(Duration::days(1) + Duration::minutes(1));
     let options = WorkerOptions::new("w");
     for attempt in 1..=MAX_ATTEMPTS {
@@ -198,7 +198,7 @@ async fn flows_idle_for_thirty_days_are_abandoned_with_their_reviews(t: &TestApp
         .unwrap();
     let node = t.ids(map).await["Concept 00"];
     t.record(map, node, 4, ResponseType::Teach).await;
-    t.app().flush_review_jobs().await.unwrap();
+    t.app().review_jobs().flush().await.unwrap();
     assert_eq!(t.app().store().list_jobs(t.learner, Some(map)).await.unwrap().len(), 1);
 
     t.clock.advance(Duration::days(30));

@@ -109,14 +109,14 @@ pub async fn run(settings: &Settings, token: Option<&str>, command: AuthorComman
                     bar.set_message(name.to_string());
                 }
             };
-            let ingested = app.ingest_files(me, &files, &progress).await;
+            let ingested = app.documents().ingest_files(me, &files, &progress).await;
             bar.finish_and_clear();
             crate::output::json(&ingested?)
         }
-        AuthorCommand::Documents => crate::output::json(&app.source_documents(me).await?),
-        AuthorCommand::Show { id } => crate::output::json(&app.source_document(me, id).await?),
+        AuthorCommand::Documents => crate::output::json(&app.documents().list(me).await?),
+        AuthorCommand::Show { id } => crate::output::json(&app.documents().get(me, id).await?),
         AuthorCommand::Remove { id } => {
-            app.delete_source_document(me, id).await?;
+            app.documents().delete(me, id).await?;
             crate::output::json(&serde_json::json!({ "removed": id }))
         }
         AuthorCommand::Draft { title, documents, use_model } => {

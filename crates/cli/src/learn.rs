@@ -133,8 +133,8 @@ pub async fn jobs(settings: &Settings, token: Option<&str>, command: JobsCommand
         }
         JobsCommand::Run => {
             app.install_schedules(&settings.schedules).await.context("invalid schedules")?;
-            app.flush_review_jobs().await?;
-            app.sync_all_review_jobs().await?;
+            app.review_jobs().flush().await?;
+            app.review_jobs().sync_all().await?;
             let worker = settings.worker_name.clone().unwrap_or_else(|| format!("cli-{}", std::process::id()));
             let options = WorkerOptions::new(worker);
             let mut total = pathwise_app::scheduler::JobsRun::default();
@@ -157,7 +157,9 @@ pub async fn analytics(settings: &Settings, token: Option<&str>, command: Analyt
     let app = open_app(settings).await?;
     match command {
         AnalyticsCommand::Nightly => print(&serde_json::json!({ "summary": app.nightly_analytics().await? })),
-        AnalyticsCommand::Show { map } => print(&app.map_analytics(learner(&app, settings, token).await?, map).await?),
+        AnalyticsCommand::Show { map } => {
+            print(&app.analytics().map_analytics(learner(&app, settings, token).await?, map).await?)
+        }
         AnalyticsCommand::Portfolio => print(&app.portfolio(learner(&app, settings, token).await?).await?),
     }
 }
@@ -167,9 +169,9 @@ pub async fn digest(settings: &Settings, token: Option<&str>, send: bool) -> Res
     let app = open_app(settings).await?;
     let me = learner(&app, settings, token).await?;
     if send {
-        print(&serde_json::json!({ "delivery": app.send_digest(me).await? }))
+        print(&serde_json::json!({ "delivery": app.analytics().send_digest(me).await? }))
     } else {
-        print(&app.digest(me).await?)
+        print(&app.analytics().digest(me).await?)
     }
 }
 
@@ -203,7 +205,7 @@ pub async fn import_anki(settings: &Settings, token: Option<&str>, file: &std::p
             bar.set_message(format!("{}/{} decks, {}", done.decks_done, done.decks, done.doing));
         }
     };
-    let imported = app.import_anki(me, std::io::BufReader::new(package), progress).await;
+    let imported = app.anki().import(me, std::io::BufReader::new(package), progress).await;
     bar.finish_and_clear();
     print(&imported?)
 }
@@ -220,7 +222,7 @@ pub async fn preferences(
     let app = open_app(settings).await?;
     let me = learner(&app, settings, token).await?;
     if fit_fsrs {
-        app.fit_fsrs(me).await?;
+        app.fsrs().fit(me).await?;
     }
     if daily_review_cap.is_none() && srs_scheduler.is_none() {
         return print(&app.preferences(me).await?);

@@ -31,7 +31,7 @@ pub async fn run(settings: &Settings, token: Option<&str>) -> Result<()> {
         _ = crate::serve::shutdown_signal() => Ok(()),
     };
     flusher.abort();
-    app.flush_review_jobs().await?;
+    app.review_jobs().flush().await?;
     ended
 }
 
@@ -39,7 +39,7 @@ async fn flush_review_jobs(app: App, tick: std::time::Duration) {
     let mut interval = tokio::time::interval(tick);
     loop {
         interval.tick().await;
-        if let Err(error) = app.flush_review_jobs().await {
+        if let Err(error) = app.review_jobs().flush().await {
             tracing::warn!(%error, "re-planning review jobs failed");
         }
     }

@@ -74,6 +74,25 @@ pub struct ServerState {
 
 pub use web::LocalLearner;
 
+/// The services a handler takes instead of the whole application (axum substates): its
+/// signature then names the one capability it uses, and it can reach no other.
+macro_rules! substates {
+    ($($service:ty => $from_app:ident),+ $(,)?) => {$(
+        impl axum::extract::FromRef<AppState> for $service {
+            fn from_ref(state: &AppState) -> Self {
+                state.app.$from_app().clone()
+            }
+        }
+    )+};
+}
+
+substates!(
+    pathwise_app::fsrs::FsrsService => fsrs,
+    pathwise_app::anki_import::AnkiImporter => anki,
+    pathwise_app::authoring::Documents => documents,
+    pathwise_app::analytics::Analytics => analytics,
+);
+
 impl AppState {
     pub fn new(app: App, operator_token: Option<&str>) -> Self {
         AppState(Arc::new(ServerState {

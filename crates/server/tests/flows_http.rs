@@ -155,7 +155,7 @@ async fn a_flow_is_driven_step_by_step_over_http() {
     assert_eq!(answered["grade"]["quality"], 4);
     assert_eq!(answered["flow"]["status"], "reviewing");
 
-    s.app.flush_review_jobs().await.unwrap();
+    s.app.review_jobs().flush().await.unwrap();
     let (status, jobs) = s.get(&format!("/api/jobs?mind_map_id={map}")).await;
     assert_eq!(status, 200, "{jobs}");
     assert!(jobs.as_array().unwrap().iter().any(|j| j["kind"] == "review"), "{jobs}");

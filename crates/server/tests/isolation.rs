@@ -138,7 +138,7 @@ async fn make_world(t: &TestApp) -> World {
                   when they hold the same elements. The empty set holds no elements at all.\n"
         .to_vec();
     let document =
-        t.app.ingest_document(learner, "sets.md", notes).await.expect("A's document").document.id.to_string();
+        t.app.documents().ingest(learner, "sets.md", notes).await.expect("A's document").document.id.to_string();
     // A's own course, published from a draft and shared with nobody: B never lists it.
     let new_draft =
         pathwise_app::authoring::NewDraft { title: "Ada private sets".into(), documents: None, use_model: false };
@@ -149,7 +149,7 @@ async fn make_world(t: &TestApp) -> World {
     let draft = draft.to_string();
     // A passage of A's document, which A's course cites by its id.
     let document_id = document.parse().expect("a document id");
-    let passage = t.app.source_document(learner, document_id).await.expect("A's document").chunks[0].id.to_string();
+    let passage = t.app.documents().get(learner, document_id).await.expect("A's document").chunks[0].id.to_string();
     let secrets = vec![
         passage.clone(),
         learner.to_string(),
@@ -193,7 +193,7 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
             "map": app.get_map(l, map.id).await.unwrap(),
             // The stored history, and the figures now (without the moment they were computed).
             "snapshots": app.store().snapshots(l, map.id, chrono::NaiveDate::default()).await.unwrap(),
-            "figures": app.map_analytics(l, map.id).await.unwrap().latest.metrics,
+            "figures": app.analytics().map_analytics(l, map.id).await.unwrap().latest.metrics,
         }));
     }
     let tokens = app.learner_tokens(l).await.unwrap();
@@ -212,8 +212,8 @@ async fn a_data(t: &TestApp, w: &World) -> Value {
         }));
     }
     let mut documents = Vec::new();
-    for document in app.source_documents(l).await.unwrap() {
-        documents.push(app.source_document(l, document.id).await.unwrap());
+    for document in app.documents().list(l).await.unwrap() {
+        documents.push(app.documents().get(l, document.id).await.unwrap());
     }
     let mut drafts = Vec::new();
     for draft in app.course_drafts(l).await.unwrap() {

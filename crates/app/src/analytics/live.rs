@@ -9,8 +9,8 @@
 //! retention's reviews are counted by the database rather than loaded, and velocity needs
 //! one earlier snapshot per map. Five queries cover every map of the learner at once.
 
-use crate::StoreHandle;
-use crate::{App, AppResult};
+use super::Analytics;
+use crate::{AppResult, StoreHandle};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use pathwise_analytics::metrics::{MONTH_DAYS, RETAINED_QUALITY, VELOCITY_LOOKBACK_DAYS, WEEK_DAYS};
 use pathwise_analytics::{self as analytics, MapInput, MapMetrics, ResponseTotals, ReviewTally};
@@ -40,7 +40,7 @@ struct Loaded {
     responses: Vec<ResponseEvent>,
 }
 
-impl<S: StoreHandle + AnalyticsStore> App<S> {
+impl<S: StoreHandle + AnalyticsStore> Analytics<S> {
     /// The figures of each of `maps` (the learner's own) at `now`. With `only` set, just
     /// that map's rows are read; `maps` must then hold it.
     pub(crate) async fn live_metrics(
@@ -189,11 +189,11 @@ mod tests {
 
     fn streak_of(days: Vec<NaiveDate>, today: NaiveDate) -> (u32, usize) {
         let store = StudyDays { days: Arc::new(days), ..Default::default() };
-        let app = App::new(store.clone());
+        let analytics = Analytics::new(store.clone(), Arc::new(crate::SystemClock));
         let streak = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
-            .block_on(app.study_streak(LearnerId(uuid::Uuid::nil()), today))
+            .block_on(analytics.study_streak(LearnerId(uuid::Uuid::nil()), today))
             .unwrap();
         (streak, store.pages.load(Ordering::SeqCst))
     }

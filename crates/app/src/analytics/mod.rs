@@ -10,17 +10,18 @@ mod live;
 
 use crate::maps::curriculum::ReplanInput;
 use crate::stores::AnalyticsStores;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
+use crate::{App, AppError, AppResult, Clock, ErrorCode, ErrorKind, StoreHandle};
 use chrono::{DateTime, Duration, Utc};
 use live::LiveMap;
 use pathwise_analytics::{self as analytics, DigestFacts, MapMetrics, MapTrend, Portfolio};
 use pathwise_domain::model::MindMap;
 use pathwise_domain::{LearnerId, MapStatus, MindMapId};
-use pathwise_llm::{prompts, schema, Message, Request};
-use pathwise_notify::{Message as Notification, Recipient};
-use pathwise_store::{Job, Snapshot};
+use pathwise_llm::{prompts, schema, Llm, Message, Request};
+use pathwise_notify::{Message as Notification, Notifier, Recipient};
+use pathwise_store::{AnalyticsStore, Job, LearnerAdminStore, MapStore, Snapshot, SnapshotStore, UsageStore};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 /// Snapshots shown and trended unless a window is asked for: the last week.
@@ -63,6 +64,47 @@ struct DigestReply {
     body: String,
 }
 
+/// What the analytics service asks of its store: the live reads, the snapshots, the maps
+/// and learners they are of, and the model calls a digest makes.
+pub trait AnalyticsReads:
+    StoreHandle + AnalyticsStore + LearnerAdminStore + MapStore + SnapshotStore + UsageStore
+{
+}
+impl<T: StoreHandle + AnalyticsStore + LearnerAdminStore + MapStore + SnapshotStore + UsageStore> AnalyticsReads for T {}
+
+/// Learning analytics: a service of its own, with the model that writes digests and the
+/// notifiers that deliver them and the review reminders.
+#[derive(Clone)]
+pub struct Analytics<S = pathwise_store::AnyStore> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    llm: Llm,
+    notifiers: Arc<Vec<Arc<dyn Notifier>>>,
+}
+
+impl<S: StoreHandle> Analytics<S> {
+    /// Offline (digests from the template), delivering through no notifier.
+    pub fn new(store: S, clock: Arc<dyn Clock>) -> Self {
+        Analytics { store, clock, llm: Llm::offline(), notifiers: Arc::new(Vec::new()) }
+    }
+
+    /// The same service writing digests with this model.
+    pub fn with_llm(mut self, llm: Llm) -> Self {
+        self.llm = llm;
+        self
+    }
+
+    /// The same service delivering digests and reminders through these notifiers.
+    pub fn with_notifiers(mut self, notifiers: Arc<Vec<Arc<dyn Notifier>>>) -> Self {
+        self.notifiers = notifiers;
+        self
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}
+
 impl<S: AnalyticsStores> App<S> {
     /// Snapshot every active map for today, re-plan those the feedback rule flags, and
     /// re-plan review jobs; a summary of what was done.
@@ -70,7 +112,7 @@ impl<S: AnalyticsStores> App<S> {
         let maps = self.store.maps_with_status(MapStatus::Active).await?;
         let mut replanned = 0;
         for map in &maps {
-            let live = self.store_snapshot(map).await?;
+            let live = self.analytics.store_snapshot(map).await?;
             if let Some(trigger) = analytics::replan_trigger(&live.metrics, &live.nodes) {
                 let input = ReplanInput { reason: Some(trigger.reason.clone()), ..ReplanInput::default() };
                 match self.replan(map.learner_id, map.id, input).await {
@@ -79,7 +121,7 @@ impl<S: AnalyticsStores> App<S> {
                 }
             }
         }
-        self.sync_all_review_jobs().await?;
+        self.review_jobs.sync_all().await?;
         let forgotten = self.forget_old_replies().await?;
         Ok(format!(
             "{} maps snapshotted, {replanned} re-planned, {forgotten} old idempotent replies forgotten",
@@ -87,13 +129,32 @@ impl<S: AnalyticsStores> App<S> {
         ))
     }
 
+    /// Every map of the learner with its figures now, summed up, and on a course's map the
+    /// course's units at each tier.
+    pub async fn portfolio(&self, learner: LearnerId) -> AppResult<Portfolio> {
+        let maps = self.store.list_maps(learner, None, 0, crate::paging::MAX_LIMIT).await?.items;
+        let mut tiers = std::collections::HashMap::new();
+        for map in &maps {
+            if let Some(counts) = self.course_tiers(learner, map).await? {
+                tiers.insert(map.id, counts);
+            }
+        }
+        let mut portfolio = self.analytics.portfolio_of(learner, maps).await?;
+        for entry in &mut portfolio.maps {
+            entry.tiers = tiers.remove(&entry.map_id);
+        }
+        Ok(portfolio)
+    }
+}
+
+impl<S: AnalyticsReads> Analytics<S> {
     /// Store one map's figures now as today's snapshot (replacing one taken earlier today).
     pub async fn snapshot_map(&self, learner: LearnerId, map: MindMapId) -> AppResult<MapMetrics> {
         let map = self.store.get_map(learner, map).await?.ok_or_else(|| AppError::not_found("mind map", map))?;
         Ok(self.store_snapshot(&map).await?.metrics)
     }
 
-    async fn store_snapshot(&self, map: &MindMap) -> AppResult<LiveMap> {
+    pub(crate) async fn store_snapshot(&self, map: &MindMap) -> AppResult<LiveMap> {
         let now = self.now();
         let live = self.live_map(map, now).await?;
         self.store.upsert_snapshot(&stored(map, &live.metrics, now)?).await?;
@@ -135,18 +196,11 @@ impl<S: AnalyticsStores> App<S> {
         Ok(MapAnalytics { mind_map_id: map, days, latest, snapshots, trend })
     }
 
-    /// Every map of the learner with its figures now, summed up.
-    pub async fn portfolio(&self, learner: LearnerId) -> AppResult<Portfolio> {
+    /// The learner's maps (`maps`, all of them) with their figures now, summed up; no tiers.
+    pub(crate) async fn portfolio_of(&self, learner: LearnerId, maps: Vec<MindMap>) -> AppResult<Portfolio> {
         let now = self.now();
         let today = analytics::snapshot_date(now);
-        let maps = self.store.list_maps(learner, None, 0, crate::paging::MAX_LIMIT).await?.items;
         let mut live = self.live_metrics(learner, &maps, None, now).await?;
-        let mut tiers = std::collections::HashMap::new();
-        for map in &maps {
-            if let Some(counts) = self.course_tiers(learner, map).await? {
-                tiers.insert(map.id, counts);
-            }
-        }
         let entries: Vec<analytics::PortfolioMap> = maps
             .into_iter()
             .map(|map| analytics::PortfolioMap {
@@ -158,11 +212,7 @@ impl<S: AnalyticsStores> App<S> {
                 status: map.status,
             })
             .collect();
-        let mut portfolio = analytics::portfolio(&entries);
-        for entry in &mut portfolio.maps {
-            entry.tiers = tiers.remove(&entry.map_id);
-        }
-        Ok(portfolio)
+        Ok(analytics::portfolio(&entries))
     }
 
     /// The learner's digest for this week, written but not sent: each active or completed
@@ -239,7 +289,7 @@ impl<S: AnalyticsStores> App<S> {
         };
         let session = self.llm.session(DIGEST).await?;
         let reply = session.structured::<DigestReply>(&request).await;
-        self.record_llm_session(learner, DIGEST, &session).await?;
+        crate::usage::record_session(&self.store, self.now(), learner, DIGEST, &session).await?;
         let (reply, _) = reply?;
         if reply.subject.trim().is_empty() || reply.body.trim().is_empty() {
             return Err(crate::learning_loop::model_tasks::invalid_reply("the language model's digest is empty"));

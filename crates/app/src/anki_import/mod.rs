@@ -10,17 +10,19 @@ mod deck;
 
 pub use deck::DeckImport;
 
-use crate::fsrs_parameters::FsrsStatus;
-use crate::stores::FsrsStores;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
+use crate::fsrs::parameters::FsrsStatus;
+use crate::fsrs::{FsrsService, FsrsStores};
+use crate::review_schedule::ReviewJobs;
+use crate::{AppError, AppResult, Clock, ErrorCode, ErrorKind, StoreHandle};
 use pathwise_anki::{AnkiError, SkipReason};
 use pathwise_domain::graph::ANKI_DECK_KEY;
 use pathwise_domain::{LearnerId, MindMapId, NodeId, SrsScheduler};
-use pathwise_store::ImportStore;
+use pathwise_store::{ImportStore, JobStore};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek};
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 /// What an import brought in, left out and why.
@@ -69,9 +71,30 @@ pub struct ImportProgress {
     pub doing: String,
 }
 
-impl<S: FsrsStores + ImportStore> App<S> {
+/// What an Anki import asks of its store: the history written deck by deck, and what FSRS
+/// and the review jobs ask after it.
+pub trait AnkiImportStores: FsrsStores + ImportStore + JobStore {}
+impl<T: FsrsStores + ImportStore + JobStore> AnkiImportStores for T {}
+
+/// Anki packages brought in: a service of its own, which fits and schedules through FSRS and
+/// re-plans the review jobs of the maps it wrote.
+#[derive(Clone)]
+pub struct AnkiImporter<S = pathwise_store::AnyStore> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    fsrs: FsrsService<S>,
+    review_jobs: ReviewJobs<S>,
+}
+
+impl<S: StoreHandle> AnkiImporter<S> {
+    pub fn new(store: S, clock: Arc<dyn Clock>, fsrs: FsrsService<S>, review_jobs: ReviewJobs<S>) -> Self {
+        AnkiImporter { store, clock, fsrs, review_jobs }
+    }
+}
+
+impl<S: AnkiImportStores> AnkiImporter<S> {
     /// Import an Anki package for `learner`; `progress` hears after each deck.
-    pub async fn import_anki<R>(
+    pub async fn import<R>(
         &self,
         learner: LearnerId,
         package: R,
@@ -98,7 +121,7 @@ impl<S: FsrsStores + ImportStore> App<S> {
             }
         }
         // Dated by the app's clock, so that a review a device dated ahead of it is skipped.
-        let plan = pathwise_anki::plan(&collection, &already_imported, self.now());
+        let plan = pathwise_anki::plan(&collection, &already_imported, self.clock.now());
         let review_log_rows = collection.revlog.len();
         let (format, media_files, mut warnings) = (
             collection.format.entry().trim_start_matches("collection.").to_string(),
@@ -126,12 +149,12 @@ impl<S: FsrsStores + ImportStore> App<S> {
             done.doing = format!("writing {}", deck_plan.name);
             progress(done.clone());
             let existing = deck_maps.get(&deck_plan.deck_id).copied();
-            let now = self.now();
+            let now = self.clock.now();
             let planned: usize = deck_plan.cards.iter().map(|c| c.answers.len()).sum();
             let (account, answered) = self
                 .store
                 .import_history(learner, existing, move |found| {
-                    let (import, account) = deck::import_deck(&deck_plan, learner, found, now, &mut Self::new_id)?;
+                    let (import, account) = deck::import_deck(&deck_plan, learner, found, now, &mut crate::new_id)?;
                     let answered: Vec<NodeId> = import.histories.iter().map(|(node, _)| *node).collect();
                     Ok((import, (account, answered)))
                 })
@@ -141,7 +164,7 @@ impl<S: FsrsStores + ImportStore> App<S> {
             if planned > account.answers_imported {
                 *skipped.entry(SkipReason::AlreadyImported).or_default() += planned - account.answers_imported;
             }
-            self.sync_review_jobs(learner, account.mind_map_id).await?;
+            self.review_jobs.sync(learner, account.mind_map_id).await?;
             done.decks_done += 1;
             done.answers_done += planned;
             decks.push(account);
@@ -150,10 +173,10 @@ impl<S: FsrsStores + ImportStore> App<S> {
         progress(done);
         // Fitted first, so that an FSRS learner's memories and schedule come from their own
         // parameters where the fit gave them some.
-        let fsrs = self.fit_fsrs(learner).await?;
+        let fsrs = self.fsrs.fit(learner).await?;
         if self.store.preferences(learner).await?.srs_scheduler == SrsScheduler::Fsrs {
-            self.replay_fsrs_memories(learner).await?;
-            self.schedule_by_fsrs(learner, &imported_nodes).await?;
+            self.fsrs.replay_memories(learner).await?;
+            self.fsrs.schedule_imported(learner, &imported_nodes).await?;
         }
         Ok(AnkiImport {
             format,

@@ -3,18 +3,19 @@
 //! hash, so their ids and the citations made to them survive) and replaces the rest. An
 //! unchanged file (the same bytes) is not read again.
 
-use crate::StoreHandle;
-use crate::{App, AppError, AppResult, ErrorCode, ErrorKind};
+use super::AuthoringSettings;
+use crate::{AppError, AppResult, Clock, ErrorCode, ErrorKind, StoreHandle};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, SourceChunkId, SourceDocumentId};
 use pathwise_ingest::{Extracted, Format, IngestError};
-use pathwise_store::{AuthoringStore, MapStore};
+use pathwise_store::AuthoringStore;
 use pathwise_store::{SourceChunkRecord, SourceDocumentRecord};
 use serde::Serialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The longest name a document may have (a path relative to the folder ingested).
 pub const MAX_NAME_CHARS: usize = 300;
@@ -193,10 +194,34 @@ fn document_name(name: &str) -> AppResult<String> {
     Ok(name.to_string())
 }
 
-impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
+/// A learner's own documents, ingested into chunks that remember where they came from: a
+/// service of its own over the authoring store, with what ingestion may read.
+#[derive(Clone)]
+pub struct Documents<S = pathwise_store::AnyStore> {
+    store: S,
+    clock: Arc<dyn Clock>,
+    settings: Arc<AuthoringSettings>,
+}
+
+impl<S: StoreHandle> Documents<S> {
+    pub fn new(store: S, clock: Arc<dyn Clock>, settings: AuthoringSettings) -> Self {
+        Documents { store, clock, settings: Arc::new(settings) }
+    }
+
+    /// What ingestion may read, and how much.
+    pub fn settings(&self) -> &AuthoringSettings {
+        &self.settings
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}
+
+impl<S: StoreHandle + AuthoringStore> Documents<S> {
     /// Read one file (its name picks the format) into chunks and store them as the learner's
     /// document of that name, keeping the chunks an earlier version already had.
-    pub async fn ingest_document(&self, learner: LearnerId, name: &str, bytes: Vec<u8>) -> AppResult<IngestedDocument> {
+    pub async fn ingest(&self, learner: LearnerId, name: &str, bytes: Vec<u8>) -> AppResult<IngestedDocument> {
         let prepared = self.prepare(learner, name, bytes).await?;
         self.store_prepared(learner, prepared).await
     }
@@ -219,7 +244,7 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
         extracted: Extracted,
     ) -> AppResult<IngestedDocument> {
         let now = self.now();
-        let document_id = SourceDocumentId(Self::new_id());
+        let document_id = SourceDocumentId(crate::new_id());
         // A passage repeated under the same headings is one passage to cite.
         let mut seen = HashSet::new();
         let chunks: Vec<SourceChunkRecord> = extracted
@@ -228,7 +253,7 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
             .filter(|c| seen.insert(c.content_hash.clone()))
             .enumerate()
             .map(|(ordinal, c)| SourceChunkRecord {
-                id: SourceChunkId(Self::new_id()),
+                id: SourceChunkId(crate::new_id()),
                 document_id,
                 ordinal: ordinal as i32,
                 content_hash: c.content_hash,
@@ -269,7 +294,7 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
         path: &Path,
         progress: &(dyn Fn(usize, usize, &str) + Send + Sync),
     ) -> AppResult<Vec<IngestedDocument>> {
-        let Some(root) = &self.authoring.ingest_dir else {
+        let Some(root) = &self.settings.ingest_dir else {
             return Err(AppError::new(
                 ErrorKind::Forbidden,
                 ErrorCode::IngestPathDisabled,
@@ -288,7 +313,7 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
             )
             .with_details(json!({ "path": path.display().to_string(), "ingest_dir": root.display().to_string() })));
         }
-        let files = files_under(&resolved, self.authoring.max_files)?;
+        let files = files_under(&resolved, self.settings.max_files)?;
         self.ingest_files(learner, &files, progress).await
     }
 
@@ -313,11 +338,11 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
         for (done, file) in files.iter().enumerate() {
             progress(done, files.len(), &file.name);
             let size = std::fs::metadata(&file.path).map_err(|e| path_error(&file.path, &e))?.len();
-            if size > self.authoring.limits.max_bytes as u64 {
+            if size > self.settings.limits.max_bytes as u64 {
                 return Err(ingest_error(IngestError::TooLarge {
                     file: file.name.clone(),
                     size: size as usize,
-                    limit: self.authoring.limits.max_bytes,
+                    limit: self.settings.limits.max_bytes,
                 }));
             }
             let bytes = std::fs::read(&file.path).map_err(|e| path_error(&file.path, &e))?;
@@ -348,7 +373,7 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
                 unreadable_pages: Vec::new(),
             }));
         }
-        let limits = self.authoring.limits;
+        let limits = self.settings.limits;
         let byte_size = bytes.len();
         let extracted = {
             let name = name.clone();
@@ -361,16 +386,12 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
     }
 
     /// The learner's documents, by name.
-    pub async fn source_documents(&self, learner: LearnerId) -> AppResult<Vec<SourceDocument>> {
+    pub async fn list(&self, learner: LearnerId) -> AppResult<Vec<SourceDocument>> {
         Ok(self.store.list_source_documents(learner).await?.into_iter().map(Into::into).collect())
     }
 
     /// One of the learner's documents with its chunks.
-    pub async fn source_document(
-        &self,
-        learner: LearnerId,
-        id: SourceDocumentId,
-    ) -> AppResult<SourceDocumentWithChunks> {
+    pub async fn get(&self, learner: LearnerId, id: SourceDocumentId) -> AppResult<SourceDocumentWithChunks> {
         let document =
             self.store.source_document(learner, id).await?.ok_or_else(|| AppError::not_found("document", id))?;
         let chunks = self.store.source_chunks(learner, id).await?;
@@ -379,7 +400,7 @@ impl<S: StoreHandle + AuthoringStore + MapStore> App<S> {
     }
 
     /// Remove one of the learner's documents with its chunks.
-    pub async fn delete_source_document(&self, learner: LearnerId, id: SourceDocumentId) -> AppResult<()> {
+    pub async fn delete(&self, learner: LearnerId, id: SourceDocumentId) -> AppResult<()> {
         if self.store.delete_source_document(learner, id).await? {
             Ok(())
         } else {

@@ -8,7 +8,7 @@ pub mod drafts;
 pub mod model_drafting;
 pub mod sharing;
 
-pub use documents::{IngestedDocument, SourceChunk, SourceDocument, SourceDocumentWithChunks};
+pub use documents::{Documents, IngestedDocument, SourceChunk, SourceDocument, SourceDocumentWithChunks};
 pub use drafts::{DraftEdit, DraftPassage, DraftProblem, DraftSkill, DraftSummary, DraftUnits, DraftView, NewDraft};
 pub use model_drafting::{ModelEstimate, OutlineDrafted, UnitDrafted};
 pub use sharing::CourseShares;

@@ -76,7 +76,7 @@ impl<S: StoreHandle + AuthoringStore + JobStore + MapStore + TutorStore> App<S> 
             let record = self.store.get_tutor_snapshot(learner, course.id()).await?;
             return read(record.ok_or_else(|| AppError::internal("a snapshot vanished right after it was made"))?);
         }
-        self.sync_review_jobs(learner, map.map.id).await?;
+        self.review_jobs.sync(learner, map.map.id).await?;
         Ok(VersionedSnapshot { record, snapshot })
     }
 

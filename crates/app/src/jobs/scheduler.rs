@@ -180,11 +180,11 @@ impl<S: SchedulerStores> App<S> {
     async fn run_job(&self, job: &Job) -> AppResult<Option<String>> {
         match job.kind {
             JobKind::Noop => Ok(None),
-            JobKind::Review | JobKind::ReviewBatch => self.remind_review(job).await,
+            JobKind::Review | JobKind::ReviewBatch => self.analytics.remind_review(job).await,
             JobKind::NightlyAnalytics => self.nightly_analytics().await.map(Some),
-            JobKind::WeeklyDigest => self.weekly_digests().await.map(Some),
+            JobKind::WeeklyDigest => self.analytics.weekly_digests().await.map(Some),
             JobKind::StaleFlows => self.abandon_stale_flows().await.map(|n| Some(format!("{n} stale flows abandoned"))),
-            JobKind::FsrsFit => self.refit_fsrs_learners().await.map(Some),
+            JobKind::FsrsFit => self.fsrs.refit_learners().await.map(Some),
         }
     }
 
@@ -261,11 +261,11 @@ pub async fn run_scheduler<S: SchedulerStores>(
 
 async fn run_until_stopped<S: SchedulerStores>(app: App<S>, options: WorkerOptions, tick: std::time::Duration) {
     let stopped = || options.stopping.load(Ordering::Relaxed);
-    if let Err(error) = app.sync_all_review_jobs().await {
+    if let Err(error) = app.review_jobs().sync_all().await {
         tracing::warn!(%error, "could not re-plan review jobs at start-up");
     }
     while !stopped() {
-        if let Err(error) = app.flush_review_jobs().await {
+        if let Err(error) = app.review_jobs().flush().await {
             tracing::warn!(%error, "could not re-plan review jobs");
         }
         while !stopped() {

@@ -95,8 +95,7 @@ impl<S: SessionStores + LearnerAdminStore> App<S> {
         if !self.store.delete_learner(id).await? {
             return Err(AppError::not_found("learner", id));
         }
-        self.scheduler_choices.forget(id);
-        self.fsrs_parameters.forget(id);
+        self.fsrs.forget(id);
         Ok(DeletedLearner { id, name: learner.name, sessions_ended })
     }
 

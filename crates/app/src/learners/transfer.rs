@@ -174,8 +174,7 @@ impl<S: StoreHandle + LearnerAdminStore + MapStore + TutorStore> App<S> {
             pathwise_store::StoreError::Exists(_) => learner_exists(learner.id),
             other => AppError::from(other),
         })?;
-        self.scheduler_choices.forget(learner.id);
-        self.fsrs_parameters.forget(learner.id);
+        self.fsrs.forget(learner.id);
         Ok(ImportedLearner { id: learner.id, name: learner.name, rows: rows.row_count() as u64 })
     }
 }

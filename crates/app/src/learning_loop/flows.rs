@@ -83,7 +83,7 @@ impl<S: StoreHandle + FlowStore + JobStore + MapStore> App<S> {
             if found.is_some_and(|m| m.status == MapStatus::Active) {
                 self.update_map_status(learner, map, MapStatus::Abandoned).await?;
             }
-            self.sync_review_jobs(learner, map).await?;
+            self.review_jobs.sync(learner, map).await?;
         }
         Ok(next.for_learner())
     }

@@ -124,7 +124,7 @@ impl<S: StoreHandle + JobStore + MapStore> App<S> {
             .edit_map(learner, id, move |agg, now| lifecycle::change_status(agg, status, now), |agg| agg.map.clone())
             .await?;
         // A map that is no longer active keeps no pending reviews.
-        self.sync_review_jobs(learner, id).await?;
+        self.review_jobs.sync(learner, id).await?;
         Ok(map)
     }
 

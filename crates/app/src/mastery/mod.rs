@@ -1,10 +1,8 @@
-//! Recording responses and reading mastery: history, summaries, struggles, reviews; FSRS
-//! for the learners who chose it (`fsrs`) with parameters of their own (`fsrs_parameters`),
-//! their preferences, and the review log export.
+//! Recording responses and reading mastery: history, summaries, struggles, reviews; the
+//! learner's preferences, and the review log export. An FSRS learner's response is
+//! rescheduled by the FSRS service (`crate::fsrs`).
 
 pub(crate) mod export;
-pub(crate) mod fsrs;
-pub mod fsrs_parameters;
 pub mod preferences;
 
 use crate::paging::{window, Paged};
@@ -86,7 +84,7 @@ pub struct RecordedResponse {
 pub(crate) struct PreparedResponse {
     pub new: NewResponse,
     pub rules: ResponseRules,
-    pub fsrs: Option<crate::mastery::fsrs::FsrsBefore>,
+    pub fsrs: Option<crate::fsrs::FsrsBefore>,
 }
 
 /// A response recorded, or found again by its idempotency key.
@@ -192,7 +190,7 @@ impl<S: MasteryStores> App<S> {
                     .with_details(serde_json::json!({ "field": "session_id", "session_id": session })));
             }
         }
-        let fsrs = self.fsrs_before(learner, input.node_id, response_type).await?;
+        let fsrs = self.fsrs.before(learner, input.node_id, response_type).await?;
         let now = self.now();
         let new = NewResponse {
             response: QuizResponse {
@@ -217,14 +215,14 @@ impl<S: MasteryStores> App<S> {
     pub(crate) async fn finish_response(
         &self,
         learner: LearnerId,
-        fsrs: Option<crate::mastery::fsrs::FsrsBefore>,
+        fsrs: Option<crate::fsrs::FsrsBefore>,
         (response, node): (QuizResponse, Node),
     ) -> AppResult<RecordedResponse> {
         let node = match fsrs {
-            Some(before) => self.apply_fsrs(learner, before, response.rating, node).await?,
+            Some(before) => self.fsrs.apply(learner, before, response.rating, node).await?,
             None => node,
         };
-        self.review_jobs_changed(learner, response.mind_map_id);
+        self.review_jobs.changed(learner, response.mind_map_id);
         Ok(RecordedResponse { id: response.id, response, node })
     }
 

@@ -3,7 +3,7 @@
 //! over several days instead of all at once; and the scheduler, with the FSRS parameters
 //! that would schedule them and how well those predict them.
 
-use super::fsrs_parameters::FsrsStatus;
+use crate::fsrs::parameters::FsrsStatus;
 use crate::stores::FsrsStores;
 use crate::{App, AppError, AppResult};
 use chrono::{DateTime, NaiveTime, Utc};
@@ -55,7 +55,7 @@ impl<S: FsrsStores> App<S> {
         Ok(LearnerPreferences {
             daily_review_cap: preferences.daily_review_cap,
             srs_scheduler: preferences.srs_scheduler,
-            fsrs: self.fsrs_status(learner).await?,
+            fsrs: self.fsrs.status(learner).await?,
         })
     }
 
@@ -87,10 +87,10 @@ impl<S: FsrsStores> App<S> {
         if was != SrsScheduler::Fsrs && preferences.srs_scheduler == SrsScheduler::Fsrs {
             // Before the choice is stored, so that no answer FSRS schedules can land between
             // and have its memory replaced by a replay that did not see it.
-            self.replay_fsrs_memories(learner).await?;
+            self.fsrs.replay_memories(learner).await?;
         }
         self.store.set_preferences(learner, &preferences, self.now()).await?;
-        self.scheduler_choices.forget(learner);
+        self.fsrs.forget(learner);
         self.with_fsrs_status(learner, preferences).await
     }
 

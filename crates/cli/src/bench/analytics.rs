@@ -49,13 +49,13 @@ pub(crate) async fn live_reads(app: &App, shape: &Shape) -> Result<()> {
         engine,
         extra.clone(),
     );
-    time(shape.reads, || async { reader.digest(learner).await.map(drop) }).await?.print(
+    time(shape.reads, || async { reader.analytics().digest(learner).await.map(drop) }).await?.print(
         "analytics_digest",
         engine,
         extra.clone(),
     );
     let one = maps[0].0;
-    time(shape.reads, || async { reader.map_analytics(learner, one).await.map(drop) }).await?.print(
+    time(shape.reads, || async { reader.analytics().map_analytics(learner, one).await.map(drop) }).await?.print(
         "analytics_map",
         engine,
         extra,
@@ -142,12 +142,12 @@ async fn check(app: &App, learner: LearnerId, maps: &[(MindMapId, Vec<NodeId>)],
     ensure!(portfolio.maps_total == shape.maps && portfolio.total_nodes == shape.maps * CONCEPTS, "portfolio");
     let mut answers = 0;
     for (map, _) in maps {
-        let latest = app.map_analytics(learner, *map).await?.latest;
+        let latest = app.analytics().map_analytics(learner, *map).await?.latest;
         answers += latest.metrics["total_quiz_responses"].as_u64().unwrap_or(0);
     }
     let expected = (shape.responses / shape.maps * shape.maps) as u64;
     ensure!(answers == expected, "the maps' figures count {answers} answers of {expected}");
-    let digest = app.digest(learner).await?;
+    let digest = app.analytics().digest(learner).await?;
     ensure!(!digest.facts.maps.is_empty() && digest.facts.streak_days.is_some(), "digest");
     Ok(())
 }

@@ -23,10 +23,10 @@ pub(crate) async fn import(app: &App, store: &str, reviews: usize, runs: usize, 
     for run in 0..runs {
         let learner = app.create_learner(&format!("anki {run}")).await?.learner.id;
         let started = Instant::now();
-        report = Some(app.import_anki(learner, std::io::BufReader::new(std::fs::File::open(&path)?), |_| {}).await?);
+        report = Some(app.anki().import(learner, std::io::BufReader::new(std::fs::File::open(&path)?), |_| {}).await?);
         first.push(started.elapsed());
         let started = Instant::now();
-        app.import_anki(learner, std::io::BufReader::new(std::fs::File::open(&path)?), |_| {}).await?;
+        app.anki().import(learner, std::io::BufReader::new(std::fs::File::open(&path)?), |_| {}).await?;
         again.push(started.elapsed());
     }
     let report = report.context("at least one run")?;

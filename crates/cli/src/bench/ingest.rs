@@ -25,14 +25,14 @@ pub(crate) async fn pdf(app: &App, store: &str, pages: u32, runs: usize) -> Resu
     for run in 0..runs {
         let learner = app.create_learner(&format!("ingest {run}")).await?.learner.id;
         let started = Instant::now();
-        let ingested = app.ingest_document(learner, "book.pdf", book.clone()).await?;
+        let ingested = app.documents().ingest(learner, "book.pdf", book.clone()).await?;
         first.push(started.elapsed());
         chunks = ingested.added;
         let started = Instant::now();
-        app.ingest_document(learner, "book.pdf", book.clone()).await?;
+        app.documents().ingest(learner, "book.pdf", book.clone()).await?;
         unchanged.push(started.elapsed());
         let started = Instant::now();
-        kept = app.ingest_document(learner, "book.pdf", edited.clone()).await?.kept;
+        kept = app.documents().ingest(learner, "book.pdf", edited.clone()).await?.kept;
         one_page.push(started.elapsed());
     }
     let print = |bench: &str, latencies: Vec<Duration>| {

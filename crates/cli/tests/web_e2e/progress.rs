@@ -113,7 +113,7 @@ async fn seed(data_dir: &std::path::Path) -> Seeded {
             app.record_response(learner, input).await.expect("record a response");
             clock.advance(Duration::minutes(3 + k as i64));
         }
-        app.snapshot_map(learner, map).await.expect("take the day's snapshot");
+        app.analytics().snapshot_map(learner, map).await.expect("take the day's snapshot");
     }
 
     let fresh = app

@@ -103,8 +103,8 @@ pub fn all() -> Vec<ToolSpec> {
             Writes,
             |app, l, input: IngestInput| async move {
                 let documents = match (input.path, input.name, input.text) {
-                    (Some(path), None, None) => app.ingest_path(l, Path::new(&path), &|_, _, _| {}).await?,
-                    (None, Some(name), Some(text)) => vec![app.ingest_document(l, &name, text.into_bytes()).await?],
+                    (Some(path), None, None) => app.documents().ingest_path(l, Path::new(&path), &|_, _, _| {}).await?,
+                    (None, Some(name), Some(text)) => vec![app.documents().ingest(l, &name, text.into_bytes()).await?],
                     _ => {
                         return Err(AppError::invalid(
                             "path",
@@ -119,20 +119,20 @@ pub fn all() -> Vec<ToolSpec> {
             "author_documents",
             "The learner's ingested documents, by name: format, title, pages, how many chunks.",
             Reads,
-            |app, l, _: Nothing| async move { Ok(Documents { documents: app.source_documents(l).await? }) },
+            |app, l, _: Nothing| async move { Ok(Documents { documents: app.documents().list(l).await? }) },
         ),
         tool(
             "author_document_get",
             "One of the learner's documents with its chunks in order, each with its headings, page and citation.",
             Reads,
-            |app, l, a: With<DocumentArg, Nothing>| async move { app.source_document(l, a.id).await },
+            |app, l, a: With<DocumentArg, Nothing>| async move { app.documents().get(l, a.id).await },
         ),
         tool(
             "author_document_delete",
             "Remove one of the learner's documents with its chunks.",
             Writes,
             |app, l, a: With<DocumentArg, Nothing>| async move {
-                app.delete_source_document(l, a.id).await?;
+                app.documents().delete(l, a.id).await?;
                 Ok(Removed { removed: a.id })
             },
         ),

@@ -172,7 +172,7 @@ fn preferences() -> Vec<ToolSpec> {
              reviews came a day or more apart and the fit predicts their latest reviews no worse than the \
              defaults.",
             Writes,
-            |app, l, _: Nothing| async move { app.fit_fsrs(l).await },
+            |app, l, _: Nothing| async move { app.fsrs().fit(l).await },
         ),
         tool(
             "review_log_export",

@@ -291,7 +291,7 @@ fn learning() -> Vec<ToolSpec> {
             "Re-plan a map's review jobs now: an active map keeps one job per due review (at most 20, the rest \
              in one batch job); a completed or abandoned map keeps none.",
             Writes,
-            |app, l, a: With<MapArg, Nothing>| async move { app.review_schedule_cleanup(l, a.id).await },
+            |app, l, a: With<MapArg, Nothing>| async move { app.review_jobs().cleanup(l, a.id).await },
         ),
         tool(
             "analytics_get_snapshot",
@@ -300,9 +300,9 @@ fn learning() -> Vec<ToolSpec> {
             Writes,
             |app, l, a: With<MapArg, SnapshotQuery>| async move {
                 if a.input.refresh {
-                    app.snapshot_map(l, a.id).await?;
+                    app.analytics().snapshot_map(l, a.id).await?;
                 }
-                let analytics: MapAnalytics = app.map_analytics(l, a.id).await?;
+                let analytics: MapAnalytics = app.analytics().map_analytics(l, a.id).await?;
                 Ok(LatestSnapshot { snapshot: analytics.latest })
             },
         ),
@@ -311,7 +311,7 @@ fn learning() -> Vec<ToolSpec> {
             "A map's nightly snapshots of the last week, its figures now as today's point, and the trend \
              between them (improving, steady, declining).",
             Reads,
-            |app, l, a: With<MapArg, Nothing>| async move { app.map_analytics(l, a.id).await },
+            |app, l, a: With<MapArg, Nothing>| async move { app.analytics().map_analytics(l, a.id).await },
         ),
         tool(
             "analytics_get_cross_topic",

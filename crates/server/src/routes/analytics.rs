@@ -7,7 +7,7 @@ use crate::AppState;
 use axum::extract::State;
 use axum::Json;
 use pathwise_analytics::{MapMetrics, Portfolio};
-use pathwise_app::analytics::{Digest, MapAnalytics};
+use pathwise_app::analytics::{Analytics, Digest, MapAnalytics};
 use pathwise_app::queries::{AnalyticsQuery, JobRunsQuery, JobsQuery};
 use pathwise_app::{AppError, ErrorCode, ErrorKind};
 use pathwise_domain::MindMapId;
@@ -21,13 +21,13 @@ use pathwise_store::{Job, JobRun};
     responses((status = 200, body = MapAnalytics), (status = 422, description = "`days` out of range.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn map_analytics(
-    State(s): State<AppState>,
+    State(analytics): State<Analytics>,
     Auth(l): Auth,
     PathIds(id): PathIds<MindMapId>,
     QueryParams(q): QueryParams<AnalyticsQuery>,
 ) -> ApiResult<Json<MapAnalytics>> {
     let days = q.days.unwrap_or(pathwise_app::analytics::TREND_DAYS);
-    Ok(Json(s.app.map_analytics_over(l.id, id, days).await?))
+    Ok(Json(analytics.map_analytics_over(l.id, id, days).await?))
 }
 
 /// Store the map's figures now as today's snapshot, without waiting for the night (reads
@@ -35,11 +35,11 @@ pub async fn map_analytics(
 #[utoipa::path(post, operation_id = "analytics_snapshot", path = "/api/mind-maps/{id}/analytics/snapshot", tag = "analytics", params(("id" = MindMapId, Path)),
     responses((status = 200, body = MapMetrics)), security(("bearer" = [])))]
 pub async fn snapshot(
-    State(s): State<AppState>,
+    State(analytics): State<Analytics>,
     Auth(l): Auth,
     PathIds(id): PathIds<MindMapId>,
 ) -> ApiResult<Json<MapMetrics>> {
-    Ok(Json(s.app.snapshot_map(l.id, id).await?))
+    Ok(Json(analytics.snapshot_map(l.id, id).await?))
 }
 
 /// Every map of the caller with its figures now, summed up.
@@ -54,8 +54,8 @@ pub async fn portfolio(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Js
 /// snapshot of the week; nothing is sent.
 #[utoipa::path(get, operation_id = "analytics_digest", path = "/api/me/digest", tag = "analytics",
     responses((status = 200, body = Digest)), security(("bearer" = [])))]
-pub async fn digest(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Digest>> {
-    Ok(Json(s.app.digest(l.id).await?))
+pub async fn digest(State(analytics): State<Analytics>, Auth(l): Auth) -> ApiResult<Json<Digest>> {
+    Ok(Json(analytics.digest(l.id).await?))
 }
 
 /// The caller's pending jobs (reviews), soonest first. With the operator token: the server's

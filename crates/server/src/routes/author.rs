@@ -10,8 +10,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use pathwise_app::authoring::{
-    CourseShares, DraftEdit, DraftSummary, DraftUnits, DraftView, IngestedDocument, NewDraft, SourceDocument,
-    SourceDocumentWithChunks,
+    CourseShares, Documents, DraftEdit, DraftSummary, DraftUnits, DraftView, IngestedDocument, NewDraft,
+    SourceDocument, SourceDocumentWithChunks,
 };
 use pathwise_app::course_tutor::ImportedCourse;
 use pathwise_course::PackFormat;
@@ -51,12 +51,12 @@ pub struct UploadQuery {
             `malformed_pdf`, `too_many_pages`; or `name` is blank.", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn upload(
-    State(s): State<AppState>,
+    State(documents): State<Documents>,
     Auth(l): Auth,
     QueryParams(q): QueryParams<UploadQuery>,
     FileBody(bytes): FileBody,
 ) -> ApiResult<(StatusCode, Json<IngestedDocument>)> {
-    let ingested = s.app.ingest_document(l.id, &q.name, bytes).await?;
+    let ingested = documents.ingest(l.id, &q.name, bytes).await?;
     let status = if ingested.unchanged { StatusCode::OK } else { StatusCode::CREATED };
     Ok((status, Json(ingested)))
 }
@@ -64,8 +64,8 @@ pub async fn upload(
 /// The learner's documents, by name.
 #[utoipa::path(get, operation_id = "author_documents", path = "/api/author/documents", tag = "authoring",
     responses((status = 200, body = Vec<SourceDocument>)), security(("bearer" = [])))]
-pub async fn documents(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Json<Vec<SourceDocument>>> {
-    Ok(Json(s.app.source_documents(l.id).await?))
+pub async fn documents(State(documents): State<Documents>, Auth(l): Auth) -> ApiResult<Json<Vec<SourceDocument>>> {
+    Ok(Json(documents.list(l.id).await?))
 }
 
 /// One of the learner's documents with its chunks in order, each with its citation.
@@ -73,11 +73,11 @@ pub async fn documents(State(s): State<AppState>, Auth(l): Auth) -> ApiResult<Js
     params(("id" = SourceDocumentId, Path)),
     responses((status = 200, body = SourceDocumentWithChunks), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn document(
-    State(s): State<AppState>,
+    State(documents): State<Documents>,
     Auth(l): Auth,
     PathIds(id): PathIds<SourceDocumentId>,
 ) -> ApiResult<Json<SourceDocumentWithChunks>> {
-    Ok(Json(s.app.source_document(l.id, id).await?))
+    Ok(Json(documents.get(l.id, id).await?))
 }
 
 /// Remove one of the learner's documents with its chunks.
@@ -85,11 +85,11 @@ pub async fn document(
     params(("id" = SourceDocumentId, Path)),
     responses((status = 204, description = "Removed."), (status = 404, body = ErrorBody)), security(("bearer" = [])))]
 pub async fn delete_document(
-    State(s): State<AppState>,
+    State(documents): State<Documents>,
     Auth(l): Auth,
     PathIds(id): PathIds<SourceDocumentId>,
 ) -> ApiResult<StatusCode> {
-    s.app.delete_source_document(l.id, id).await?;
+    documents.delete(l.id, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

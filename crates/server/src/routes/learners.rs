@@ -8,6 +8,8 @@ use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::Json;
+use pathwise_app::anki_import::AnkiImporter;
+use pathwise_app::fsrs::FsrsService;
 use pathwise_app::learners::administration::{DeletedLearner, LearnerSummary};
 use pathwise_app::learners::transfer::{ImportedLearner, LearnerDocument};
 use pathwise_app::learners::{IssuedToken, RotatedToken, TokenInfo};
@@ -147,10 +149,10 @@ pub async fn preferences(
 #[utoipa::path(post, operation_id = "learners_fit_fsrs", path = "/api/me/preferences/fsrs/fit", tag = "learners",
     responses((status = 200, body = pathwise_app::fsrs_parameters::FsrsStatus)), security(("bearer" = [])))]
 pub async fn fit_fsrs(
-    State(s): State<AppState>,
+    State(fsrs): State<FsrsService>,
     Auth(l): Auth,
 ) -> ApiResult<Json<pathwise_app::fsrs_parameters::FsrsStatus>> {
-    Ok(Json(s.app.fit_fsrs(l.id).await?))
+    Ok(Json(fsrs.fit(l.id).await?))
 }
 
 /// Bring in an Anki package (`.apkg` deck or `.colpkg` collection, as Anki exports them; the
@@ -169,11 +171,11 @@ pub async fn fit_fsrs(
             body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn import_anki(
-    State(s): State<AppState>,
+    State(anki): State<AnkiImporter>,
     Auth(l): Auth,
     crate::extract::FileBody(bytes): crate::extract::FileBody,
 ) -> ApiResult<Json<pathwise_app::anki_import::AnkiImport>> {
-    Ok(Json(s.app.import_anki(l.id, std::io::Cursor::new(bytes), |_| {}).await?))
+    Ok(Json(anki.import(l.id, std::io::Cursor::new(bytes), |_| {}).await?))
 }
 
 /// Change the caller's preferences; a field left out keeps its value, `null` clears it.

@@ -5,18 +5,14 @@
 //! history into every concept's FSRS memory, so that FSRS starts from what they did, not
 //! from the next review.
 
-use crate::stores::FsrsStores;
-use crate::{App, AppError, AppResult};
+use super::{FsrsService, FsrsStores};
+use crate::{AppError, AppResult};
 use chrono::{DateTime, Utc};
 use pathwise_domain::{LearnerId, NodeId, ResponseType};
 use pathwise_srs::{FsrsParameters, FsrsScheduler, LearnerFit, ReviewLog, ReviewRow};
 use pathwise_store::{LearnerFsrs, NodeFsrs};
 use serde::Serialize;
 use utoipa::ToSchema;
-
-/// Each FSRS learner's parameters, read again every little while (another server may have
-/// refitted them).
-pub(crate) type ParameterCache = crate::learner_cache::LearnerCache<FsrsParameters>;
 
 /// Which FSRS parameters schedule a learner, and how well they predict them.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema, schemars::JsonSchema)]
@@ -97,31 +93,31 @@ fn stored(fit: &LearnerFit, fitted_at: DateTime<Utc>) -> LearnerFsrs {
     }
 }
 
-impl<S: FsrsStores> App<S> {
+impl<S: FsrsStores> FsrsService<S> {
     /// Which FSRS parameters schedule the learner, and how well they predict them.
-    pub async fn fsrs_status(&self, learner: LearnerId) -> AppResult<FsrsStatus> {
+    pub async fn status(&self, learner: LearnerId) -> AppResult<FsrsStatus> {
         Ok(FsrsStatus::of(self.store.learner_fsrs(learner).await?))
     }
 
     /// Fit the learner's parameters on their review log now and keep them.
-    pub async fn fit_fsrs(&self, learner: LearnerId) -> AppResult<FsrsStatus> {
-        let log = self.fsrs_review_log(learner).await?;
+    pub async fn fit(&self, learner: LearnerId) -> AppResult<FsrsStatus> {
+        let log = self.review_log(learner).await?;
         let fit = tokio::task::spawn_blocking(move || pathwise_srs::fit_for_learner(&log))
             .await
             .map_err(|e| AppError::internal(format!("fitting FSRS stopped: {e}")))?
             .map_err(|e| AppError::internal(format!("fitting FSRS failed: {e}")))?;
         let record = stored(&fit, self.now());
         self.store.set_learner_fsrs(learner, &record).await?;
-        self.fsrs_parameters.forget(learner);
+        self.forget(learner);
         Ok(FsrsStatus::of(Some(record)))
     }
 
     /// The weekly job: every FSRS learner's parameters fitted again.
-    pub async fn refit_fsrs_learners(&self) -> AppResult<String> {
+    pub async fn refit_learners(&self) -> AppResult<String> {
         let learners = self.store.fsrs_learners().await?;
         let mut fitted = 0;
         for &learner in &learners {
-            if self.fit_fsrs(learner).await?.parameters == FsrsParametersInUse::Fitted {
+            if self.fit(learner).await?.parameters == FsrsParametersInUse::Fitted {
                 fitted += 1;
             }
         }
@@ -132,22 +128,11 @@ impl<S: FsrsStores> App<S> {
         Ok(format!("{learners} refitted, {fitted} on parameters of their own"))
     }
 
-    /// The parameters that schedule the learner: their own once fitted, else the defaults.
-    pub(crate) async fn fsrs_parameters_of(&self, learner: LearnerId) -> AppResult<FsrsParameters> {
-        if let Some(parameters) = self.fsrs_parameters.get(learner) {
-            return Ok(parameters);
-        }
-        let stored = self.store.learner_fsrs(learner).await?;
-        let parameters = stored.and_then(|s| s.weights).and_then(|w| FsrsParameters::new(&w).ok()).unwrap_or_default();
-        self.fsrs_parameters.keep(learner, parameters.clone());
-        Ok(parameters)
-    }
-
     /// Replay the learner's history into each concept's FSRS memory, with the parameters
     /// that schedule them; how many concepts have a memory after.
-    pub(crate) async fn replay_fsrs_memories(&self, learner: LearnerId) -> AppResult<usize> {
-        let log = self.fsrs_review_log(learner).await?;
-        let scheduler = FsrsScheduler::new(self.fsrs_parameters_of(learner).await?)
+    pub(crate) async fn replay_memories(&self, learner: LearnerId) -> AppResult<usize> {
+        let log = self.review_log(learner).await?;
+        let scheduler = FsrsScheduler::new(self.parameters_of(learner).await?)
             .map_err(|e| AppError::internal(format!("the learner's FSRS parameters are unusable: {e}")))?;
         let mut memories = Vec::with_capacity(log.items().len());
         for item in log.items() {
@@ -167,13 +152,13 @@ impl<S: FsrsStores> App<S> {
     /// one's history replayed with the learner's parameters, its memory kept and its next
     /// review set by the interval the last answer gets. A node answered here since is left
     /// to its own schedule. How many were scheduled.
-    pub(crate) async fn schedule_by_fsrs(
+    pub(crate) async fn schedule_imported(
         &self,
         learner: LearnerId,
         nodes: &std::collections::HashSet<NodeId>,
     ) -> AppResult<usize> {
-        let log = self.fsrs_review_log(learner).await?;
-        let scheduler = FsrsScheduler::new(self.fsrs_parameters_of(learner).await?)
+        let log = self.review_log(learner).await?;
+        let scheduler = FsrsScheduler::new(self.parameters_of(learner).await?)
             .map_err(|e| AppError::internal(format!("the learner's FSRS parameters are unusable: {e}")))?;
         let mut scheduled = 0;
         for item in log.items() {
@@ -196,7 +181,7 @@ impl<S: FsrsStores> App<S> {
 
     /// What FSRS schedules from: the learner's teach and review answers (a diagnostic finds
     /// out what is known; it is not a review), each concept an item.
-    async fn fsrs_review_log(&self, learner: LearnerId) -> AppResult<ReviewLog> {
+    async fn review_log(&self, learner: LearnerId) -> AppResult<ReviewLog> {
         let events = self.store.response_events(learner, None, DateTime::<Utc>::UNIX_EPOCH, self.now()).await?;
         Ok(ReviewLog::from_rows(events.into_iter().filter(|e| e.response_type != ResponseType::Diagnostic).map(|e| {
             ReviewRow { item_id: e.node_id.to_string(), timestamp: e.responded_at, grade: e.quality, rating: e.rating }
