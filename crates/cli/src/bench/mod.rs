@@ -152,28 +152,27 @@ pub async fn run(flags: BenchFlags) -> Result<()> {
         }
     }
     if wanted("http_fixed_rate") {
-        // The learner's path below saturation: the saturated rate first (each run on a fresh
-        // database), then each share of it offered on a schedule.
+        // The learner's path below saturation, against the server in a process of its own:
+        // the saturated rate first, then each share of it offered on a schedule, each run on
+        // a fresh database.
         let seconds = if flags.quick { 1.0 } else { 10.0 };
         let stores = [sqlite.then_some(None), postgres_url.map(Some)];
         for url in stores.into_iter().flatten() {
             let rates: Vec<(f64, Option<f64>)> = match flags.rate {
                 Some(rate) => vec![(rate, None)],
                 None => {
-                    let (app, schema) = fresh_app(dir.path(), url, "fixed-rate-saturated").await?;
-                    let saturated = http_record(app.clone(), 32, 40_000 / scale, Keys::None, true).await?;
-                    if let Some(schema) = schema {
-                        schema.drop(app).await?;
-                    }
+                    let served = fixed_rate::Served::start(dir.path(), url, "fixed-rate-saturated").await?;
+                    let saturated = fixed_rate::saturated(&served, 40_000 / scale).await;
+                    served.stop().await?;
+                    let saturated = saturated?;
                     fixed_rate::SHARES.iter().map(|&share| (saturated * share, Some(share))).collect()
                 }
             };
             for (rate, share) in rates {
-                let (app, schema) = fresh_app(dir.path(), url, &format!("fixed-rate-{rate:.0}")).await?;
-                fixed_rate::http_record(app.clone(), rate, seconds, share).await?;
-                if let Some(schema) = schema {
-                    schema.drop(app).await?;
-                }
+                let served = fixed_rate::Served::start(dir.path(), url, &format!("fixed-rate-{rate:.0}")).await?;
+                let offered = fixed_rate::offered(&served, rate, seconds, share).await;
+                served.stop().await?;
+                offered?;
             }
         }
     }
@@ -319,20 +318,24 @@ async fn postgres_app(url: &str) -> Result<(App, PgSchema)> {
 }
 
 /// An application on a fresh database: a SQLite file in `dir`, or a new schema at `url`.
-async fn fresh_app(dir: &std::path::Path, url: Option<&String>, name: &str) -> Result<(App, Option<PgSchema>)> {
+pub(crate) async fn fresh_app(
+    dir: &std::path::Path,
+    url: Option<&String>,
+    name: &str,
+) -> Result<(App, Option<PgSchema>)> {
     match url {
         None => Ok((sqlite_app(dir, name).await?, None)),
         Some(url) => postgres_app(url).await.map(|(app, schema)| (app, Some(schema))),
     }
 }
 
-struct PgSchema {
+pub(crate) struct PgSchema {
     url: String,
     schema: String,
 }
 
 impl PgSchema {
-    async fn drop(self, app: App) -> Result<()> {
+    pub(crate) async fn drop(self, app: App) -> Result<()> {
         use sqlx::Connection;
         if let AnyStore::Postgres(store) = app.store() {
             store.pool().close().await;
