@@ -816,6 +816,13 @@ fn bench_quick_runs_the_benchmarks_of_a_served_server() {
             }
         }
     }
+    // The learner's path at an offered rate, against the server in a process of its own.
+    let done = run(tmp.path(), &["bench", "--quick", "--only", "http_fixed_rate", "--rate", "50"], &[]).success();
+    let lines: Vec<Value> = done.stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let [line] = &lines[..] else { panic!("one line expected: {}", done.stdout) };
+    assert_eq!(line["bench"], "http_record_response_fixed_rate", "{line}");
+    assert_eq!((line["offered_per_sec"].as_f64(), line["server"].as_str()), (Some(50.0), Some("a process of its own")));
+    assert!(line["ops"].as_u64() >= Some(50) && line["p99_ms"].as_f64() > Some(0.0), "{line}");
 }
 
 #[test]
