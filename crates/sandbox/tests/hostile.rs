@@ -679,9 +679,12 @@ fn stdin_is_closed_and_no_inherited_descriptor_is_open() {
     let leaked = tempfile::tempfile().unwrap();
     let leaked_fd = {
         use std::os::fd::AsRawFd;
-        // SAFETY: dup2 onto a free high number, without O_CLOEXEC on the copy.
-        let fd = unsafe { libc::dup2(leaked.as_raw_fd(), 40) };
-        assert_eq!(fd, 40);
+        // SAFETY: a copy on the lowest free number from 40 up, without O_CLOEXEC. Not dup2
+        // onto a fixed number: the tests run on threads of one process, and dup2 would close
+        // whatever another test's run holds there (its pipe or pidfd), which then aborts on
+        // closing it again.
+        let fd = unsafe { libc::fcntl(leaked.as_raw_fd(), libc::F_DUPFD, 40) };
+        assert!(fd >= 40, "F_DUPFD failed");
         fd
     };
     let code = r#"
