@@ -10,7 +10,7 @@ use crate::sqlite_lock::{file_identity, DatabaseLock};
 use crate::sqlite_read::ReadConnections;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, Transaction};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,7 +58,9 @@ pub struct SqliteStore {
     responses: ResponseWriter,
     /// For the reads of many rows (`sqlite_read.rs`).
     many_rows: ReadConnections,
-    path: PathBuf,
+    /// Shared: the store is cloned into every service that holds it, and a clone should
+    /// cost reference counts only.
+    path: Arc<Path>,
     /// Held while the store is open, so that a restore is refused meanwhile.
     _lock: Arc<DatabaseLock>,
     /// The database file as opened (device, inode), to notice it replaced under the store.
@@ -112,7 +114,7 @@ impl SqliteStore {
         let responses = ResponseWriter::start(path, busy_timeout)?;
         let many_rows = ReadConnections::new(path, busy_timeout);
         let identity = file_identity(path);
-        Ok(SqliteStore { writer, reader, responses, many_rows, path: path.to_path_buf(), _lock: lock, identity })
+        Ok(SqliteStore { writer, reader, responses, many_rows, path: path.into(), _lock: lock, identity })
     }
 
     pub fn path(&self) -> &Path {
